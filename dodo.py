@@ -1,0 +1,9 @@
+"""doit entry point: build this repo's own docs (see .ra.toml) into artifacts/. Wiring only."""
+
+from pathlib import Path
+
+from ra_build.config import load_config
+from ra_build.tasks import make_tasks
+
+_HERE = Path(__file__).resolve().parent
+globals().update(make_tasks(load_config(_HERE, Path.home()), _HERE / "artifacts"))

@@ -1,0 +1,48 @@
+"""Atomic file writes: write a sibling temp file, fsync, rename over the target."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """Yield a temp path beside `target`; on success it replaces `target` in one rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_bytes(target: Path, data: bytes) -> None:
+    """Atomically replace `target` with `data`."""
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_if_changed(target: Path, data: bytes) -> bool:
+    """Atomically write `data` unless `target` already holds exactly it; True if written."""
+    try:
+        if target.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    write_bytes(target, data)
+    return True
+
+
+def write_with(target: Path, writer: Callable[[Path], None]) -> None:
+    """Atomically produce `target` by calling `writer(tmp_path)`."""
+    with atomic_path(target) as tmp:
+        writer(tmp)

@@ -1,0 +1,207 @@
+"""The `ra` command line: a thin typer layer over ra_build and ra_query.
+
+Each command parses its options, calls one function, and renders the typed result. Errors a
+user can cause are `RaError`s: printed as one line on stderr with a documented exit code
+(README "Exit codes"), never as a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import click
+import orjson
+import typer
+
+from ra_query.errors import InputError, RaError
+
+app = typer.Typer(
+    name="ra",
+    help="ra — a research assistant for agents: index folders of markdown, search them by chunk.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+inspect_app = typer.Typer(help="Show how ra sees a file (debugging).", no_args_is_help=True)
+app.add_typer(inspect_app, name="inspect")
+
+ArtifactsOpt = Annotated[
+    str | None,
+    typer.Option("--artifacts", help="Artifact directory (default: $RA_ARTIFACTS, else .ra/ beside the nearest .ra.toml)."),
+]
+
+
+def _home() -> Path:
+    return Path(os.environ.get("HOME") or Path.home())
+
+
+def _warn(message: str) -> None:
+    print(f"ra: warning: {message}", file=sys.stderr)
+
+
+def _load_config(require_paths: bool = True):  # noqa: ANN202 — Config, imported lazily
+    from ra_build.config import load_config
+
+    config = load_config(Path.cwd(), _home(), require_paths=require_paths)
+    for warning in config.warnings:
+        _warn(warning)
+    return config
+
+
+@app.command()
+def init(
+    global_: Annotated[bool, typer.Option("--global", help="Write ~/.ra.toml instead of ./.ra.toml.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a starter .ra.toml that defines a working tree."""
+    from ra_build.init import init_config
+
+    result = init_config(Path.cwd(), _home(), global_=global_, force=force)
+    print(f"wrote {result.path} (tree '{result.tree_name}' → {result.tree_path})")
+    for created in result.created_dirs:
+        print(f"created {created}")
+    if result.gitignore is not None:
+        print(f"added .ra/ to {result.gitignore}")
+    print("next: ra update, then ra search WORDS")
+
+
+@app.command("config")
+def config_cmd(
+    json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Show the effective merged configuration and where each tree came from."""
+    from ra_build.config import config_to_dict, render_config
+
+    config = _load_config(require_paths=False)
+    if json:
+        sys.stdout.write(orjson.dumps(config_to_dict(config), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(render_config(config))
+
+
+@inspect_app.command("doc")
+def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text file to parse.")]) -> None:
+    """Show file type, frontmatter and every chunk ra makes of FILE."""
+    from ra_build.chunk import chunk_document
+    from ra_build.inspect import render_inspect
+
+    try:
+        data = file.read_bytes()
+    except IsADirectoryError:
+        raise InputError(f"{file}: is a directory — give a markdown or text file") from None
+    except FileNotFoundError:
+        raise InputError(f"{file}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{file}: cannot read ({exc.strerror})") from None
+    if b"\0" in data[:8192]:
+        raise InputError(f"{file}: binary file — ra indexes only markdown and text (it skips this one)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{file}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}) — "
+            "convert it to UTF-8; a build indexes it with replacement characters"
+        ) from None
+    config = _load_config(require_paths=False)
+    tree, rel = _locate(file.resolve(), config)
+    doc = chunk_document(tree, rel, text.removeprefix("\ufeff"), size=len(data))
+    sys.stdout.write(render_inspect(doc, display_path=str(file), max_chunk_size=config.settings.max_chunk_size))
+
+
+def _locate(path: Path, config) -> tuple[str, str]:  # noqa: ANN001
+    """(tree name, relative path) of `path` in the first configured tree holding it."""
+    for tree in config.trees.values():
+        try:
+            return tree.name, path.relative_to(tree.path.resolve()).as_posix()
+        except ValueError:
+            continue
+    return "file", path.name
+
+
+@app.command()
+def update(
+    full: Annotated[bool, typer.Option("--full", help="Rebuild everything from scratch.")] = False,
+    artifacts: ArtifactsOpt = None,
+) -> None:
+    """Bring the index up to date with the configured trees (incrementally)."""
+    from ra_build.tasks import default_artifacts, run_build
+
+    config = _load_config()
+    target = default_artifacts(config, artifacts, os.environ)
+    progress = (lambda name: print(f"  {name}", file=sys.stderr)) if sys.stderr.isatty() else None
+    report = run_build(config, target, full=full, progress=progress, notify=_warn)
+    if report.failures:
+        raise RaError("build failed: " + "; ".join(report.failures))
+    print(_summary(target, report.results, report.seconds))
+
+
+def _summary(target: Path, results: dict[str, object], seconds: float) -> str:
+    manifest = orjson.loads((target / "manifest.json").read_bytes())
+    trees = manifest.get("trees", {})
+    files = sum(t["files"] for t in trees.values())
+    chunks = sum(t["chunks"] for t in trees.values())
+    skipped = sum(t["skipped"] for t in trees.values())
+    parsed = sum(len(r["parsed"]) for k, r in results.items() if k.startswith("chunk:") and isinstance(r, dict))
+    return (
+        f"{files} files, {chunks} chunks, {skipped} skipped, {parsed} parsed "
+        f"in {seconds:.2f}s → {target}"
+    )
+
+
+@app.command()
+def search(
+    queries: Annotated[list[str], typer.Argument(help="One or more topics; each is searched separately.")],
+    limit: Annotated[int | None, typer.Option("-n", "--limit", min=1, help="Results per topic (default: settings.default_limit).")] = None,
+    json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    artifacts: ArtifactsOpt = None,
+) -> None:
+    """Search the knowledge base and print the matching chunks (the index is refreshed first)."""
+    from ra_build.tasks import default_artifacts, run_build
+    from ra_query.search import render_full, results_to_dict
+    from ra_query.search import search as run_search
+    from ra_query.store import open_store
+
+    config = _load_config()
+    target = default_artifacts(config, artifacts, os.environ)
+    report = run_build(config, target, notify=_warn)
+    if report.failures:
+        raise RaError("index refresh failed: " + "; ".join(report.failures))
+    store = open_store(target)
+    boosts = {
+        "title": config.search.boost_title,
+        "tags": config.search.boost_tags,
+        "path": config.search.boost_path,
+        "body": config.search.boost_body,
+    }
+    n = limit or config.settings.default_limit
+    results = [run_search(store, q, limit=n, boosts=boosts) for q in queries]
+    if json:
+        sys.stdout.write(orjson.dumps(results_to_dict(results), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(render_full(results))
+    if not any(r.hits for r in results):
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    """Console entry point: run the app, turning RaError into a message and an exit code."""
+    try:
+        app(standalone_mode=False)
+    except RaError as exc:
+        print(f"ra: error: {exc.message}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        print("ra: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        print("ra: interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,58 @@
+"""Where each artifact lives inside one artifact directory (DESIGN "Artifact contract")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ra_query.schema import CHUNKS_DIR, FILES_TABLE, INDEX_DIR, MANIFEST_NAME
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Paths of one artifact directory; everything inside is addressed relative to `root`."""
+
+    root: Path
+
+    @property
+    def chunks_dir(self) -> Path:
+        return self.root / CHUNKS_DIR
+
+    def chunk_table(self, tree: str) -> Path:
+        return self.chunks_dir / f"{tree}.parquet"
+
+    def file_table(self, tree: str) -> Path:
+        return self.chunks_dir / f"{tree}.files.parquet"
+
+    def snapshot(self, tree: str) -> Path:
+        """What discovery saw: (path, size, mtime) of every file; the chunk stage's file_dep."""
+        return self.chunks_dir / f"{tree}.snapshot.json"
+
+    def stats(self, tree: str) -> Path:
+        """What the last chunk stage did for this tree (parsed / reused / removed)."""
+        return self.chunks_dir / f"{tree}.stats.json"
+
+    @property
+    def files_table(self) -> Path:
+        return self.root / FILES_TABLE
+
+    @property
+    def index_dir(self) -> Path:
+        return self.root / INDEX_DIR
+
+    @property
+    def index_state(self) -> Path:
+        """doc id → doc hash of what the tantivy index holds, written after each commit."""
+        return self.root / "index_state.json"
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / MANIFEST_NAME
+
+    @property
+    def lock(self) -> Path:
+        return self.root / ".lock"
+
+    @property
+    def doit_db(self) -> Path:
+        return self.root / ".doit.db"

@@ -1,0 +1,171 @@
+"""Parquet chunk and file tables: the source of truth between the chunk and index stages.
+
+One chunk table and one file table per tree under `<artifacts>/chunks/`; the manifest stage
+concatenates the file tables into `<artifacts>/files.parquet`. Column meanings are documented
+in README.md ("Chunk tables").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ra_build.atomic import write_with
+from ra_build.chunk import Chunk, Document
+
+CHUNK_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("tree", pa.string()),
+        ("path", pa.string()),
+        ("doc_id", pa.string()),
+        ("parent_id", pa.string()),
+        ("depth", pa.int16()),
+        ("position", pa.int32()),
+        ("sibling_count", pa.int32()),
+        ("slug", pa.string()),
+        ("title", pa.string()),
+        ("title_source", pa.string()),
+        ("breadcrumb", pa.list_(pa.string())),
+        ("tags", pa.list_(pa.string())),
+        ("body", pa.string()),
+        ("byte_start", pa.int64()),
+        ("byte_end", pa.int64()),
+        ("line_start", pa.int32()),
+        ("line_end", pa.int32()),
+        ("tokens", pa.int32()),
+        ("content_hash", pa.string()),
+        ("frontmatter", pa.string()),
+        ("mtime_ns", pa.int64()),
+    ]
+)
+
+FILE_SCHEMA = pa.schema(
+    [
+        ("tree", pa.string()),
+        ("path", pa.string()),
+        ("size", pa.int64()),
+        ("mtime_ns", pa.int64()),
+        ("sha256", pa.string()),
+        ("status", pa.string()),  # ok | skipped | error
+        ("error", pa.string()),  # why it was skipped / what went wrong, else null
+        ("warnings", pa.list_(pa.string())),
+        ("chunks", pa.int32()),
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    """One row of the file table."""
+
+    tree: str
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    status: str
+    error: str | None
+    warnings: tuple[str, ...]
+    chunks: int
+
+
+def chunk_rows(doc: Document, mtime_ns: int) -> list[dict[str, Any]]:
+    """Rows of the chunk table for one parsed document."""
+    frontmatter = orjson.dumps(doc.frontmatter, default=str).decode() if doc.frontmatter else None
+    return [_chunk_row(c, frontmatter, mtime_ns) for c in doc.chunks]
+
+
+def _chunk_row(c: Chunk, frontmatter: str | None, mtime_ns: int) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "tree": c.tree,
+        "path": c.path,
+        "doc_id": c.doc_id,
+        "parent_id": c.parent_id,
+        "depth": c.depth,
+        "position": c.position,
+        "sibling_count": c.sibling_count,
+        "slug": c.slug,
+        "title": c.title,
+        "title_source": c.title_source,
+        "breadcrumb": list(c.breadcrumb),
+        "tags": list(c.tags),
+        "body": c.body,
+        "byte_start": c.byte_start,
+        "byte_end": c.byte_end,
+        "line_start": c.line_start,
+        "line_end": c.line_end,
+        "tokens": c.tokens,
+        "content_hash": c.content_hash,
+        "frontmatter": frontmatter if c.depth == 0 else None,
+        "mtime_ns": mtime_ns,
+    }
+
+
+def write_chunk_table(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Atomically write a chunk table."""
+    table = pa.Table.from_pylist(list(rows), schema=CHUNK_SCHEMA)
+    write_with(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+
+
+def read_chunk_rows(path: Path) -> list[dict[str, Any]]:
+    """All rows of a chunk table, or [] when it does not exist yet."""
+    if not path.exists():
+        return []
+    return pq.read_table(path).to_pylist()
+
+
+def write_file_table(path: Path, rows: Iterable[FileRow]) -> None:
+    """Atomically write a file table."""
+    table = pa.Table.from_pylist(
+        [
+            {
+                "tree": r.tree,
+                "path": r.path,
+                "size": r.size,
+                "mtime_ns": r.mtime_ns,
+                "sha256": r.sha256,
+                "status": r.status,
+                "error": r.error,
+                "warnings": list(r.warnings),
+                "chunks": r.chunks,
+            }
+            for r in rows
+        ],
+        schema=FILE_SCHEMA,
+    )
+    write_with(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+
+
+def read_file_rows(path: Path) -> list[FileRow]:
+    """All rows of a file table, or [] when it does not exist yet."""
+    if not path.exists():
+        return []
+    return [
+        FileRow(
+            tree=r["tree"],
+            path=r["path"],
+            size=r["size"],
+            mtime_ns=r["mtime_ns"],
+            sha256=r["sha256"],
+            status=r["status"],
+            error=r["error"],
+            warnings=tuple(r["warnings"] or ()),
+            chunks=r["chunks"],
+        )
+        for r in pq.read_table(path).to_pylist()
+    ]
+
+
+def concat_file_tables(sources: Sequence[Path], target: Path) -> None:
+    """Write `target` as the concatenation of the per-tree file tables in `sources`."""
+    tables = [pq.read_table(p) for p in sources if p.exists()]
+    table = pa.concat_tables(tables) if tables else FILE_SCHEMA.empty_table()
+    write_with(target, lambda tmp: pq.write_table(table, tmp, compression="zstd"))

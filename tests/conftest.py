@@ -1,0 +1,60 @@
+"""Shared fixtures: an isolated HOME, and running the real `ra` / `ra-query` executables."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+@dataclass(frozen=True)
+class Run:
+    """The outcome of one command."""
+
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh, empty HOME so no real ~/.ra.toml leaks into a test."""
+    path = tmp_path / "home"
+    path.mkdir()
+    monkeypatch.setenv("HOME", str(path))
+    monkeypatch.delenv("RA_ARTIFACTS", raising=False)
+    return path
+
+
+def run_cmd(program: str, *args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) -> Run:
+    """Run `program` (ra or ra-query) from the venv as a real subprocess."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("RA_")}
+    full_env.update({"HOME": str(home), "NO_COLOR": "1", "COLUMNS": "100"})
+    full_env.update(env or {})
+    proc = subprocess.run(
+        [str(BIN / program), *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def ra(home: Path, tmp_path: Path) -> Callable[..., Run]:
+    """Run `ra ARGS...` in a subprocess; cwd defaults to tmp_path."""
+
+    def _ra(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
+        return run_cmd("ra", *args, cwd=cwd or tmp_path, home=home, env=env)
+
+    return _ra

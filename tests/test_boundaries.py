@@ -1,0 +1,52 @@
+"""The one-way import rule: ra_query never imports the build side."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+QUERY = Path(__file__).resolve().parent.parent / "ra_query"
+FORBIDDEN = ("ra_build", "doit", "markdown_it", "pyarrow")
+
+
+def _imports(path: Path) -> list[tuple[str, int, bool]]:
+    """(module, line, at module level) for every import in a file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = set(map(id, tree.body))
+    found: list[tuple[str, int, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(a.name, node.lineno, id(node) in top) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.append((node.module, node.lineno, id(node) in top))
+    return found
+
+
+def test_ra_query_never_imports_ra_build_anywhere() -> None:
+    bad = [
+        f"{p.name}:{line}"
+        for p in QUERY.rglob("*.py")
+        for mod, line, _ in _imports(p)
+        if mod.split(".")[0] == "ra_build"
+    ]
+    assert bad == []
+
+
+def test_ra_query_imports_no_build_dependency_at_module_level() -> None:
+    bad = [
+        f"{p.name}:{line} {mod}"
+        for p in QUERY.rglob("*.py")
+        for mod, line, top in _imports(p)
+        if top and mod.split(".")[0] in FORBIDDEN
+    ]
+    assert bad == []
+
+
+def test_importing_the_query_cli_loads_no_build_module() -> None:
+    code = (
+        "import sys, ra_query.cli, ra_query.search, ra_query.store; "
+        "print(','.join(m for m in sys.modules if m.split('.')[0] in "
+        "('ra_build','doit','markdown_it','pyarrow','typer')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -1,0 +1,87 @@
+"""Discovery: which files of a tree are selected (DECISIONS 9–10)."""
+
+import os
+from pathlib import Path
+
+from ra_build.config import DEFAULT_INCLUDE, TreeConfig
+from ra_build.discover import discover_tree
+
+
+def _tree(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude: tuple[str, ...] = ()) -> TreeConfig:
+    return TreeConfig("docs", root, include, exclude, False, root / ".ra.toml", 1)
+
+
+def _write(root: Path, rel: str, text: str = "x\n") -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _paths(tree: TreeConfig) -> list[str]:
+    return [f.path for f in discover_tree(tree).files]
+
+
+def test_default_include_selects_markdown_and_text_in_every_directory(tmp_path: Path) -> None:
+    for rel in ("a.md", "b.txt", "c.rst", "sub/d.md", "sub/deeper/e.txt", "img.png"):
+        _write(tmp_path, rel)
+    assert _paths(_tree(tmp_path)) == ["a.md", "b.txt", "sub/d.md", "sub/deeper/e.txt"]
+
+
+def test_exclude_wins_over_include(tmp_path: Path) -> None:
+    _write(tmp_path, "keep.md")
+    _write(tmp_path, "drafts/skip.md")
+    assert _paths(_tree(tmp_path, exclude=("**/drafts/**",))) == ["keep.md"]
+
+
+def test_markdown_extension_is_included_only_when_a_pattern_names_it(tmp_path: Path) -> None:
+    _write(tmp_path, "a.markdown")
+    assert _paths(_tree(tmp_path)) == []
+    assert _paths(_tree(tmp_path, include=("**/*.markdown",))) == ["a.markdown"]
+
+
+def test_dot_files_and_dot_directories_are_skipped_by_default(tmp_path: Path) -> None:
+    _write(tmp_path, ".hidden.md")
+    _write(tmp_path, ".git/notes.md")
+    _write(tmp_path, "seen.md")
+    assert _paths(_tree(tmp_path)) == ["seen.md"]
+
+
+def test_dot_entries_are_walked_when_a_pattern_names_them(tmp_path: Path) -> None:
+    _write(tmp_path, ".github/guide.md")
+    assert _paths(_tree(tmp_path, include=(".github/**/*.md",))) == [".github/guide.md"]
+
+
+def test_symlinks_to_files_are_followed(tmp_path: Path) -> None:
+    target = _write(tmp_path / "outside", "real.md")
+    (tmp_path / "tree").mkdir()
+    os.symlink(target, tmp_path / "tree" / "link.md")
+    found = discover_tree(_tree(tmp_path / "tree")).files
+    assert [f.path for f in found] == ["link.md"]
+    assert found[0].size == 2
+
+
+def test_symlinks_to_directories_are_not_descended(tmp_path: Path) -> None:
+    _write(tmp_path / "outside", "inner.md")
+    (tmp_path / "tree").mkdir()
+    os.symlink(tmp_path / "outside", tmp_path / "tree" / "dirlink")
+    assert _paths(_tree(tmp_path / "tree")) == []
+
+
+def test_a_symlink_loop_is_reported_not_followed(tmp_path: Path) -> None:
+    os.symlink(tmp_path / "loop.md", tmp_path / "loop.md")
+    result = discover_tree(_tree(tmp_path))
+    assert result.files == ()
+    assert [(s.path, s.reason) for s in result.skipped] == [("loop.md", "broken or looping symlink")]
+
+
+def test_unicode_and_space_laden_names_are_found(tmp_path: Path) -> None:
+    _write(tmp_path, "naïve notes/über café.md")
+    assert _paths(_tree(tmp_path)) == ["naïve notes/über café.md"]
+
+
+def test_discovery_records_size_and_mtime(tmp_path: Path) -> None:
+    path = _write(tmp_path, "a.md", "hello\n")
+    os.utime(path, ns=(1_000_000_000, 2_000_000_000))
+    (found,) = discover_tree(_tree(tmp_path)).files
+    assert (found.size, found.mtime_ns, found.abspath) == (6, 2_000_000_000, str(path))
