@@ -190,7 +190,7 @@ def search(
 def main() -> None:
     """Console entry point: run the app, turning RaError into a message and an exit code."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except RaError as exc:
         print(f"ra: error: {exc.message}", file=sys.stderr)
         sys.exit(exc.exit_code)
@@ -205,3 +205,5 @@ def main() -> None:
     except KeyboardInterrupt:
         print("ra: interrupted", file=sys.stderr)
         sys.exit(130)
+    # click returns an Exit's code instead of raising it when standalone_mode is off
+    sys.exit(code if isinstance(code, int) else 0)

@@ -169,21 +169,22 @@ def _recording_reporter(report: BuildReport, progress: Callable[[str], None] | N
         def get_status(self, task: Any) -> None: ...
 
         def execute_task(self, task: Any) -> None:
-            if progress is not None and not task.subtask_of:
-                progress(task.name)
-            elif progress is not None:
+            if progress is not None and task.actions:
                 progress(task.name)
 
         def add_failure(self, task: Any, fail: Any) -> None:
             report.failures.append(f"{task.name}: {fail.get_msg()}")
 
         def add_success(self, task: Any) -> None:
+            if not task.actions:
+                return  # a group task ("chunk" over "chunk:docs", …) does no work itself
             report.executed.append(task.name)
             if task.values:
                 report.results[task.name] = task.values.get("result")
 
         def skip_uptodate(self, task: Any) -> None:
-            report.up_to_date.append(task.name)
+            if task.actions:
+                report.up_to_date.append(task.name)
 
         def skip_ignore(self, task: Any) -> None: ...
         def cleanup_error(self, exception: Any) -> None:

@@ -24,7 +24,7 @@ FILES_TABLE: Final = "files.parquet"
 TEXT_FIELDS: Final = ("title", "tags", "path", "path_components", "body")
 STORED_TEXT: Final = ("title", "tags", "path", "body")
 RAW_FIELDS: Final = ("id", "doc_id", "parent_id", "tree", "slug", "breadcrumb")
-UNSIGNED_FIELDS: Final = (
+INT_FIELDS: Final = (
     "depth",
     "position",
     "sibling_count",
@@ -64,8 +64,8 @@ def build_schema(stemmer: str) -> tantivy.Schema:
         builder.add_text_field(name, stored=True, tokenizer_name="raw", fast=name == "tree")
     for name in TEXT_FIELDS:
         builder.add_text_field(name, stored=name in STORED_TEXT, tokenizer_name=tokenizer)
-    for name in UNSIGNED_FIELDS:
-        builder.add_unsigned_field(name, stored=True, indexed=name == "depth", fast=True)
+    for name in INT_FIELDS:
+        builder.add_integer_field(name, stored=True, indexed=name == "depth", fast=True)
     return builder.build()
 
 

@@ -1,0 +1,86 @@
+"""The build task graph end to end on the fixture corpus: stages, incrementality, artifacts."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+
+from ra_build.config import load_config
+from ra_build.tasks import BuildReport, run_build
+from ra_query.search import search
+from ra_query.store import open_store
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    """A private copy of the fixture corpus (tests below edit it)."""
+    target = tmp_path / "kb"
+    shutil.copytree(CORPUS, target)
+    return target
+
+
+def build(kb: Path, home: Path, **kwargs: object) -> BuildReport:
+    report = run_build(load_config(kb, home), kb / ".ra", **kwargs)  # type: ignore[arg-type]
+    assert report.failures == []
+    return report
+
+
+def test_first_build_runs_every_stage(kb: Path, home: Path) -> None:
+    report = build(kb, home)
+    assert report.executed == ["discover:docs", "chunk:docs", "index", "manifest"]
+
+
+def test_second_build_with_no_change_parses_nothing_and_keeps_the_generation(kb: Path, home: Path) -> None:
+    build(kb, home)
+    generation = orjson.loads((kb / ".ra" / "manifest.json").read_bytes())["generation"]
+    report = build(kb, home)
+    assert report.executed == ["discover:docs"]
+    assert sorted(report.up_to_date) == ["chunk:docs", "index", "manifest"]
+    assert orjson.loads((kb / ".ra" / "manifest.json").read_bytes())["generation"] == generation
+
+
+def test_editing_one_file_reparses_only_that_file(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "guides" / "testing.md").write_text("# Testing\n\nAll new words: zeppelin.\n", encoding="utf-8")
+    report = build(kb, home)
+    assert report.results["chunk:docs"]["parsed"] == ["guides/testing.md"]
+    assert report.results["index"]["added_docs"] == 1
+    store = open_store(kb / ".ra")
+    assert [h.id for h in search(store, "zeppelin", limit=5).hits] == ["docs:guides/testing.md#testing"]
+    assert search(store, "hypothesis", limit=5).hits == ()
+
+
+def test_chunk_table_reads_with_pandas_and_has_every_chunk(kb: Path, home: Path) -> None:
+    build(kb, home)
+    frame = pd.read_parquet(kb / ".ra" / "chunks" / "docs.parquet")
+    assert set(frame["path"]) == {"guides/errors.md", "guides/testing.md", "notes/pool.txt"}
+    errors = frame[frame["path"] == "guides/errors.md"].sort_values("line_start")
+    assert list(errors["id"]) == [
+        "docs:guides/errors.md",
+        "docs:guides/errors.md#error-handling",
+        "docs:guides/errors.md#the-result-type",
+        "docs:guides/errors.md#logging",
+        "docs:guides/errors.md#log-levels",
+    ]
+
+
+def test_manifest_lists_counts_versions_and_checksums(kb: Path, home: Path) -> None:
+    build(kb, home)
+    manifest = orjson.loads((kb / ".ra" / "manifest.json").read_bytes())
+    assert manifest["format_version"] == 1
+    assert manifest["trees"]["docs"]["files"] == 3
+    assert "index/meta.json" in manifest["files"]
+    assert all(not Path(p).is_absolute() for p in manifest["files"])
+
+
+def test_search_finds_a_heading_chunk_by_its_words(kb: Path, home: Path) -> None:
+    build(kb, home)
+    hits = search(open_store(kb / ".ra"), "result type", limit=3).hits
+    assert hits[0].id == "docs:guides/errors.md#the-result-type"
+    assert hits[0].breadcrumb == ("Error Handling", "The Result Type")

@@ -1,0 +1,105 @@
+"""The `ra` command line as a user runs it: real processes, real files, exit codes."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import Run
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+RaFn = Callable[..., Run]
+
+
+def test_init_then_update_then_search_works_in_an_empty_project(ra: RaFn, tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("# Guide\n\nThe pool is small.\n", encoding="utf-8")
+    assert ra("init").code == 0
+    update = ra("update")
+    assert update.code == 0, update.err
+    assert "1 files, 2 chunks" in update.out
+    found = ra("search", "pool")
+    assert found.code == 0, found.err
+    assert "─── docs:guide.md#guide ───" in found.out
+
+
+def test_init_refuses_to_overwrite_without_force(ra: RaFn) -> None:
+    assert ra("init").code == 0
+    again = ra("init")
+    assert again.code == 2
+    assert "already exists" in again.err and "--force" in again.err
+    assert ra("init", "--force").code == 0
+
+
+def test_malformed_toml_is_one_line_naming_file_and_line(ra: RaFn, tmp_path: Path) -> None:
+    (tmp_path / ".ra.toml").write_text('[settings]\ndefault_limit = 5\nbroken = = 1\n', encoding="utf-8")
+    result = ra("config")
+    assert result.code == 2
+    assert result.err.count("\n") == 1
+    assert f"{tmp_path / '.ra.toml'}:3" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_a_tree_path_that_does_not_exist_is_an_error_with_exit_2(ra: RaFn, tmp_path: Path) -> None:
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./nope"\n', encoding="utf-8")
+    result = ra("update")
+    assert result.code == 2
+    assert "nope" in result.err and "does not exist" in result.err
+
+
+def test_a_wrong_type_names_the_key(ra: RaFn, tmp_path: Path) -> None:
+    (tmp_path / ".ra.toml").write_text('[search]\nstemmer = 3\n', encoding="utf-8")
+    result = ra("config")
+    assert result.code == 2
+    assert "stemmer" in result.err and ":2" in result.err
+
+
+def test_config_shows_where_each_tree_came_from(ra: RaFn, tmp_path: Path) -> None:
+    shutil.copytree(CORPUS, tmp_path / "kb")
+    result = ra("config", cwd=tmp_path / "kb")
+    assert result.code == 0, result.err
+    assert "[tree.docs]" in result.out
+    assert str(tmp_path / "kb" / ".ra.toml") in result.out
+
+
+def test_inspect_rejects_a_file_that_is_not_utf8(ra: RaFn, tmp_path: Path) -> None:
+    (tmp_path / "bad.md").write_bytes(b"# Title\n\ncaf\xe9\n")
+    result = ra("inspect", "doc", "bad.md")
+    assert result.code == 2
+    assert result.err.startswith("ra: error: bad.md: not valid UTF-8")
+    assert result.err.count("\n") == 1
+
+
+def test_inspect_of_a_missing_file_says_so(ra: RaFn) -> None:
+    result = ra("inspect", "doc", "missing.md")
+    assert (result.code, result.err) == (2, "ra: error: missing.md: no such file\n")
+
+
+def test_inspect_chunks_a_document_with_malformed_frontmatter_and_warns(ra: RaFn, tmp_path: Path) -> None:
+    (tmp_path / "doc.md").write_text("---\ntitle: [unclosed\n---\n\n# Real\n\nBody.\n", encoding="utf-8")
+    result = ra("inspect", "doc", "doc.md")
+    assert result.code == 0, result.err
+    assert "malformed YAML" in result.out
+    assert "#real" in result.out
+
+
+def test_inspect_uses_the_tree_name_and_relative_path_of_a_configured_tree(ra: RaFn, tmp_path: Path) -> None:
+    shutil.copytree(CORPUS, tmp_path / "kb")
+    result = ra("inspect", "doc", "guides/errors.md", cwd=tmp_path / "kb")
+    assert result.code == 0, result.err
+    assert "docs:guides/errors.md#the-result-type" in result.out
+    assert 'Title: "Error Handling" (from frontmatter)' in result.out
+
+
+def test_search_with_no_match_exits_1_and_says_so(ra: RaFn, tmp_path: Path) -> None:
+    shutil.copytree(CORPUS, tmp_path / "kb")
+    result = ra("search", "xylophone", cwd=tmp_path / "kb")
+    assert result.code == 1
+    assert "no results" in result.out
+
+
+def test_ra_without_a_config_explains_how_to_start(ra: RaFn) -> None:
+    result = ra("update")
+    assert result.code == 2
+    assert "ra init" in result.err
