@@ -10,13 +10,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import click
 import orjson
 import typer
 
 from ra_query.errors import InputError, RaError
+
+if TYPE_CHECKING:
+    from ra_build.config import Config
 
 app = typer.Typer(
     name="ra",
@@ -31,7 +34,10 @@ app.add_typer(inspect_app, name="inspect")
 
 ArtifactsOpt = Annotated[
     str | None,
-    typer.Option("--artifacts", help="Artifact directory (default: $RA_ARTIFACTS, else .ra/ beside the nearest .ra.toml)."),
+    typer.Option(
+        "--artifacts",
+        help="Artifact directory (default: $RA_ARTIFACTS, else .ra/ beside the nearest .ra.toml).",
+    ),
 ]
 
 
@@ -43,7 +49,7 @@ def _warn(message: str) -> None:
     print(f"ra: warning: {message}", file=sys.stderr)
 
 
-def _load_config(require_paths: bool = True):  # noqa: ANN202 — Config, imported lazily
+def _load_config(require_paths: bool = True) -> Config:
     from ra_build.config import load_config
 
     config = load_config(Path.cwd(), _home(), require_paths=require_paths)
@@ -54,7 +60,9 @@ def _load_config(require_paths: bool = True):  # noqa: ANN202 — Config, import
 
 @app.command()
 def init(
-    global_: Annotated[bool, typer.Option("--global", help="Write ~/.ra.toml instead of ./.ra.toml.")] = False,
+    global_: Annotated[
+        bool, typer.Option("--global", help="Write ~/.ra.toml instead of ./.ra.toml.")
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write a starter .ra.toml that defines a working tree."""
@@ -109,10 +117,12 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text 
     config = _load_config(require_paths=False)
     tree, rel = _locate(file.resolve(), config)
     doc = chunk_document(tree, rel, text.removeprefix("\ufeff"), size=len(data))
-    sys.stdout.write(render_inspect(doc, display_path=str(file), max_chunk_size=config.settings.max_chunk_size))
+    sys.stdout.write(
+        render_inspect(doc, display_path=str(file), max_chunk_size=config.settings.max_chunk_size)
+    )
 
 
-def _locate(path: Path, config) -> tuple[str, str]:  # noqa: ANN001
+def _locate(path: Path, config: Config) -> tuple[str, str]:
     """(tree name, relative path) of `path` in the first configured tree holding it."""
     for tree in config.trees.values():
         try:
@@ -145,17 +155,19 @@ def _summary(target: Path, results: dict[str, object], seconds: float) -> str:
     files = sum(t["files"] for t in trees.values())
     chunks = sum(t["chunks"] for t in trees.values())
     skipped = sum(t["skipped"] for t in trees.values())
-    parsed = sum(len(r["parsed"]) for k, r in results.items() if k.startswith("chunk:") and isinstance(r, dict))
-    return (
-        f"{files} files, {chunks} chunks, {skipped} skipped, {parsed} parsed "
-        f"in {seconds:.2f}s → {target}"
+    parsed = sum(
+        len(r["parsed"]) for k, r in results.items() if k.startswith("chunk:") and isinstance(r, dict)
     )
+    return f"{files} files, {chunks} chunks, {skipped} skipped, {parsed} parsed in {seconds:.2f}s → {target}"
 
 
 @app.command()
 def search(
     queries: Annotated[list[str], typer.Argument(help="One or more topics; each is searched separately.")],
-    limit: Annotated[int | None, typer.Option("-n", "--limit", min=1, help="Results per topic (default: settings.default_limit).")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("-n", "--limit", min=1, help="Results per topic (default: settings.default_limit)."),
+    ] = None,
     json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     artifacts: ArtifactsOpt = None,
 ) -> None:

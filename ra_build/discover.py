@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
-from pathlib import Path
 
 from ra_build.config import TreeConfig
 from ra_build.globs import compile_globs, names_dot_entry
@@ -21,7 +20,7 @@ class FoundFile:
     """A file selected by a tree's patterns, with the stat facts incremental builds compare."""
 
     tree: str
-    path: str          # relative to the tree root, "/"-separated
+    path: str  # relative to the tree root, "/"-separated
     abspath: str
     size: int
     mtime_ns: int

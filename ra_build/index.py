@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pyarrow as pa
 import pyarrow.compute as pc
 import tantivy
 
@@ -81,7 +80,7 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
     for table in tables.values():
         if not changed:
             break
-        subset = table.filter(pc.is_in(table["doc_id"], value_set=pa.array(sorted(changed))))
+        subset = table.filter(pc.field("doc_id").isin(sorted(changed)))
         for row in subset.to_pylist():
             writer.add_document(_document(row))
             added_chunks += 1

@@ -54,7 +54,9 @@ def manifest_stage(layout: Layout, trees: list[str], config_hash: str, stemmer: 
     checksums = {
         p.relative_to(layout.root).as_posix(): _sha256(p)
         for p in sorted(layout.root.rglob("*"))
-        if p.is_file() and p.name not in _UNLISTED and not p.name.startswith(".")
+        if p.is_file()
+        and p.name not in _UNLISTED
+        and not p.name.startswith(".")
         and not p.relative_to(layout.root).as_posix().startswith("index.")
     }
     manifest: dict[str, Any] = {

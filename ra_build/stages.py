@@ -84,8 +84,15 @@ def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> Pars
     try:
         st = os.stat(abspath)
         if st.st_size > settings.max_file_size:
-            return _skip(tree, path, st.st_size, st.st_mtime_ns, "", "skipped",
-                         f"larger than max_file_size ({st.st_size:,} > {settings.max_file_size:,} bytes)")
+            return _skip(
+                tree,
+                path,
+                st.st_size,
+                st.st_mtime_ns,
+                "",
+                "skipped",
+                f"larger than max_file_size ({st.st_size:,} > {settings.max_file_size:,} bytes)",
+            )
         with open(abspath, "rb") as fh:
             data = fh.read()
     except OSError as exc:
@@ -118,8 +125,9 @@ def _parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> list[Parsed
     return [parse_file(tree, root, p, settings) for p in paths]
 
 
-def parse_files(tree: str, root: str, paths: Sequence[str], settings: ChunkSettings,
-                workers: int | None = None) -> list[ParsedFile]:
+def parse_files(
+    tree: str, root: str, paths: Sequence[str], settings: ChunkSettings, workers: int | None = None
+) -> list[ParsedFile]:
     """Parse `paths`, on every core when there are enough of them to pay for the processes."""
     workers = workers or os.cpu_count() or 1
     if workers < 2 or len(paths) < PARALLEL_MIN_FILES:
@@ -180,10 +188,9 @@ def chunk_stage(tree: TreeConfig, layout: Layout, settings: ChunkSettings) -> Ch
 
     old_table = _read_chunk_table(layout, tree.name)
     if replaced and old_table.num_rows:
-        mask = pc.invert(pc.is_in(old_table["path"], value_set=pa.array(sorted(replaced))))
-        old_table = old_table.filter(mask)
+        old_table = old_table.filter(~pc.field("path").isin(sorted(replaced)))
     table = pa.concat_tables([old_table, pa.Table.from_pylist(new_rows, schema=CHUNK_SCHEMA)])
-    table = table.take(pc.sort_indices(table, sort_keys=[("path", "ascending")]))
+    table = table.sort_by("path")  # a stable sort: each document's rows stay in order
     write_with(layout.chunk_table(tree.name), lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
     skipped_walk = [
@@ -213,8 +220,20 @@ def _read_chunk_table(layout: Layout, tree: str) -> pa.Table:
 
 def doc_hashes(table: pa.Table) -> dict[str, str]:
     """doc id → a hash of everything the index stores for that document's chunks."""
-    cols = ["doc_id", "id", "content_hash", "parent_id", "position", "sibling_count",
-            "line_start", "line_end", "byte_start", "byte_end", "tokens", "mtime_ns"]
+    cols = [
+        "doc_id",
+        "id",
+        "content_hash",
+        "parent_id",
+        "position",
+        "sibling_count",
+        "line_start",
+        "line_end",
+        "byte_start",
+        "byte_end",
+        "tokens",
+        "mtime_ns",
+    ]
     data = table.select(cols).to_pydict()
     hashes: dict[str, hashlib._Hash] = {}
     for i, doc_id in enumerate(data["doc_id"]):

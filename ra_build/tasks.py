@@ -210,7 +210,7 @@ class BuildLock:
 
     def __enter__(self) -> BuildLock:
         self.layout.root.mkdir(parents=True, exist_ok=True)
-        fh = open(self.layout.lock, "a+b")  # noqa: SIM115 — held for the lock's lifetime
+        fh = open(self.layout.lock, "a+b")
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

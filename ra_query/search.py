@@ -51,15 +51,14 @@ class TopicResult:
     total_matches: int
 
 
-def _field_query(
-    schema: tantivy.Schema, field: str, tokens: list[str], boost: float
-) -> tantivy.Query:
+def _field_query(schema: tantivy.Schema, field: str, tokens: list[str], boost: float) -> tantivy.Query:
     import tantivy
 
     if len(tokens) == 1:
         query = tantivy.Query.term_query(schema, field, tokens[0])
     else:
-        query = tantivy.Query.phrase_query(schema, field, tokens)
+        words: list[str | tuple[int, str]] = list(tokens)
+        query = tantivy.Query.phrase_query(schema, field, words)
     return tantivy.Query.boost_query(query, boost)
 
 
@@ -69,8 +68,10 @@ def build_query(store: Store, text: str, boosts: dict[str, float]) -> tantivy.Qu
 
     analyzer = build_analyzer(store.stemmer)
     schema = store.index.schema
-    fields = {**{f: boosts.get(f, 1.0) for f in ("title", "tags", "path", "body")},
-              "path_components": boosts.get("path", 2.0)}
+    fields = {
+        **{f: boosts.get(f, 1.0) for f in ("title", "tags", "path", "body")},
+        "path_components": boosts.get("path", 2.0),
+    }
     musts: list[tuple[tantivy.Occur, tantivy.Query]] = []
     for match in _WORD.finditer(text):
         word = match.group(1) if match.group(1) is not None else match.group(2)
@@ -115,7 +116,8 @@ def search(store: Store, text: str, *, limit: int, boosts: dict[str, float] | No
     searcher = store.index.searcher()
     result = searcher.search(query, limit=limit, count=True)
     hits = tuple(_hit(searcher.doc(addr).to_dict(), float(score)) for score, addr in result.hits)
-    return TopicResult(text, hits, int(result.count or 0))
+    count: int | None = getattr(result, "count", None)  # present when count=True; not in the stubs
+    return TopicResult(text, hits, int(count or 0))
 
 
 def render_full(results: list[TopicResult]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -36,15 +36,16 @@ def read_manifest(root: Path) -> dict[str, Any]:
     """
     path = root / MANIFEST_NAME
     try:
-        manifest = orjson.loads(path.read_bytes())
+        raw: object = orjson.loads(path.read_bytes())
     except FileNotFoundError:
         raise ArtifactError(
             f"no index at {root} (missing {MANIFEST_NAME}) — build it with: ra update"
         ) from None
     except (OSError, orjson.JSONDecodeError) as exc:
         raise ArtifactError(f"{path}: unreadable manifest ({exc}) — rebuild with: ra update --full") from None
-    if not isinstance(manifest, dict):
+    if not isinstance(raw, dict):
         raise ArtifactError(f"{path}: manifest is not a JSON object — rebuild with: ra update --full")
+    manifest = cast(dict[str, Any], raw)
     version = manifest.get("format_version")
     if version != FORMAT_VERSION:
         built_by = manifest.get("ra_version", "an unknown ra version")
@@ -65,6 +66,8 @@ def open_store(root: Path) -> Store:
     try:
         index = tantivy.Index.open(str(index_dir))
     except (OSError, ValueError) as exc:
-        raise ArtifactError(f"{index_dir}: cannot open the index ({exc}) — rebuild with: ra update --full") from None
+        raise ArtifactError(
+            f"{index_dir}: cannot open the index ({exc}) — rebuild with: ra update --full"
+        ) from None
     register_analyzer(index, str(manifest.get("stemmer", "english")))
     return Store(root=root, manifest=manifest, index=index)

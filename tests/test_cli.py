@@ -33,7 +33,7 @@ def test_init_refuses_to_overwrite_without_force(ra: RaFn) -> None:
 
 
 def test_malformed_toml_is_one_line_naming_file_and_line(ra: RaFn, tmp_path: Path) -> None:
-    (tmp_path / ".ra.toml").write_text('[settings]\ndefault_limit = 5\nbroken = = 1\n', encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text("[settings]\ndefault_limit = 5\nbroken = = 1\n", encoding="utf-8")
     result = ra("config")
     assert result.code == 2
     assert result.err.count("\n") == 1
@@ -49,7 +49,7 @@ def test_a_tree_path_that_does_not_exist_is_an_error_with_exit_2(ra: RaFn, tmp_p
 
 
 def test_a_wrong_type_names_the_key(ra: RaFn, tmp_path: Path) -> None:
-    (tmp_path / ".ra.toml").write_text('[search]\nstemmer = 3\n', encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text("[search]\nstemmer = 3\n", encoding="utf-8")
     result = ra("config")
     assert result.code == 2
     assert "stemmer" in result.err and ":2" in result.err

@@ -7,7 +7,9 @@ from ra_build.config import DEFAULT_INCLUDE, TreeConfig
 from ra_build.discover import discover_tree
 
 
-def _tree(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude: tuple[str, ...] = ()) -> TreeConfig:
+def _tree(
+    root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude: tuple[str, ...] = ()
+) -> TreeConfig:
     return TreeConfig("docs", root, include, exclude, False, root / ".ra.toml", 1)
 
 
