@@ -8,6 +8,11 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+# mkstemp creates 0600 files; artifacts must stay readable by whoever may read the target
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+_MODE = 0o666 & ~_UMASK
+
 
 @contextlib.contextmanager
 def atomic_path(target: Path) -> Iterator[Path]:
@@ -16,6 +21,7 @@ def atomic_path(target: Path) -> Iterator[Path]:
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp = Path(tmp_name)
+    os.chmod(tmp, _MODE)
     try:
         yield tmp
         with open(tmp, "rb") as fh:
