@@ -8,13 +8,12 @@ file itself shows what can be configured; it loads without warnings as written.
 
 from __future__ import annotations
 
-import os
 import re
-import secrets
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from ra_build.atomic import write_bytes
 from ra_build.config import (
     CONFIG_NAME,
     DEFAULT_INCLUDE,
@@ -70,7 +69,7 @@ def init_config(directory: Path, home: Path, *, global_: bool = False, force: bo
     else:
         name, raw_path, exclude = tree_name_for(directory), ".", LOCAL_EXCLUDE
     text = starter_text(name, raw_path, exclude, global_=False)
-    _write_atomic(target, text)
+    write_bytes(target, text.encode("utf-8"))
     gitignore = ensure_gitignored(directory) if in_git_repo(directory) else None
     return InitResult(target, name, (directory / raw_path).resolve(), gitignore, ())
 
@@ -84,7 +83,7 @@ def _init_global(home: Path, *, force: bool) -> InitResult:
     if not notes.is_dir():
         notes.mkdir(parents=True)
         created = (notes,)
-    _write_atomic(target, starter_text("notes", "~/notes", (), global_=True))
+    write_bytes(target, starter_text("notes", "~/notes", (), global_=True).encode("utf-8"))
     return InitResult(target, "notes", notes, None, created)
 
 
@@ -114,23 +113,8 @@ def ensure_gitignored(directory: Path) -> Path | None:
     if any(line.strip() in _IGNORES_INDEX for line in current.splitlines()):
         return None
     separator = "\n" if current and not current.endswith("\n") else ""
-    _write_atomic(gitignore, f"{current}{separator}{GITIGNORE_LINE}\n")
+    write_bytes(gitignore, f"{current}{separator}{GITIGNORE_LINE}\n".encode())
     return gitignore
-
-
-def _write_atomic(target: Path, text: str) -> None:
-    # os.open with 0o666 lets the umask decide the mode, as an ordinary write would;
-    # mkstemp's 0600 would leave a config file that other tools cannot read.
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _toml_list(items: tuple[str, ...]) -> str:
