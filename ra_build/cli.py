@@ -146,6 +146,10 @@ def update(
     report = run_build(config, target, full=full, progress=progress, notify=_warn)
     if report.failures:
         raise RaError("build failed: " + "; ".join(report.failures))
+    for key, result in report.results.items():
+        if key.startswith("chunk:") and isinstance(result, dict):
+            for problem in result.get("problems", []):
+                _warn(problem)
     print(_summary(target, report.results, report.seconds))
 
 
@@ -159,6 +163,70 @@ def _summary(target: Path, results: dict[str, object], seconds: float) -> str:
         len(r["parsed"]) for k, r in results.items() if k.startswith("chunk:") and isinstance(r, dict)
     )
     return f"{files} files, {chunks} chunks, {skipped} skipped, {parsed} parsed in {seconds:.2f}s → {target}"
+
+
+@app.command()
+def status(
+    json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    artifacts: ArtifactsOpt = None,
+) -> None:
+    """Show config files, trees with resolved paths and counts, and the index state."""
+    from ra_build.status import render_status
+    from ra_build.status import status as collect
+    from ra_build.tasks import default_artifacts
+
+    config = _load_config(require_paths=False)
+    st = collect(config, default_artifacts(config, artifacts, os.environ))
+    if json:
+        sys.stdout.write(orjson.dumps(st, default=_jsonable, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(render_status(st))
+
+
+def _jsonable(obj: object) -> object:
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "describe"):
+        return obj.describe()  # type: ignore[attr-defined]
+    raise TypeError
+
+
+@app.command("ls")
+def ls_cmd(
+    what: Annotated[str, typer.Argument(help="trees, docs or chunks")] = "trees",
+    long: Annotated[bool, typer.Option("-l", "--long", help="Show details.")] = False,
+    artifacts: ArtifactsOpt = None,
+) -> None:
+    """List configured trees, indexed documents, or indexed chunks."""
+    from ra_build.status import ls_lines
+    from ra_build.tasks import default_artifacts
+
+    if what not in ("trees", "docs", "chunks"):
+        raise InputError(f"cannot list {what!r} — use: ra ls trees, ra ls docs or ra ls chunks")
+    config = _load_config(require_paths=False)
+    target = default_artifacts(config, artifacts, os.environ)
+    for line in ls_lines(config, target, what, long):  # type: ignore[arg-type]
+        print(line)
+
+
+@app.command()
+def check(artifacts: ArtifactsOpt = None) -> None:
+    """Validate configuration, sources and index: exit 0 ok, 1 warnings, 2 errors."""
+    from ra_build.status import check as run_check
+    from ra_build.tasks import default_artifacts
+
+    config = _load_config()
+    findings = run_check(config, default_artifacts(config, artifacts, os.environ))
+    for finding in findings:
+        print(finding.render())
+    errors = sum(f.level == "error" for f in findings)
+    warnings = len(findings) - errors
+    print(
+        f"{errors} errors, {warnings} warnings"
+        if findings
+        else "ok: configuration, sources and index are fine"
+    )
+    raise typer.Exit(2 if errors else 1 if warnings else 0)
 
 
 @app.command()

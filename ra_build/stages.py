@@ -152,6 +152,7 @@ class ChunkStats:
     files: int
     chunks: int
     skipped: int
+    problems: tuple[str, ...]  # "path: what" for each file of this run skipped or warned about
 
 
 def chunk_stage(tree: TreeConfig, layout: Layout, settings: ChunkSettings) -> ChunkStats:
@@ -171,20 +172,20 @@ def chunk_stage(tree: TreeConfig, layout: Layout, settings: ChunkSettings) -> Ch
     parsed = parse_files(tree.name, snap["root"], to_parse, settings)
 
     new_rows: list[dict[str, Any]] = []
-    parsed_paths: list[str] = []
+    parsed_paths: list[str] = []  # files read and chunked anew this run
+    replaced: set[str] = set()  # files whose old chunks must go
     rows_out = list(keep)
     for item in parsed:
         prev = previous.get(item.row.path)
-        same = prev is not None and prev.status == "ok" and item.row.status == "ok"
-        if same and prev is not None and prev.sha256 == item.row.sha256:
-            # touched but not changed: keep the old chunks, remember the new mtime
-            rows_out.append(item.row)
-            continue
-        parsed_paths.append(item.row.path)
         rows_out.append(item.row)
-        new_rows.extend(item.chunks)
+        if prev is not None and prev.status == item.row.status == "ok" and prev.sha256 == item.row.sha256:
+            continue  # touched but not changed: keep the old chunks, remember the new mtime
+        replaced.add(item.row.path)
+        if item.row.status == "ok":
+            parsed_paths.append(item.row.path)
+            new_rows.extend(item.chunks)
     removed = tuple(sorted(set(previous) - set(current)))
-    replaced = set(parsed_paths) | set(removed)
+    replaced.update(removed)
 
     old_table = _read_chunk_table(layout, tree.name)
     if replaced and old_table.num_rows:
@@ -206,6 +207,12 @@ def chunk_stage(tree: TreeConfig, layout: Layout, settings: ChunkSettings) -> Ch
         files=sum(1 for r in rows_out if r.status == "ok"),
         chunks=table.num_rows,
         skipped=sum(1 for r in rows_out if r.status != "ok") + len(skipped_walk),
+        problems=tuple(
+            f"{tree.name}:{item.row.path}: {why}"
+            for item in sorted(parsed, key=lambda i: i.row.path)
+            for why in ((item.row.error,) if item.row.error else item.row.warnings)
+        )
+        + tuple(f"{tree.name}:{r.path}: {r.error}" for r in skipped_walk),
     )
     write_bytes(layout.stats(tree.name), orjson.dumps(stats, option=orjson.OPT_INDENT_2))
     return stats

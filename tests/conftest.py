@@ -12,6 +12,33 @@ from pathlib import Path
 import pytest
 
 BIN = Path(sys.executable).parent
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/* from the current output instead of comparing",
+    )
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
+    """Compare text with tests/golden/NAME; `pytest --update-goldens` rewrites the file."""
+    update = bool(request.config.getoption("--update-goldens"))
+
+    def check(name: str, text: str) -> None:
+        path = GOLDEN / name
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        assert path.exists(), f"no golden file {path} — create it with: pytest --update-goldens"
+        assert text == path.read_text(encoding="utf-8")
+
+    return check
 
 
 @dataclass(frozen=True)

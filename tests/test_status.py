@@ -1,0 +1,110 @@
+"""ra status, ra ls and ra check: what they report about trees, sources and the index."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ra_build.config import load_config
+from ra_build.layout import Layout
+from ra_build.status import check, freshness, ls_lines, status
+from ra_build.tasks import run_build
+from tests.conftest import Run
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    target = tmp_path / "kb"
+    shutil.copytree(CORPUS, target)
+    return target
+
+
+def test_index_is_missing_before_the_first_build(kb: Path, home: Path) -> None:
+    assert freshness(load_config(kb, home), Layout(kb / ".ra")).describe() == "missing"
+
+
+def test_index_is_current_after_a_build(kb: Path, home: Path) -> None:
+    config = load_config(kb, home)
+    run_build(config, kb / ".ra")
+    assert freshness(config, Layout(kb / ".ra")).describe() == "current"
+
+
+def test_index_is_stale_with_the_number_of_changed_files(kb: Path, home: Path) -> None:
+    config = load_config(kb, home)
+    run_build(config, kb / ".ra")
+    (kb / "new.md").write_text("# New\n", encoding="utf-8")
+    (kb / "notes" / "pool.txt").unlink()
+    assert freshness(config, Layout(kb / ".ra")).describe() == "stale (2 files changed)"
+
+
+def test_index_reports_config_changed_when_the_stemmer_changes(kb: Path, home: Path) -> None:
+    run_build(load_config(kb, home), kb / ".ra")
+    (kb / ".ra.toml").write_text(
+        'root = true\n[search]\nstemmer = "german"\n[tree.docs]\npath = "."\n', encoding="utf-8"
+    )
+    assert freshness(load_config(kb, home), Layout(kb / ".ra")).describe() == "config changed"
+
+
+def test_status_counts_files_and_chunks_per_tree(kb: Path, home: Path) -> None:
+    config = load_config(kb, home)
+    run_build(config, kb / ".ra")
+    st = status(config, kb / ".ra")
+    (tree,) = st.trees
+    assert (tree.name, tree.scope, tree.files, tree.chunks) == ("docs", "local", 3, 10)
+    assert st.artifacts_bytes > 0 and st.built_at is not None
+
+
+def test_ls_docs_lists_document_ids_and_chunks_lists_every_chunk(kb: Path, home: Path) -> None:
+    config = load_config(kb, home)
+    run_build(config, kb / ".ra")
+    assert ls_lines(config, kb / ".ra", "docs", False) == [
+        "docs:guides/errors.md",
+        "docs:guides/testing.md",
+        "docs:notes/pool.txt",
+    ]
+    assert len(ls_lines(config, kb / ".ra", "chunks", False)) == 10
+    assert ls_lines(config, kb / ".ra", "chunks", True)[2].startswith(
+        "docs:guides/errors.md#the-result-type\tL10-12\t"
+    )
+
+
+def test_check_warns_about_bad_files_and_a_stale_index(kb: Path, home: Path) -> None:
+    config = load_config(kb, home)
+    (kb / "binary.md").write_bytes(b"\0\1\2")
+    run_build(config, kb / ".ra")
+    (kb / "later.md").write_text("# Later\n", encoding="utf-8")
+    findings = [f.render() for f in check(config, kb / ".ra")]
+    assert "warning: docs:binary.md: binary file" in findings
+    assert "warning: index: stale (1 file changed) — run: ra update" in findings
+
+
+def test_check_warns_when_include_patterns_match_nothing(tmp_path: Path, home: Path) -> None:
+    (tmp_path / ".ra.toml").write_text(
+        'root = true\n[tree.t]\npath = "."\ninclude = ["**/*.rst"]\n', encoding="utf-8"
+    )
+    findings = [f.render() for f in check(load_config(tmp_path, home), tmp_path / ".ra")]
+    assert any("match no file" in f for f in findings)
+
+
+def test_ra_check_exits_0_when_all_is_well_and_1_on_warnings(ra: Callable[..., Run], kb: Path) -> None:
+    assert ra("update", cwd=kb).code == 0
+    ok = ra("check", cwd=kb)
+    assert (ok.code, ok.out) == (0, "ok: configuration, sources and index are fine\n")
+    (kb / "new.md").write_text("# New\n", encoding="utf-8")
+    assert ra("check", cwd=kb).code == 1
+
+
+def test_ra_check_exits_2_on_a_configuration_error(ra: Callable[..., Run], tmp_path: Path) -> None:
+    (tmp_path / ".ra.toml").write_text("[tree.x]\npath = 3\n", encoding="utf-8")
+    assert ra("check").code == 2
+
+
+def test_ra_status_prints_trees_and_index_state(ra: Callable[..., Run], kb: Path) -> None:
+    ra("update", cwd=kb)
+    out = ra("status", cwd=kb).out
+    assert "docs (local)" in out and "3 files, 10 chunks" in out and "Index: current" in out
