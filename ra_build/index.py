@@ -21,7 +21,7 @@ import tantivy
 
 from ra_build.atomic import write_bytes
 from ra_build.layout import Layout
-from ra_build.stages import doc_hashes, iter_chunk_tables
+from ra_build.stages import doc_hashes, iter_chunk_tables, prune_tables
 from ra_query.schema import SCHEMA_VERSION, build_schema, register_analyzer
 
 WRITER_HEAP = 256 * 1024 * 1024
@@ -100,6 +100,7 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
             }
         ),
     )
+    prune_tables(layout, trees)  # only after the commit no longer needs them
     return IndexStats(
         added_docs=len(changed),
         removed_docs=len(removed),

@@ -255,3 +255,16 @@ def iter_chunk_tables(layout: Layout, trees: Iterable[str]) -> Iterable[tuple[st
     """(tree, chunk table) for each tree that has one."""
     for tree in trees:
         yield tree, _read_chunk_table(layout, tree)
+
+
+def prune_tables(layout: Layout, trees: Iterable[str]) -> list[str]:
+    """Delete the tables and snapshots of trees no longer configured; return their names."""
+    keep = set(trees)
+    gone: set[str] = set()
+    if layout.chunks_dir.exists():
+        for path in layout.chunks_dir.iterdir():
+            tree = path.name.split(".", 1)[0]
+            if tree not in keep and not path.name.startswith("."):
+                path.unlink(missing_ok=True)
+                gone.add(tree)
+    return sorted(gone)

@@ -1,0 +1,185 @@
+"""Incremental builds, asserted by which doit tasks ran and what the index holds afterwards."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ra_build.config import load_config
+from ra_build.tasks import BuildReport, run_build
+from ra_query.store import open_store
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    target = tmp_path / "kb"
+    shutil.copytree(CORPUS, target)
+    return target
+
+
+def build(kb: Path, home: Path, **kwargs: bool) -> BuildReport:
+    report = run_build(load_config(kb, home), kb / ".ra", **kwargs)
+    assert report.failures == []
+    return report
+
+
+def index_ids(kb: Path) -> list[str]:
+    """Every chunk id in the tantivy index, sorted (read back through the query side)."""
+    import tantivy
+
+    store = open_store(kb / ".ra")
+    searcher = store.index.searcher()
+    hits = searcher.search(tantivy.Query.all_query(), limit=10_000).hits
+    return sorted(searcher.doc(addr)["id"][0] for _, addr in hits)
+
+
+def test_editing_a_file_replaces_exactly_its_chunks_headings_included(kb: Path, home: Path) -> None:
+    build(kb, home)
+    before = index_ids(kb)
+    (kb / "guides" / "testing.md").write_text(
+        "# Testing\n\nIntro.\n\n## Fixtures\n\nf\n\n## Mocks\n\nm\n\n## Golden files\n\ng\n", encoding="utf-8"
+    )
+    report = build(kb, home)
+    assert report.results["chunk:docs"]["parsed"] == ["guides/testing.md"]
+    after = index_ids(kb)
+    others = [i for i in before if not i.startswith("docs:guides/testing.md")]
+    assert after == sorted(
+        [
+            *others,
+            "docs:guides/testing.md",
+            "docs:guides/testing.md#testing",
+            "docs:guides/testing.md#fixtures",
+            "docs:guides/testing.md#mocks",
+            "docs:guides/testing.md#golden-files",
+        ]
+    )
+    assert len(after) == len(before) + 1  # property-tests went, mocks and golden-files came
+
+
+def test_deleting_a_file_removes_all_its_chunks(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "guides" / "errors.md").unlink()
+    report = build(kb, home)
+    assert report.results["chunk:docs"]["removed"] == ["guides/errors.md"]
+    assert not any(i.startswith("docs:guides/errors.md") for i in index_ids(kb))
+
+
+def test_adding_a_file_adds_its_chunks_and_parses_nothing_else(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "notes" / "new.md").write_text("# New\n\ntext\n\n## Part\n\nmore\n", encoding="utf-8")
+    report = build(kb, home)
+    assert report.results["chunk:docs"]["parsed"] == ["notes/new.md"]
+    assert {"docs:notes/new.md", "docs:notes/new.md#new", "docs:notes/new.md#part"} <= set(index_ids(kb))
+
+
+def test_touching_a_file_without_changing_it_reindexes_nothing(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "notes" / "pool.txt").touch()
+    report = build(kb, home)
+    assert report.results["chunk:docs"]["parsed"] == []
+    assert "index" in report.up_to_date or report.results["index"]["added_docs"] == 0
+
+
+def test_changing_include_patterns_rebuilds_what_they_affect(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / ".ra.toml").write_text(
+        'root = true\n[tree.docs]\npath = "."\ninclude = ["**/*.md"]\n', encoding="utf-8"
+    )
+    report = build(kb, home)
+    assert "chunk:docs" in report.executed
+    assert report.results["chunk:docs"]["removed"] == ["notes/pool.txt"]
+    assert report.results["chunk:docs"]["parsed"] == []
+    assert not any(i.startswith("docs:notes/pool.txt") for i in index_ids(kb))
+
+
+def test_changing_the_stemmer_rebuilds_the_index_without_reparsing(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / ".ra.toml").write_text(
+        'root = true\n[search]\nstemmer = "german"\n[tree.docs]\npath = "."\n', encoding="utf-8"
+    )
+    report = build(kb, home)
+    assert report.up_to_date[:2] == ["chunk:docs"] or "chunk:docs" in report.up_to_date
+    assert report.results["index"]["rebuilt"] is True
+    manifest = orjson.loads((kb / ".ra" / "manifest.json").read_bytes())
+    assert manifest["stemmer"] == "german"
+    assert len(index_ids(kb)) == 10
+
+
+def test_full_rebuild_reparses_everything(kb: Path, home: Path) -> None:
+    build(kb, home)
+    report = build(kb, home, full=True)
+    assert len(report.results["chunk:docs"]["parsed"]) == 3
+    assert len(index_ids(kb)) == 10
+
+
+def test_two_trees_holding_the_same_file_do_not_collide(kb: Path, home: Path) -> None:
+    (kb / ".ra.toml").write_text(
+        'root = true\n[tree.docs]\npath = "."\n[tree.guides]\npath = "guides"\n', encoding="utf-8"
+    )
+    build(kb, home)
+    ids = index_ids(kb)
+    assert "docs:guides/errors.md#logging" in ids and "guides:errors.md#logging" in ids
+    (kb / "guides" / "errors.md").unlink()
+    build(kb, home)
+    assert not any("errors.md" in i for i in index_ids(kb))
+
+
+def test_removing_a_tree_from_the_config_removes_its_chunks(kb: Path, home: Path) -> None:
+    (kb / ".ra.toml").write_text(
+        'root = true\n[tree.docs]\npath = "guides"\n[tree.notes]\npath = "notes"\n', encoding="utf-8"
+    )
+    build(kb, home)
+    (kb / ".ra.toml").write_text('root = true\n[tree.docs]\npath = "guides"\n', encoding="utf-8")
+    build(kb, home)
+    assert not any(i.startswith("notes:") for i in index_ids(kb))
+    assert not (kb / ".ra" / "chunks" / "notes.parquet").exists()
+
+
+def test_artifacts_are_relocatable(kb: Path, home: Path, tmp_path: Path) -> None:
+    build(kb, home)
+    moved = tmp_path / "elsewhere" / "artifacts"
+    moved.parent.mkdir()
+    shutil.move(kb / ".ra", moved)
+    shutil.rmtree(kb)
+    from ra_query.search import search
+
+    hits = search(open_store(moved), "result type", limit=1).hits
+    assert hits[0].id == "docs:guides/errors.md#the-result-type"
+
+
+def test_doit_list_at_the_repo_root_shows_the_stages_with_docstrings() -> None:
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "doit"), "list"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert [line.split()[0] for line in out.splitlines()] == ["chunk", "discover", "index", "manifest"]
+    assert all(len(line.split(None, 1)) == 2 for line in out.splitlines())
+
+
+def test_a_users_own_dodo_py_builds_their_knowledge_base_with_the_readme_recipe(kb: Path, home: Path) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    recipe = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(recipe.strip().splitlines()) == 3
+    (kb / "dodo.py").write_text(recipe, encoding="utf-8")
+    env = {"HOME": str(home), "PATH": str(Path(sys.executable).parent)}
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "doit")],
+        cwd=kb,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (kb / "artifacts" / "manifest.json").exists()
