@@ -135,6 +135,9 @@ def _locate(path: Path, config: Config) -> tuple[str, str]:
 @app.command()
 def update(
     full: Annotated[bool, typer.Option("--full", help="Rebuild everything from scratch.")] = False,
+    no_wait: Annotated[
+        bool, typer.Option("--no-wait", help="Exit with code 3 instead of waiting when another build runs.")
+    ] = False,
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """Bring the index up to date with the configured trees (incrementally)."""
@@ -143,7 +146,7 @@ def update(
     config = _load_config()
     target = default_artifacts(config, artifacts, os.environ)
     progress = (lambda name: print(f"  {name}", file=sys.stderr)) if sys.stderr.isatty() else None
-    report = run_build(config, target, full=full, progress=progress, notify=_warn)
+    report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=_warn)
     if report.failures:
         raise RaError("build failed: " + "; ".join(report.failures))
     for key, result in report.results.items():
@@ -285,5 +288,14 @@ def main() -> None:
     except KeyboardInterrupt:
         print("ra: interrupted", file=sys.stderr)
         sys.exit(130)
+    except Exception as exc:  # the outermost layer: a bug of ours, still not a traceback
+        if os.environ.get("RA_DEBUG"):
+            raise
+        print(
+            f"ra: internal error: {type(exc).__name__}: {exc} — please report it; "
+            "RA_DEBUG=1 shows the traceback",
+            file=sys.stderr,
+        )
+        sys.exit(70)
     # click returns an Exit's code instead of raising it when standalone_mode is off
     sys.exit(code if isinstance(code, int) else 0)

@@ -12,7 +12,6 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -47,15 +46,18 @@ def _read_state(layout: Layout) -> dict[str, Any]:
 
 
 def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
-    """Bring the tantivy index in line with the chunk tables of `trees`."""
+    """Bring the tantivy index in line with the chunk tables of `trees`.
+
+    Everything a run changes lands in one tantivy commit, so a reader (or a build killed
+    half-way) sees either the previous generation or the new one, never a mix. A stemmer
+    change re-adds every document inside that same commit; only a schema change (a new ra
+    version) or a missing index creates the index directory afresh.
+    """
     started = time.perf_counter()
     state = _read_state(layout)
-    rebuild = (
-        state.get("stemmer") != stemmer
-        or state.get("schema_version") != SCHEMA_VERSION
-        or not (layout.index_dir / "meta.json").exists()
-    )
-    old_docs: dict[str, str] = {} if rebuild else state.get("docs", {})
+    fresh = state.get("schema_version") != SCHEMA_VERSION or not (layout.index_dir / "meta.json").exists()
+    restem = fresh or state.get("stemmer") != stemmer
+    old_docs: dict[str, str] = {} if restem else state.get("docs", {})
 
     tables = dict(iter_chunk_tables(layout, trees))
     new_docs: dict[str, str] = {}
@@ -64,31 +66,28 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
     changed = {d for d, h in new_docs.items() if old_docs.get(d) != h}
     removed = set(old_docs) - set(new_docs)
 
-    target = layout.index_dir
-    if rebuild:
-        target = layout.root / f"index.new-{os.getpid()}"
-        shutil.rmtree(target, ignore_errors=True)
-        target.mkdir(parents=True)
-    schema = build_schema(stemmer)
-    index = tantivy.Index(schema, path=str(target), reuse=not rebuild)
+    if fresh:
+        shutil.rmtree(layout.index_dir, ignore_errors=True)
+        layout.index_dir.mkdir(parents=True)
+    index = tantivy.Index(build_schema(), path=str(layout.index_dir), reuse=not fresh)
     register_analyzer(index, stemmer)
     writer = index.writer(heap_size=WRITER_HEAP, num_threads=min(2, os.cpu_count() or 1))
-    if not rebuild:
+    if restem:
+        writer.delete_all_documents()
+    else:
         for doc_id in sorted(changed | removed):
             writer.delete_documents_by_term("doc_id", doc_id)
     added_chunks = 0
     for table in tables.values():
         if not changed:
             break
-        subset = table.filter(pc.field("doc_id").isin(sorted(changed)))
+        subset = table if restem else table.filter(pc.field("doc_id").isin(sorted(changed)))
         for row in subset.to_pylist():
             writer.add_document(_document(row))
             added_chunks += 1
-    generation = int(state.get("generation", 0)) + (1 if (changed or removed or rebuild) else 0)
+    generation = int(state.get("generation", 0)) + (1 if (changed or removed or restem) else 0)
     writer.commit()
     writer.wait_merging_threads()
-    if rebuild:
-        _swap_in(target, layout.index_dir)
     write_bytes(
         layout.index_state,
         orjson.dumps(
@@ -105,19 +104,10 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
         added_docs=len(changed),
         removed_docs=len(removed),
         added_chunks=added_chunks,
-        rebuilt=rebuild,
+        rebuilt=restem,
         generation=generation,
         seconds=time.perf_counter() - started,
     )
-
-
-def _swap_in(fresh: Path, live: Path) -> None:
-    """Replace the live index directory with `fresh` (two renames; the old one is removed)."""
-    old = live.with_name(f"index.old-{os.getpid()}")
-    if live.exists():
-        os.replace(live, old)
-    os.replace(fresh, live)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _document(row: dict[str, Any]) -> tantivy.Document:

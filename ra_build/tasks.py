@@ -83,9 +83,20 @@ def _plain(obj: Any) -> Any:
     raise TypeError
 
 
-def make_tasks(config: Config, artifacts: Path) -> dict[str, Any]:
-    """doit task generators that build `config`'s trees into the directory `artifacts`."""
+_HELD: list[BuildLock] = []  # locks a dodo.py takes for the life of its doit process
+
+
+def make_tasks(config: Config, artifacts: Path, *, lock: bool = True) -> dict[str, Any]:
+    """doit task generators that build `config`'s trees into the directory `artifacts`.
+
+    With `lock` (the default, for a dodo.py run by the `doit` command), the artifact
+    directory's build lock is taken now and held until the process exits, so `doit` and
+    `ra update` never write the same artifacts at once. `run_build` holds the lock itself.
+    """
     layout = Layout(artifacts.resolve())
+    layout.root.mkdir(parents=True, exist_ok=True)  # doit opens its state database there
+    if lock:
+        _HELD.append(BuildLock(layout, wait=True, notify=_stderr).__enter__())
     trees = list(config.trees.values())
     names = [t.name for t in trees]
     chunk_settings = ChunkSettings(config.settings.max_file_size, config.settings.max_chunk_size)
@@ -141,7 +152,7 @@ def make_tasks(config: Config, artifacts: Path) -> dict[str, Any]:
         "task_manifest": task_manifest,
         "DOIT_CONFIG": {
             "dep_file": str(layout.doit_db),
-            "backend": "json",
+            "backend": "sqlite3",  # transactional: a killed build cannot corrupt it
             "default_tasks": ["discover", "chunk", "index", "manifest"],
         },
     }
@@ -217,8 +228,8 @@ class BuildLock:
             if not self.wait:
                 fh.close()
                 raise BusyError(
-                    f"another ra update is writing {self.layout.root} — wait for it to finish, "
-                    "or run again with --wait"
+                    f"another ra update is writing {self.layout.root} — wait for it to finish "
+                    "(ra update without --no-wait waits)"
                 ) from None
             if self.notify:
                 self.notify(f"waiting for another ra update to finish writing {self.layout.root}")
@@ -253,7 +264,7 @@ def run_build(
     with BuildLock(layout, wait=wait, notify=notify):
         if full:
             _forget(layout)
-        namespace = make_tasks(config, layout.root)
+        namespace = make_tasks(config, layout.root, lock=False)
         namespace["DOIT_CONFIG"] = {
             **namespace["DOIT_CONFIG"],
             "reporter": _recording_reporter(report, progress),
@@ -287,6 +298,5 @@ def default_artifacts(config: Config, override: str | None, env: dict[str, str] 
     return config.base_dir / ".ra"
 
 
-def print_progress(name: str) -> None:
-    """Default progress callback: the task name on stderr."""
-    print(f"  {name}", file=sys.stderr)
+def _stderr(message: str) -> None:
+    print(f"ra: {message}", file=sys.stderr)

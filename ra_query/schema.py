@@ -38,9 +38,10 @@ INT_FIELDS: Final = (
 MAX_TOKEN_LENGTH: Final = 40
 
 
-def analyzer_name(stemmer: str) -> str:
-    """Name under which the ra analyzer for `stemmer` is registered on an index."""
-    return f"ra_{stemmer}"
+# One analyzer name whatever the stemmer, so the schema does not change with the stemmer and a
+# stemmer change can re-add every document inside a single, atomic tantivy commit. Readers
+# register it with the stemmer the manifest names.
+ANALYZER: Final = "ra"
 
 
 def build_analyzer(stemmer: str) -> tantivy.TextAnalyzer:
@@ -54,16 +55,15 @@ def build_analyzer(stemmer: str) -> tantivy.TextAnalyzer:
     return builder.build()
 
 
-def build_schema(stemmer: str) -> tantivy.Schema:
+def build_schema() -> tantivy.Schema:
     """The tantivy schema of one chunk document; every field a result shows is stored."""
     import tantivy
 
-    tokenizer = analyzer_name(stemmer)
     builder = tantivy.SchemaBuilder()
     for name in RAW_FIELDS:
         builder.add_text_field(name, stored=True, tokenizer_name="raw", fast=name == "tree")
     for name in TEXT_FIELDS:
-        builder.add_text_field(name, stored=name in STORED_TEXT, tokenizer_name=tokenizer)
+        builder.add_text_field(name, stored=name in STORED_TEXT, tokenizer_name=ANALYZER)
     for name in INT_FIELDS:
         builder.add_integer_field(name, stored=True, indexed=name == "depth", fast=True)
     return builder.build()
@@ -71,4 +71,4 @@ def build_schema(stemmer: str) -> tantivy.Schema:
 
 def register_analyzer(index: tantivy.Index, stemmer: str) -> None:
     """Register ra's analyzer on `index`; must be called before any write or search."""
-    index.register_tokenizer(analyzer_name(stemmer), build_analyzer(stemmer))
+    index.register_tokenizer(ANALYZER, build_analyzer(stemmer))

@@ -1,0 +1,113 @@
+"""A killed build never breaks the previous generation; two builds never write at once."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ra_build.config import load_config
+from ra_build.tasks import run_build
+from ra_query.search import search
+from ra_query.store import open_store
+
+BIN = Path(sys.executable).parent
+
+
+def _write_corpus(root: Path, files: int, word: str) -> None:
+    for i in range(files):
+        sections = "".join(
+            f"## Section {j} of {i}\n\n{word} paragraph {j} about topic{i % 37} and item{j}.\n\n"
+            for j in range(8)
+        )
+        path = root / f"d{i % 20:02d}" / f"doc{i:04d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# Document {i}\n\nIntro {word}.\n\n{sections}", encoding="utf-8")
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {"HOME": str(home), "PATH": os.environ.get("PATH", ""), "NO_COLOR": "1"}
+
+
+def _generation_answers(artifacts: Path, word: str) -> None:
+    store = open_store(artifacts)
+    result = search(store, word, limit=3)
+    assert result.total_matches > 0
+
+
+@pytest.mark.parametrize("fraction", [0.15, 0.35, 0.55, 0.75, 0.95])
+def test_killing_ra_update_leaves_the_previous_generation_readable(
+    tmp_path: Path, home: Path, fraction: float
+) -> None:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / ".ra.toml").write_text('root = true\n[tree.kb]\npath = "."\n', encoding="utf-8")
+    _write_corpus(kb, 1200, "alpha")
+    run_build(load_config(kb, home), kb / ".ra")
+    _generation_answers(kb / ".ra", "alpha")
+
+    _write_corpus(kb, 1200, "beta")  # every file changes: a long second build
+    started = time.perf_counter()
+    timing = subprocess.run(
+        [str(BIN / "ra"), "update"], cwd=kb, env=_env(home), capture_output=True, check=True
+    )
+    duration = time.perf_counter() - started
+    assert timing.returncode == 0
+
+    _write_corpus(kb, 1200, "gamma")
+    proc = subprocess.Popen([str(BIN / "ra"), "update"], cwd=kb, env=_env(home), start_new_session=True)
+    try:
+        proc.wait(timeout=duration * fraction)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the build and its worker processes
+        proc.wait()
+    _generation_answers(kb / ".ra", "beta" if proc.returncode != 0 else "gamma")
+
+    done = subprocess.run([str(BIN / "ra"), "update"], cwd=kb, env=_env(home), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    _generation_answers(kb / ".ra", "gamma")
+    assert search(open_store(kb / ".ra"), "beta", limit=3).total_matches == 0
+
+
+def test_a_second_update_with_no_wait_exits_3_while_another_holds_the_lock(
+    tmp_path: Path, home: Path
+) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nx\n", encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.t]\npath = "."\n', encoding="utf-8")
+    (tmp_path / ".ra").mkdir()
+    with open(tmp_path / ".ra" / ".lock", "a+b") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        result = subprocess.run(
+            [str(BIN / "ra"), "update", "--no-wait"],
+            cwd=tmp_path,
+            env=_env(home),
+            capture_output=True,
+            text=True,
+        )
+    assert result.returncode == 3
+    assert "another ra update is writing" in result.stderr
+
+
+def test_a_second_update_waits_for_the_first_and_then_completes(tmp_path: Path, home: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nx\n", encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.t]\npath = "."\n', encoding="utf-8")
+    (tmp_path / ".ra").mkdir()
+    held = open(tmp_path / ".ra" / ".lock", "a+b")  # noqa: SIM115
+    fcntl.flock(held, fcntl.LOCK_EX)
+    with subprocess.Popen(
+        [str(BIN / "ra"), "update"], cwd=tmp_path, env=_env(home), stderr=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # blocks until the waiting message: no sleep needed
+        assert "waiting for another ra update" in line
+        assert proc.poll() is None
+        fcntl.flock(held, fcntl.LOCK_UN)
+        held.close()
+        assert proc.wait(timeout=120) == 0
+    assert (tmp_path / ".ra" / "manifest.json").exists()
