@@ -145,7 +145,9 @@ def update(
 
     config = _load_config()
     target = default_artifacts(config, artifacts, os.environ)
-    progress = (lambda name: print(f"  {name}", file=sys.stderr)) if sys.stderr.isatty() else None
+    from ra_build.progress import ProgressBar
+
+    progress = ProgressBar() if sys.stderr.isatty() else None
     report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=_warn)
     if report.failures:
         raise RaError("build failed: " + "; ".join(report.failures))

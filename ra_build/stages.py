@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -125,20 +125,38 @@ def _parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> list[Parsed
     return [parse_file(tree, root, p, settings) for p in paths]
 
 
+FileProgress = Callable[[int, int], None]
+
+
 def parse_files(
-    tree: str, root: str, paths: Sequence[str], settings: ChunkSettings, workers: int | None = None
+    tree: str,
+    root: str,
+    paths: Sequence[str],
+    settings: ChunkSettings,
+    workers: int | None = None,
+    progress: FileProgress | None = None,
 ) -> list[ParsedFile]:
     """Parse `paths`, on every core when there are enough of them to pay for the processes."""
     workers = workers or os.cpu_count() or 1
-    if workers < 2 or len(paths) < PARALLEL_MIN_FILES:
-        return [parse_file(tree, root, p, settings) for p in paths]
-    size = max(16, len(paths) // (workers * 8))
-    batches = [(tree, root, list(paths[i : i + size]), settings) for i in range(0, len(paths), size)]
+    total = len(paths)
+    out: list[ParsedFile] = []
+    if workers < 2 or total < PARALLEL_MIN_FILES:
+        for path in paths:
+            out.append(parse_file(tree, root, path, settings))
+            if progress is not None:
+                progress(len(out), total)
+        return out
+    size = max(16, total // (workers * 8))
+    batches = [(tree, root, list(paths[i : i + size]), settings) for i in range(0, total, size)]
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        return [parsed for batch in pool.map(_parse_batch, batches) for parsed in batch]
+        for batch in pool.map(_parse_batch, batches):
+            out.extend(batch)
+            if progress is not None:
+                progress(len(out), total)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +173,9 @@ class ChunkStats:
     problems: tuple[str, ...]  # "path: what" for each file of this run skipped or warned about
 
 
-def chunk_stage(tree: TreeConfig, layout: Layout, settings: ChunkSettings) -> ChunkStats:
+def chunk_stage(
+    tree: TreeConfig, layout: Layout, settings: ChunkSettings, progress: FileProgress | None = None
+) -> ChunkStats:
     """Bring `tree`'s chunk and file tables up to date with its snapshot."""
     snap = read_snapshot(layout, tree.name)
     previous = {r.path: r for r in read_file_rows(layout.file_table(tree.name))}
@@ -169,7 +189,7 @@ def chunk_stage(tree: TreeConfig, layout: Layout, settings: ChunkSettings) -> Ch
             keep.append(prev)
         else:
             to_parse.append(path)
-    parsed = parse_files(tree.name, snap["root"], to_parse, settings)
+    parsed = parse_files(tree.name, snap["root"], to_parse, settings, progress=progress)
 
     new_rows: list[dict[str, Any]] = []
     parsed_paths: list[str] = []  # files read and chunked anew this run

@@ -28,7 +28,8 @@ from ra_build.config import Config, TreeConfig
 from ra_build.index import index_stage
 from ra_build.layout import Layout
 from ra_build.manifest import manifest_stage
-from ra_build.stages import ChunkSettings, chunk_stage, discover_stage
+from ra_build.progress import ProgressBar
+from ra_build.stages import ChunkSettings, FileProgress, chunk_stage, discover_stage
 from ra_query.errors import BusyError, ConfigError
 from ra_query.schema import SCHEMA_VERSION
 
@@ -86,7 +87,9 @@ def _plain(obj: Any) -> Any:
 _HELD: list[BuildLock] = []  # locks a dodo.py takes for the life of its doit process
 
 
-def make_tasks(config: Config, artifacts: Path, *, lock: bool = True) -> dict[str, Any]:
+def make_tasks(
+    config: Config, artifacts: Path, *, lock: bool = True, file_progress: FileProgress | None = None
+) -> dict[str, Any]:
     """doit task generators that build `config`'s trees into the directory `artifacts`.
 
     With `lock` (the default, for a dodo.py run by the `doit` command), the artifact
@@ -117,7 +120,7 @@ def make_tasks(config: Config, artifacts: Path, *, lock: bool = True) -> dict[st
         for tree in trees:
             yield {
                 "name": tree.name,
-                "actions": [_call(chunk_stage, tree, layout, chunk_settings)],
+                "actions": [_call(chunk_stage, tree, layout, chunk_settings, file_progress)],
                 "file_dep": [str(layout.snapshot(tree.name))],
                 "targets": [str(layout.chunk_table(tree.name)), str(layout.file_table(tree.name))],
                 "uptodate": [config_changed(tree_settings(tree, config))],
@@ -169,7 +172,7 @@ class BuildReport:
     seconds: float = 0.0
 
 
-def _recording_reporter(report: BuildReport, progress: Callable[[str], None] | None) -> type:
+def _recording_reporter(report: BuildReport, progress: ProgressBar | None) -> type:
     class Reporter:
         desc = "records task outcomes for ra"
 
@@ -181,7 +184,7 @@ def _recording_reporter(report: BuildReport, progress: Callable[[str], None] | N
 
         def execute_task(self, task: Any) -> None:
             if progress is not None and task.actions:
-                progress(task.name)
+                progress.stage(task.name)
 
         def add_failure(self, task: Any, fail: Any) -> None:
             report.failures.append(f"{task.name}: {fail.get_msg()}")
@@ -249,7 +252,7 @@ def run_build(
     *,
     full: bool = False,
     wait: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: ProgressBar | None = None,
     notify: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Run the task graph for `config` into `artifacts` under the build lock."""
@@ -264,13 +267,19 @@ def run_build(
     with BuildLock(layout, wait=wait, notify=notify):
         if full:
             _forget(layout)
-        namespace = make_tasks(config, layout.root, lock=False)
+        namespace = make_tasks(
+            config, layout.root, lock=False, file_progress=progress.files if progress else None
+        )
         namespace["DOIT_CONFIG"] = {
             **namespace["DOIT_CONFIG"],
             "reporter": _recording_reporter(report, progress),
             "verbosity": 0,
         }
-        code = DoitMain(ModuleTaskLoader(namespace), config_filenames=()).run(["run"])
+        try:
+            code = DoitMain(ModuleTaskLoader(namespace), config_filenames=()).run(["run"])
+        finally:
+            if progress is not None:
+                progress.finish()
     report.seconds = time.perf_counter() - started
     if code != 0 and not report.failures:
         report.failures.append(f"doit exited with {code}")

@@ -103,3 +103,44 @@ def test_ra_without_a_config_explains_how_to_start(ra: RaFn) -> None:
     result = ra("update")
     assert result.code == 2
     assert "ra init" in result.err
+
+
+def test_update_draws_a_progress_bar_on_a_terminal_and_not_when_piped(
+    ra: RaFn, tmp_path: Path, home: Path
+) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    for i in range(30):
+        (tmp_path / f"doc{i}.md").write_text(f"# Doc {i}\n\nbody {i}\n", encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.t]\npath = "."\n', encoding="utf-8")
+    main, child = pty.openpty()
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "")}
+    with subprocess.Popen(
+        [str(Path(sys.executable).parent / "ra"), "update"],
+        cwd=tmp_path,
+        env=env,
+        stdin=child,
+        stdout=subprocess.PIPE,
+        stderr=child,
+    ) as proc:
+        os.close(child)
+        out, _ = proc.communicate(timeout=120)
+        screen = b""
+        while True:
+            try:
+                data = os.read(main, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            screen += data
+    os.close(main)
+    assert proc.returncode == 0
+    assert b"30/30 files" in screen and b"[####" in screen
+    assert b"30 files, 60 chunks" in out
+    (tmp_path / "doc0.md").write_text("# Doc 0\n\nchanged\n", encoding="utf-8")
+    piped = ra("update")
+    assert piped.err == ""
