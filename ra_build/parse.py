@@ -1,0 +1,391 @@
+"""Reading a markdown file: decoding, YAML frontmatter, and CommonMark headings.
+
+Everything here is a pure function of the file's text. Offsets are character offsets into the
+ORIGINAL text (frontmatter included) and line numbers are 0-based indices into it, so the
+chunker can map them back to the file even though the frontmatter is removed before headings
+are looked for (DECISIONS 4).
+
+Lines are split the way markdown-it splits them: `\\r\\n`, `\\r` and `\\n` each end a line.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import html
+import math
+import operator
+import re
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import yaml
+from markdown_it import MarkdownIt, rules_block
+
+# Block-level parsing only: the inline rule is the slow half of markdown-it and we only need
+# the raw text of each heading, which we clean up with a few regular expressions instead.
+_MD = MarkdownIt("commonmark")
+_MD.disable(["inline", "text_join"])
+# Try the ATX heading rule first instead of eighth: a line starting with `#` can match no other
+# block rule (the rule itself declines indented code), so the tokens are the same and every
+# heading line skips seven failing rules, about 8% of the parse on real documentation.
+_MD.block.ruler.before(
+    "code", "atx_heading", rules_block.heading, {"alt": ["paragraph", "reference", "blockquote"]}
+)
+_MD.disable("heading")
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_FM_OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
+# A line break, then a closing line: `---` or `...`, trailing blanks allowed.
+_FM_CLOSE = re.compile(r"[\r\n](?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|\Z)")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_LF = re.compile("\n")
+_match_end = operator.methodcaller("end")
+_token_type = operator.attrgetter("type")
+_TAG_SPLIT = re.compile(r"[,\s]+")
+
+# Frontmatter is small; these bounds only stop pathological YAML (alias bombs, recursive
+# anchors) from blowing up the JSON-safe copy.
+_MAX_YAML_NODES = 100_000
+_MAX_YAML_DEPTH = 64
+_INT64 = 2**63
+
+
+@dataclass(frozen=True, slots=True)
+class Frontmatter:
+    """The YAML block at the top of a markdown file, already parsed and removed.
+
+    `body_start` is the character offset where the markdown begins (0 when there is no block),
+    `body_line` the 0-based line index of that offset.
+    """
+
+    data: dict[str, Any]
+    title: str | None
+    tags: tuple[str, ...]
+    body_start: int
+    body_line: int
+    warnings: tuple[str, ...]
+
+
+NO_FRONTMATTER = Frontmatter({}, None, (), 0, 0, ())
+
+
+class Heading(NamedTuple):
+    """A top-level CommonMark heading: its level, plain text and 0-based line range.
+
+    `first_line` is the heading's first line; `end_line` is the line after its last one (a
+    setext heading spans its text lines and the underline).
+    """
+
+    level: int
+    text: str
+    first_line: int
+    end_line: int
+
+
+def decode(data: bytes) -> tuple[str, bool]:
+    """Decode file bytes as UTF-8, dropping a leading BOM.
+
+    Returns:
+        The text, and True when invalid bytes were replaced by U+FFFD.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), True
+
+
+def line_starts(text: str) -> list[int]:
+    """Return the character offset of every line start; the first is always 0.
+
+    A text ending in a line break gets a final entry equal to `len(text)` (an empty last line).
+    """
+    pattern = _NEWLINE if "\r" in text else _LF
+    return [0, *map(_match_end, pattern.finditer(text))]
+
+
+def line_count(text: str, starts: list[int]) -> int:
+    """Return the number of lines of `text` given its `line_starts` (0 for an empty text)."""
+    return len(starts) - 1 if starts[-1] == len(text) else len(starts)
+
+
+# --- frontmatter -------------------------------------------------------------------------------
+
+
+def parse_frontmatter(text: str) -> Frontmatter:
+    """Find, parse and remove a leading YAML frontmatter block.
+
+    Only a block that opens on the very first line with `---` and is closed by a later `---`
+    (or `...`) line counts. Malformed YAML, or YAML that is not a mapping, yields no data and a
+    warning, but the block is still removed so it never turns into a setext heading.
+    """
+    opening = _FM_OPEN.match(text)
+    if opening is None:
+        return NO_FRONTMATTER
+    # Start on the opening line's own line break, so an empty block (`---` twice) closes too.
+    closing = _FM_CLOSE.search(text, opening.end() - 1)
+    if closing is None:
+        return NO_FRONTMATTER
+    body_start = closing.end()
+    body_line = _count_lines(text, body_start)
+    raw = text[opening.end() : closing.start() + 1]
+    data, warning = _load_yaml(raw)
+    if warning is not None:
+        return Frontmatter({}, None, (), body_start, body_line, (warning,))
+    return Frontmatter(
+        data,
+        frontmatter_title(data.get("title")),
+        normalize_tags(data.get("tags")),
+        body_start,
+        body_line,
+        (),
+    )
+
+
+def _count_lines(text: str, end: int) -> int:
+    """Number of line breaks in text[:end] (a `\\r\\n` pair counts once)."""
+    head = text[:end]
+    count = head.count("\n")
+    if "\r" in head:
+        count += head.count("\r") - head.count("\r\n")
+    return count
+
+
+def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
+    """Parse the YAML of a frontmatter block into a JSON-safe mapping, or return a warning."""
+    try:
+        value: Any = yaml.load(raw, Loader=_Loader)  # noqa: S506 - a safe loader
+        if value is None:
+            return {}, None
+        if not isinstance(value, dict):
+            kind = "a list" if isinstance(value, list) else f"a {type(value).__name__}"
+            return {}, _yaml_warning(2, f"expected a mapping of keys to values, got {kind}")
+        counter = [0]
+        safe = _json_safe(value, 0, counter)
+        assert isinstance(safe, dict)
+        return safe, None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = 2 + mark.line if mark is not None else 2
+        return {}, _yaml_warning(line, exc.problem or exc.context or "invalid YAML")
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # PyYAML raises ValueError for impossible dates such as 2023-02-30.
+        return {}, _yaml_warning(2, str(exc) or type(exc).__name__)
+
+
+def _yaml_warning(line: int, problem: str) -> str:
+    problem = " ".join(problem.split())
+    return (
+        f"line {line}: malformed YAML frontmatter: {problem} — fix the YAML or remove the block"
+    )
+
+
+def _json_safe(value: Any, depth: int, counter: list[int]) -> Any:
+    """Return a copy of a YAML value made only of dict/list/str/int/float/bool/None."""
+    counter[0] += 1
+    if counter[0] > _MAX_YAML_NODES or depth > _MAX_YAML_DEPTH:
+        raise ValueError("frontmatter is too large or nested too deeply")
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return value if -_INT64 <= value < _INT64 else str(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, dict):
+        return {
+            _json_key(key): _json_safe(item, depth + 1, counter) for key, item in value.items()
+        }
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_json_safe(item, depth + 1, counter) for item in value]
+    return str(value)
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, dt.date | dt.datetime):
+        return key.isoformat()
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def frontmatter_title(value: Any) -> str | None:
+    """Return the document title given by a frontmatter `title` value, if it is usable.
+
+    Strings are used with whitespace runs collapsed; numbers too (`title: 1984`); anything
+    else (lists, mappings, booleans, empty strings) is ignored.
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float | str):
+        title = " ".join(str(value).split())
+        return title or None
+    return None
+
+
+def normalize_tags(value: Any) -> tuple[str, ...]:
+    """Normalize a frontmatter `tags` value into a tuple of distinct tag strings.
+
+    Accepts a list, or a single string split on commas and whitespace; a leading `#`
+    (Obsidian) is dropped, nested tags such as `rust/errors` stay whole, empty tags vanish.
+    """
+    if value is None or isinstance(value, dict):
+        return ()
+    items: list[Any] = _TAG_SPLIT.split(value) if isinstance(value, str) else (
+        list(value) if isinstance(value, list) else [value]
+    )
+    seen: dict[str, None] = {}
+    for item in items:
+        if item is None:
+            continue
+        tag = (item if isinstance(item, str) else str(item)).strip().lstrip("#").strip()
+        if tag:
+            seen.setdefault(tag, None)
+    return tuple(seen)
+
+
+# --- headings ----------------------------------------------------------------------------------
+
+
+def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Heading]:
+    """Find the top-level ATX and setext headings of the markdown in `text[start:]`.
+
+    Args:
+        text: the whole file.
+        start: offset where the markdown begins (after the frontmatter).
+        first_line: the 0-based line index of `start`; heading lines are shifted by it so they
+            index the whole file.
+
+    Headings inside code blocks, HTML blocks, block quotes and list items are not returned.
+    """
+    source = text[start:] if start else text
+    if not source:
+        return []
+    tokens = _MD.parse(source)
+    # Find the heading tokens with C-level scans; Python only touches the headings themselves.
+    types = list(map(_token_type, tokens))
+    headings: list[Heading] = []
+    index = -1
+    while True:
+        try:
+            index = types.index("heading_open", index + 1)
+        except ValueError:
+            return headings
+        token = tokens[index]
+        if token.level or token.map is None:
+            continue
+        first, end = token.map
+        headings.append(
+            Heading(
+                int(token.tag[1]),
+                plain_text(tokens[index + 1].content),
+                first + first_line,
+                end + first_line,
+            )
+        )
+
+
+# A code span: a backtick run, content, the same run (CommonMark: runs must match exactly).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_AUTOLINK = re.compile(
+    r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\-]+@[A-Za-z0-9]"
+    r"(?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?)*)>"
+)
+# `[text](dest "title")` and `[text][ref]`, images too; one level of parentheses in dest.
+_LINK = re.compile(r"!?\[([^\[\]]*)\](?:\((?:[^()]|\([^()]*\))*\)|\[[^\[\]]*\])")
+_HTML_TAG = re.compile(r"<!--.*?-->|</?([A-Za-z][A-Za-z0-9\-]*)(?:\s[^<>]*)?/?>", re.DOTALL)
+# Only real HTML elements are removed: `Result<T>` is a type, not a tag, and GitHub shows it
+# as text (its slug is `resultt`).
+_HTML_ELEMENTS = frozenset(
+    "a abbr b bdi bdo big br cite code data del details dfn div em font i img ins kbd mark p q "
+    "rp rt ruby s samp small span strike strong sub summary sup time tt u var wbr".split()
+)
+# Emphasis markers: `*` runs touching text on at least one side; `_` runs that are not
+# intraword (CommonMark never treats `my_function_name` as emphasis).
+_STAR = re.compile(r"\*+(?=[^\s*])|(?<=[^\s*])\*+")
+_UNDERSCORE = re.compile(r"(?<![^\W_])_+(?=[^\s_])|(?<=[^\s_])_+(?![^\W_])")
+_MARKUP = re.compile(r"[\\`*_\[<&]")
+_SAVED = re.compile("\ufdd0(\\d+)\ufdd1")
+
+
+def plain_text(content: str) -> str:
+    """Turn the raw inline markdown of a heading into plain text, cheaply.
+
+    Code spans keep their content, links and images keep their text, autolinks their URL,
+    HTML tags vanish, emphasis markers are dropped, escapes and entities are decoded. Line
+    breaks (multi-line setext headings) become spaces.
+    """
+    if "\n" in content:
+        content = content.replace("\n", " ")
+    if _MARKUP.search(content) is None:
+        return content.strip()
+    saved: list[str] = []
+
+    def keep(literal: str) -> str:
+        saved.append(literal)
+        return f"\ufdd0{len(saved) - 1}\ufdd1"
+
+    text = content
+    if "`" in text:
+        text = _CODE_SPAN.sub(lambda m: keep(_code_span_content(m[2])), text)
+    if "\\" in text:
+        text = _ESCAPE.sub(lambda m: keep(m[1]), text)
+    if "<" in text:
+        text = _AUTOLINK.sub(lambda m: keep(m[1]), text)
+    if "[" in text:
+        text = _LINK.sub(r"\1", text)
+    if "<" in text:
+        text = _HTML_TAG.sub(_drop_html_tag, text)
+    text = _drop_paired(_STAR, text) if "*" in text else text
+    text = _drop_paired(_UNDERSCORE, text) if "_" in text else text
+    if "&" in text:
+        text = html.unescape(text)
+    if saved:
+        text = _SAVED.sub(lambda m: saved[int(m[1])], text)
+    return text.strip()
+
+
+def _drop_html_tag(match: re.Match[str]) -> str:
+    name = match[1]
+    return "" if name is None or name.lower() in _HTML_ELEMENTS else match[0]
+
+
+def _code_span_content(inner: str) -> str:
+    # CommonMark strips one space on each side when both are present and the span is not blank.
+    if len(inner) >= 2 and inner[0] == " " and inner[-1] == " " and inner.strip(" "):
+        return inner[1:-1]
+    return inner
+
+
+def _drop_paired(pattern: re.Pattern[str], text: str) -> str:
+    """Remove emphasis delimiter runs, but only when there are at least two (an opener and a
+    closer); a lone `*` or `_` is literal text."""
+    matches = pattern.findall(text)
+    return pattern.sub("", text) if len(matches) >= 2 else text
+
+
+__all__ = [
+    "NO_FRONTMATTER",
+    "Frontmatter",
+    "Heading",
+    "decode",
+    "find_headings",
+    "frontmatter_title",
+    "line_count",
+    "line_starts",
+    "normalize_tags",
+    "parse_frontmatter",
+    "plain_text",
+]
+
