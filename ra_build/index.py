@@ -11,16 +11,20 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import tantivy
 
 from ra_build.atomic import write_bytes
 from ra_build.layout import Layout
-from ra_build.stages import doc_hashes, iter_chunk_tables, prune_tables
+from ra_build.stages import prune_tables
+from ra_build.tables import read_file_rows
 from ra_query.schema import SCHEMA_VERSION, build_schema, register_analyzer
 
 WRITER_HEAP = 256 * 1024 * 1024
@@ -59,10 +63,12 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
     restem = fresh or state.get("stemmer") != stemmer
     old_docs: dict[str, str] = {} if restem else state.get("docs", {})
 
-    tables = dict(iter_chunk_tables(layout, trees))
-    new_docs: dict[str, str] = {}
-    for table in tables.values():
-        new_docs.update(doc_hashes(table))
+    new_docs = {
+        f"{tree}:{row.path}": row.doc_hash
+        for tree in trees
+        for row in read_file_rows(layout.file_table(tree))
+        if row.status == "ok"
+    }
     changed = {d for d, h in new_docs.items() if old_docs.get(d) != h}
     removed = set(old_docs) - set(new_docs)
 
@@ -78,13 +84,12 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
         for doc_id in sorted(changed | removed):
             writer.delete_documents_by_term("doc_id", doc_id)
     added_chunks = 0
-    for table in tables.values():
-        if not changed:
-            break
-        subset = table if restem else table.filter(pc.field("doc_id").isin(sorted(changed)))
-        for row in subset.to_pylist():
-            writer.add_document(_document(row))
-            added_chunks += 1
+    schema = index.schema
+    for tree in trees if changed else ():
+        for batch in _changed_batches(layout, tree, None if restem else changed):
+            for doc in _documents(batch, schema):
+                writer.add_document(doc)
+                added_chunks += 1
     generation = int(state.get("generation", 0)) + (1 if (changed or removed or restem) else 0)
     writer.commit()
     writer.wait_merging_threads()
@@ -110,28 +115,59 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
     )
 
 
-def _document(row: dict[str, Any]) -> tantivy.Document:
-    path: str = row["path"]
-    components = " ".join(path.replace(".", "/").split("/"))
-    return tantivy.Document(
-        id=row["id"],
-        doc_id=row["doc_id"],
-        parent_id=row["parent_id"] or "",
-        tree=row["tree"],
-        slug=row["slug"],
-        breadcrumb=orjson.dumps(row["breadcrumb"]).decode(),
-        title=row["title"],
-        tags=" ".join(row["tags"]),
-        path=path,
-        path_components=components,
-        body=row["body"],
-        depth=row["depth"],
-        position=row["position"],
-        sibling_count=row["sibling_count"],
-        line_start=row["line_start"],
-        line_end=row["line_end"],
-        byte_start=row["byte_start"],
-        byte_end=row["byte_end"],
-        tokens=row["tokens"],
-        mtime=max(0, row["mtime_ns"]) // 1_000_000_000,
-    )
+_COLUMNS = [
+    "id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "title", "tags", "path", "body",
+    "depth", "position", "sibling_count", "line_start", "line_end", "byte_start", "byte_end",
+    "tokens", "mtime_ns",
+]  # fmt: skip
+BATCH_ROWS = 8192
+
+
+def _changed_batches(layout: Layout, tree: str, docs: set[str] | None) -> Iterator[pa.RecordBatch]:
+    """The chunk rows of `docs` (all rows when None), a bounded batch at a time.
+
+    The table is sorted by doc_id in small row groups, so the filter lets Parquet skip the
+    row groups of unchanged documents.
+    """
+    path = layout.chunk_table(tree)
+    if not path.exists():
+        return
+    if docs is None:
+        source = pq.ParquetFile(path)
+        yield from source.iter_batches(batch_size=BATCH_ROWS, columns=_COLUMNS)
+        return
+    table = pq.read_table(path, columns=_COLUMNS, filters=pc.field("doc_id").isin(sorted(docs)))
+    yield from table.to_batches(max_chunksize=BATCH_ROWS)
+
+
+def _documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantivy.Document]:
+    cols = batch.to_pydict()
+    for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
+         siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns) in zip(
+        *(cols[c] for c in _COLUMNS), strict=True
+    ):  # fmt: skip
+        yield tantivy.Document.from_dict(
+            {
+                "id": id_,
+                "doc_id": doc_id,
+                "parent_id": parent_id or "",
+                "tree": tree,
+                "slug": slug,
+                "breadcrumb": orjson.dumps(breadcrumb).decode(),
+                "title": title,
+                "tags": " ".join(tags),
+                "path": path,
+                "path_components": " ".join(path.replace(".", "/").split("/")),
+                "body": body,
+                "depth": depth,
+                "position": position,
+                "sibling_count": siblings,
+                "line_start": line_start,
+                "line_end": line_end,
+                "byte_start": byte_start,
+                "byte_end": byte_end,
+                "tokens": tokens,
+                "mtime": max(0, mtime_ns) // 1_000_000_000,
+            },
+            schema,
+        )

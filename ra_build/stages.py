@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -30,10 +31,12 @@ from ra_build.tables import (
     CHUNK_SCHEMA,
     FileRow,
     chunk_rows,
+    doc_hash,
     read_file_rows,
+    write_chunk_table,
     write_file_table,
-    write_with,
 )
+from ra_query.tokens import encoding
 
 BINARY_SNIFF = 8192
 PARALLEL_MIN_FILES = 256
@@ -112,7 +115,9 @@ def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> Pars
         if len(c.body) > settings.max_chunk_size
     )
     rows = chunk_rows(doc, st.st_mtime_ns)
-    row = FileRow(tree, path, len(data), st.st_mtime_ns, sha, "ok", None, tuple(warnings), len(rows))
+    row = FileRow(
+        tree, path, len(data), st.st_mtime_ns, sha, "ok", None, tuple(warnings), len(rows), doc_hash(rows)
+    )
     return ParsedFile(row, rows)
 
 
@@ -120,9 +125,12 @@ def _skip(tree: str, path: str, size: int, mtime_ns: int, sha: str, status: str,
     return ParsedFile(FileRow(tree, path, size, mtime_ns, sha, status, why, (), 0), [])
 
 
-def _parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> list[ParsedFile]:
+def _parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> tuple[list[FileRow], pa.RecordBatch]:
+    """Parse a batch in a worker; chunks travel back as one Arrow batch (cheap to pickle)."""
     tree, root, paths, settings = args
-    return [parse_file(tree, root, p, settings) for p in paths]
+    parsed = [parse_file(tree, root, p, settings) for p in paths]
+    batch = pa.RecordBatch.from_pylist([c for p in parsed for c in p.chunks], schema=CHUNK_SCHEMA)
+    return [p.row for p in parsed], batch
 
 
 FileProgress = Callable[[int, int], None]
@@ -135,28 +143,36 @@ def parse_files(
     settings: ChunkSettings,
     workers: int | None = None,
     progress: FileProgress | None = None,
-) -> list[ParsedFile]:
-    """Parse `paths`, on every core when there are enough of them to pay for the processes."""
+) -> tuple[list[FileRow], pa.Table]:
+    """Parse `paths` in order, on every core when there are enough files to pay for processes.
+
+    Returns the file rows (in `paths` order) and one table of all new chunks, in path order.
+    """
     workers = workers or os.cpu_count() or 1
     total = len(paths)
-    out: list[ParsedFile] = []
-    if workers < 2 or total < PARALLEL_MIN_FILES:
-        for path in paths:
-            out.append(parse_file(tree, root, path, settings))
-            if progress is not None:
-                progress(len(out), total)
-        return out
-    size = max(16, total // (workers * 8))
+    size = max(16, total // (workers * 8)) if workers > 1 and total >= PARALLEL_MIN_FILES else 64
     batches = [(tree, root, list(paths[i : i + size]), settings) for i in range(0, total, size)]
-    import multiprocessing
+    rows: list[FileRow] = []
+    chunks: list[pa.RecordBatch] = []
 
-    ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        for batch in pool.map(_parse_batch, batches):
-            out.extend(batch)
-            if progress is not None:
-                progress(len(out), total)
-    return out
+    def collect(result: tuple[list[FileRow], pa.RecordBatch]) -> None:
+        rows.extend(result[0])
+        chunks.append(result[1])
+        if progress is not None:
+            progress(len(rows), total)
+
+    if workers < 2 or total < PARALLEL_MIN_FILES:
+        for batch in batches:
+            collect(_parse_batch(batch))
+    else:
+        import multiprocessing
+
+        encoding()  # load the BPE ranks once, before the fork, instead of once per worker
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            for result in pool.map(_parse_batch, batches):
+                collect(result)
+    return rows, pa.Table.from_batches(chunks, schema=CHUNK_SCHEMA)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,61 +197,84 @@ def chunk_stage(
     previous = {r.path: r for r in read_file_rows(layout.file_table(tree.name))}
     current = {p: (size, mtime) for p, size, mtime in snap["files"]}
 
-    keep: list[FileRow] = []
+    rows_out: list[FileRow] = []
     to_parse: list[str] = []
     for path, (size, mtime) in current.items():
         prev = previous.get(path)
         if prev is not None and prev.status != "error" and prev.size == size and prev.mtime_ns == mtime:
-            keep.append(prev)
+            rows_out.append(prev)
         else:
             to_parse.append(path)
-    parsed = parse_files(tree.name, snap["root"], to_parse, settings, progress=progress)
+    parsed_rows, new_table = parse_files(tree.name, snap["root"], to_parse, settings, progress=progress)
 
-    new_rows: list[dict[str, Any]] = []
-    parsed_paths: list[str] = []  # files read and chunked anew this run
-    replaced: set[str] = set()  # files whose old chunks must go
-    rows_out = list(keep)
-    for item in parsed:
-        prev = previous.get(item.row.path)
-        rows_out.append(item.row)
-        if prev is not None and prev.status == item.row.status == "ok" and prev.sha256 == item.row.sha256:
-            continue  # touched but not changed: keep the old chunks, remember the new mtime
-        replaced.add(item.row.path)
-        if item.row.status == "ok":
-            parsed_paths.append(item.row.path)
-            new_rows.extend(item.chunks)
+    unchanged: set[str] = set()  # touched but identical: keep the old chunks, record the new mtime
+    parsed_paths: list[str] = []  # files chunked anew this run
+    for row in parsed_rows:
+        prev = previous.get(row.path)
+        if prev is not None and prev.status == row.status == "ok" and prev.sha256 == row.sha256:
+            unchanged.add(row.path)
+            row = FileRow(**{**_fields(row), "doc_hash": prev.doc_hash})
+        elif row.status == "ok":
+            parsed_paths.append(row.path)
+        rows_out.append(row)
     removed = tuple(sorted(set(previous) - set(current)))
-    replaced.update(removed)
+    replaced = {r.path for r in parsed_rows if r.path not in unchanged} | set(removed)
+    if unchanged:
+        new_table = new_table.filter(~pc.field("path").isin(sorted(unchanged)))
+    table = merge_sorted(_read_chunk_table(layout, tree.name), replaced, new_table)
+    write_chunk_table(layout.chunk_table(tree.name), table)
 
-    old_table = _read_chunk_table(layout, tree.name)
-    if replaced and old_table.num_rows:
-        old_table = old_table.filter(~pc.field("path").isin(sorted(replaced)))
-    table = pa.concat_tables([old_table, pa.Table.from_pylist(new_rows, schema=CHUNK_SCHEMA)])
-    table = table.sort_by("path")  # a stable sort: each document's rows stay in order
-    write_with(layout.chunk_table(tree.name), lambda tmp: pq.write_table(table, tmp, compression="zstd"))
-
-    skipped_walk = [
-        FileRow(tree.name, p, 0, 0, "", "error", why, (), 0) for p, why in snap.get("skipped", [])
-    ]
+    walk_errors = [FileRow(tree.name, p, 0, 0, "", "error", why, (), 0) for p, why in snap.get("skipped", [])]
     rows_out.sort(key=lambda r: r.path)
-    write_file_table(layout.file_table(tree.name), [*rows_out, *skipped_walk])
+    write_file_table(layout.file_table(tree.name), [*rows_out, *walk_errors])
     stats = ChunkStats(
         tree=tree.name,
-        parsed=tuple(sorted(parsed_paths)),
+        parsed=tuple(parsed_paths),
         reused=len(rows_out) - len(parsed_paths),
         removed=removed,
         files=sum(1 for r in rows_out if r.status == "ok"),
         chunks=table.num_rows,
-        skipped=sum(1 for r in rows_out if r.status != "ok") + len(skipped_walk),
+        skipped=sum(1 for r in rows_out if r.status != "ok") + len(walk_errors),
         problems=tuple(
-            f"{tree.name}:{item.row.path}: {why}"
-            for item in sorted(parsed, key=lambda i: i.row.path)
-            for why in ((item.row.error,) if item.row.error else item.row.warnings)
+            f"{tree.name}:{row.path}: {why}"
+            for row in parsed_rows
+            for why in ((row.error,) if row.error else row.warnings)
         )
-        + tuple(f"{tree.name}:{r.path}: {r.error}" for r in skipped_walk),
+        + tuple(f"{tree.name}:{r.path}: {r.error}" for r in walk_errors),
     )
     write_bytes(layout.stats(tree.name), orjson.dumps(stats, option=orjson.OPT_INDENT_2))
     return stats
+
+
+def _fields(row: FileRow) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in row.__dataclass_fields__}
+
+
+def merge_sorted(old: pa.Table, replaced: set[str], new: pa.Table) -> pa.Table:
+    """`old` minus the rows of `replaced` paths, plus `new`, in path order — by zero-copy slices.
+
+    Both tables are sorted by path with each path's rows contiguous, so a one-file edit costs a
+    few binary searches instead of a sort that copies every body.
+    """
+    if old.num_rows == 0:
+        return new
+    old_paths: list[str] = old.column("path").to_pylist()
+    new_paths: list[str] = new.column("path").to_pylist()
+    spans = ((bisect_left(old_paths, p), bisect_right(old_paths, p)) for p in replaced)
+    cuts = {a: b for a, b in spans if a < b}  # paths absent from `old` cut nothing
+    inserts: dict[int, list[tuple[int, int]]] = {}
+    i = 0
+    while i < len(new_paths):
+        j = bisect_right(new_paths, new_paths[i], lo=i)
+        inserts.setdefault(bisect_left(old_paths, new_paths[i]), []).append((i, j))
+        i = j
+    points = sorted({0, len(old_paths), *cuts, *cuts.values(), *inserts})
+    pieces: list[pa.Table] = []
+    for a, b in zip(points, [*points[1:], None], strict=True):
+        pieces += [new.slice(x, y - x) for x, y in inserts.get(a, [])]
+        if b is not None and cuts.get(a) != b and b > a:
+            pieces.append(old.slice(a, b - a))
+    return pa.concat_tables(pieces) if pieces else CHUNK_SCHEMA.empty_table()
 
 
 def _read_chunk_table(layout: Layout, tree: str) -> pa.Table:
@@ -243,38 +282,6 @@ def _read_chunk_table(layout: Layout, tree: str) -> pa.Table:
     if not path.exists():
         return CHUNK_SCHEMA.empty_table()
     return pq.read_table(path, schema=CHUNK_SCHEMA)
-
-
-def doc_hashes(table: pa.Table) -> dict[str, str]:
-    """doc id → a hash of everything the index stores for that document's chunks."""
-    cols = [
-        "doc_id",
-        "id",
-        "content_hash",
-        "parent_id",
-        "position",
-        "sibling_count",
-        "line_start",
-        "line_end",
-        "byte_start",
-        "byte_end",
-        "tokens",
-        "mtime_ns",
-    ]
-    data = table.select(cols).to_pydict()
-    hashes: dict[str, hashlib._Hash] = {}
-    for i, doc_id in enumerate(data["doc_id"]):
-        h = hashes.get(doc_id)
-        if h is None:
-            h = hashes[doc_id] = hashlib.sha256()
-        h.update("\x1f".join(str(data[c][i]) for c in cols[1:]).encode())
-    return {k: v.hexdigest() for k, v in hashes.items()}
-
-
-def iter_chunk_tables(layout: Layout, trees: Iterable[str]) -> Iterable[tuple[str, pa.Table]]:
-    """(tree, chunk table) for each tree that has one."""
-    for tree in trees:
-        yield tree, _read_chunk_table(layout, tree)
 
 
 def prune_tables(layout: Layout, trees: Iterable[str]) -> list[str]:

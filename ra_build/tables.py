@@ -7,6 +7,7 @@ in README.md ("Chunk tables").
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,8 +58,13 @@ FILE_SCHEMA = pa.schema(
         ("error", pa.string()),  # why it was skipped / what went wrong, else null
         ("warnings", pa.list_(pa.string())),
         ("chunks", pa.int32()),
+        ("doc_hash", pa.string()),  # hash of everything the index stores for this file's chunks
     ]
 )
+
+# Small row groups with statistics: the table is sorted by path (so by doc_id), and the
+# index stage reads only the row groups of changed documents.
+ROW_GROUP_SIZE = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,7 @@ class FileRow:
     error: str | None
     warnings: tuple[str, ...]
     chunks: int
+    doc_hash: str = ""
 
 
 def chunk_rows(doc: Document, mtime_ns: int) -> list[dict[str, Any]]:
@@ -109,10 +116,23 @@ def _chunk_row(c: Chunk, frontmatter: str | None, mtime_ns: int) -> dict[str, An
     }
 
 
-def write_chunk_table(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+def doc_hash(rows: Sequence[dict[str, Any]]) -> str:
+    """Hash of what the index stores for one document's chunks (mtime left out on purpose)."""
+    h = hashlib.sha256()
+    for r in rows:
+        h.update(
+            f"{r['id']}\x1f{r['content_hash']}\x1f{r['parent_id']}\x1f{r['position']}\x1f"
+            f"{r['sibling_count']}\x1f{r['line_start']}\x1f{r['line_end']}\x1f{r['byte_start']}\x1f"
+            f"{r['byte_end']}\x1f{r['tokens']}\x1e".encode()
+        )
+    return h.hexdigest()
+
+
+def write_chunk_table(path: Path, table: pa.Table) -> None:
     """Atomically write a chunk table."""
-    table = pa.Table.from_pylist(list(rows), schema=CHUNK_SCHEMA)
-    write_with(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+    write_with(
+        path, lambda tmp: pq.write_table(table, tmp, compression="zstd", row_group_size=ROW_GROUP_SIZE)
+    )
 
 
 def read_chunk_rows(path: Path) -> list[dict[str, Any]]:
@@ -136,6 +156,7 @@ def write_file_table(path: Path, rows: Iterable[FileRow]) -> None:
                 "error": r.error,
                 "warnings": list(r.warnings),
                 "chunks": r.chunks,
+                "doc_hash": r.doc_hash,
             }
             for r in rows
         ],
@@ -159,6 +180,7 @@ def read_file_rows(path: Path) -> list[FileRow]:
             error=r["error"],
             warnings=tuple(r["warnings"] or ()),
             chunks=r["chunks"],
+            doc_hash=r.get("doc_hash") or "",
         )
         for r in pq.read_table(path).to_pylist()
     ]
