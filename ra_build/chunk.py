@@ -17,21 +17,13 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ra_build.parse import (
-    NO_FRONTMATTER,
-    Frontmatter,
-    Heading,
-    find_headings,
-    line_count,
-    line_starts,
-    parse_frontmatter,
-)
+from ra_build.parse import NO_FRONTMATTER, Frontmatter, Heading, find_headings, parse_frontmatter
 from ra_query.tokens import count_tokens as _count_tokens
+from ra_query.tokens import encoding
 
 TitleSource = Literal["frontmatter", "h1", "filename", "heading"]
 Kind = Literal["markdown", "text"]
@@ -140,47 +132,6 @@ def content_hash(title: str, breadcrumb: Iterable[str], tags: Iterable[str], bod
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _byte_offsets(text: str, positions: list[int]) -> dict[int, int]:
-    """Map character offsets to UTF-8 byte offsets, encoding each stretch of text once."""
-    if text.isascii():
-        return {p: p for p in positions}
-    result: dict[int, int] = {}
-    previous = total = 0
-    for position in sorted(set(positions)):
-        total += len(text[previous:position].encode("utf-8", "surrogatepass"))
-        result[position] = total
-        previous = position
-    return result
-
-
-def _trim_body(text: str, start: int, end: int) -> tuple[str, int]:
-    """Return text[start:end] without its leading blank lines and trailing whitespace, and the
-    offset where that body starts."""
-    body = text[start:end].rstrip()
-    lead = len(body) - len(body.lstrip())
-    if not lead or not body:
-        return body, start
-    cut = max(body.rfind("\n", 0, lead), body.rfind("\r", 0, lead)) + 1
-    return (body[cut:], start + cut) if cut else (body, start)
-
-
-@dataclass(slots=True)
-class _Layout:
-    """The chunk tree before token counting: parallel lists with one entry per node, the
-    document node first. Ranges are character offsets into the text."""
-
-    levels: list[int]
-    titles: list[str]
-    slugs: list[str]
-    parents: list[int]  # index of the parent node; -1 for the document node
-    positions: list[int]
-    children: list[int]
-    breadcrumbs: list[tuple[str, ...]]
-    bodies: list[str]
-    range_starts: list[int]
-    range_ends: list[int]
-
-
 def chunk_document(
     tree: str,
     path: str,
@@ -205,7 +156,6 @@ def chunk_document(
     """
     if kind is None:
         kind = kind_for_path(path)
-    starts = line_starts(text)
     if kind == "markdown":
         front = parse_frontmatter(text)
         headings = find_headings(text, front.body_start, front.body_line)
@@ -213,55 +163,109 @@ def chunk_document(
         front = NO_FRONTMATTER
         headings = []
     title, title_source = _document_title(front, headings, path)
-    layout = _lay_out(text, starts, front.body_start, headings, title)
+    survivors = _survivors(text, headings)
+    parents, positions, children = _tree([headings[j].level for j in survivors])
 
+    counter: Callable[[str], int] = count_tokens
+    if count_tokens is _count_tokens:
+        # The same count without two Python wrappers per chunk.
+        encode = encoding().encode_ordinary
+
+        def count_fast(chunk_text: str) -> int:
+            return len(encode(chunk_text))
+
+        counter = count_fast
+
+    # Every range lies after the previous one, so line numbers and byte offsets are found by
+    # looking only at the text between consecutive positions: no line table, no full re-encode.
+    size_chars = len(text)
     is_ascii = text.isascii()
-    range_starts, range_ends = layout.range_starts, layout.range_ends
-    byte_of = {} if is_ascii else _byte_offsets(text, range_starts + range_ends)
-    last_line = max(1, line_count(text, starts))
-    doc_id = f"{tree}:{path}"
+    breaks = _line_breaks_counter(text)
+    last_line = max(1, breaks(0, size_chars) + (1 if text and text[-1] not in "\r\n" else 0))
+    line, line_at = 1, 0
+    byte, byte_at = 0, 0
     tags = front.tags
-    ids = [doc_id, *(f"{doc_id}#{slug}" for slug in layout.slugs[1:])]
-    parents, children, positions = layout.parents, layout.children, layout.positions
-    levels, slugs, titles = layout.levels, layout.slugs, layout.titles
-    breadcrumbs, bodies = layout.breadcrumbs, layout.bodies
+    doc_id = f"{tree}:{path}"
+    ids = [doc_id]
+    breadcrumbs: list[tuple[str, ...]] = [(title,)]
     chunks: list[Chunk] = []
-    for index in range(len(ids)):
-        start = range_starts[index]
-        end = range_ends[index]
-        line_start = bisect_right(starts, start)
-        line_end = bisect_right(starts, end - 1) if end > start else line_start
-        body = bodies[index]
-        parent = parents[index]
-        breadcrumb = breadcrumbs[index]
-        chunk_title = titles[index]
+    slug_of = Slugger().slug
+    head_starts = [h.start for h in headings]
+    head_starts.append(size_chars)
+
+    body, start = _trim_body(text, front.body_start, head_starts[0])
+    if not body:
+        start = min(front.body_start, size_chars)  # the first line after the frontmatter
+    end = start + len(body)
+    for node in range(len(survivors) + 1):
+        if node:
+            j = survivors[node - 1]
+            heading = headings[j]
+            parent = parents[node - 1]
+            chunk_title = heading.text
+            slug = slug_of(chunk_title)
+            chunk_id = f"{doc_id}#{slug}"
+            ids.append(chunk_id)
+            parent_id: str | None = ids[parent]
+            breadcrumb = (
+                breadcrumbs[parent]
+                if heading.level == 1 and chunk_title == title
+                else (*breadcrumbs[parent], chunk_title)
+            )
+            breadcrumbs.append(breadcrumb)
+            start = heading.start
+            body, body_start = _trim_body(text, heading.span_start, head_starts[j + 1])
+            # An empty body leaves the heading line alone in the range, minus its line break.
+            heading_end = start + len(text[start : heading.span_start].rstrip())
+            end = body_start + len(body) if body else heading_end
+            chunk_text = text[start:end]
+            level, position, siblings = heading.level, positions[node - 1], children[parent]
+            source: TitleSource = "heading"
+        else:
+            chunk_title, slug, chunk_id, parent_id = title, "", doc_id, None
+            breadcrumb, chunk_text = breadcrumbs[0], body
+            level, position, siblings, source = 0, 0, 1, title_source
+
+        line += breaks(line_at, start)
+        line_start = line
+        line_at = start
+        if end > start:
+            line += breaks(start, end - 1)
+            line_at = end - 1
+        if is_ascii:
+            byte_start, byte_end = start, end
+        else:
+            byte += len(text[byte_at:start].encode("utf-8", "surrogatepass"))
+            byte_start = byte
+            byte += len(chunk_text.encode("utf-8", "surrogatepass"))
+            byte_end, byte_at = byte, end
         chunks.append(
             Chunk(
-                ids[index],
+                chunk_id,
                 tree,
                 path,
                 doc_id,
-                ids[parent] if parent >= 0 else None,
-                levels[index],
-                positions[index],
-                children[parent] if parent >= 0 else 1,
-                slugs[index],
+                parent_id,
+                level,
+                position,
+                siblings,
+                slug,
                 chunk_title,
-                "heading" if index else title_source,
+                source,
                 breadcrumb,
                 tags,
                 body,
-                start if is_ascii else byte_of[start],
-                end if is_ascii else byte_of[end],
+                byte_start,
+                byte_end,
                 line_start if line_start < last_line else last_line,
-                line_end if line_end < last_line else last_line,
-                count_tokens(text[start:end] if index else body),
+                line if line < last_line else last_line,
+                counter(chunk_text),
                 content_hash(chunk_title, breadcrumb, tags, body),
             )
         )
 
     if size is None:
-        size = len(text) if is_ascii else len(text.encode("utf-8", "surrogatepass"))
+        size = size_chars if is_ascii else len(text.encode("utf-8", "surrogatepass"))
     return Document(
         tree=tree,
         path=path,
@@ -288,87 +292,83 @@ def _document_title(
     return file_stem(path), "filename"
 
 
-def _lay_out(
-    text: str, starts: list[int], markdown_start: int, headings: list[Heading], title: str
-) -> _Layout:
-    """Decide which headings survive, link them into a tree and place every body and range."""
-    size = len(text)
+def _survivors(text: str, headings: list[Heading]) -> list[int]:
+    """Indices of the headings that are kept: those with non-whitespace text in their span.
+
+    A heading's own stretch runs to the next heading line of any kind; text further on belongs
+    to its descendants. So a stretch holding text keeps every heading still open at that point,
+    and a heading whose span holds only empty subheadings is dropped with them.
+    """
     n = len(headings)
-    line_total = len(starts)
-    levels_in = [h.level for h in headings]
-    head_start = [starts[h.first_line] for h in headings]
-    head_start.append(size)  # so that head_start[j + 1] is where heading j's stretch ends
-    span_start = [starts[h.end_line] if h.end_line < line_total else size for h in headings]
-    # A heading's own stretch runs to the next heading line of any kind; further text belongs to
-    # its descendants. It survives when its stretch or a descendant's holds non-whitespace, so
-    # each stretch with text marks every heading still open at that point.
-    survives = [False] * n
-    has_text = [False] * n
+    keep = [False] * n
     open_stack: list[int] = []
     search = _NON_SPACE.search
-    for j in range(n):
-        level = levels_in[j]
-        while open_stack and levels_in[open_stack[-1]] >= level:
+    size = len(text)
+    for j, heading in enumerate(headings):
+        level = heading.level
+        while open_stack and headings[open_stack[-1]].level >= level:
             open_stack.pop()
         open_stack.append(j)
-        if search(text, span_start[j], head_start[j + 1]) is not None:
-            has_text[j] = True
+        stretch_end = headings[j + 1].start if j + 1 < n else size
+        if search(text, heading.span_start, stretch_end) is not None:
             for k in reversed(open_stack):
-                if survives[k]:
-                    break
-                survives[k] = True
+                if keep[k]:
+                    break  # everything below was kept by an earlier stretch
+                keep[k] = True
+    return [j for j in range(n) if keep[j]]
 
-    body, body_start = _trim_body(text, markdown_start, head_start[0])
-    if not body:
-        # An empty document body sits on the first line after the frontmatter.
-        body_start = min(markdown_start, size)
-    layout = _Layout(
-        levels=[0],
-        titles=[title],
-        slugs=[""],
-        parents=[-1],
-        positions=[0],
-        children=[0],
-        breadcrumbs=[(title,)],
-        bodies=[body],
-        range_starts=[body_start],
-        range_ends=[body_start + len(body)],
-    )
-    levels, children, breadcrumbs = layout.levels, layout.children, layout.breadcrumbs
-    slug = Slugger().slug
-    open_nodes: list[int] = []  # node indices of the surviving headings still open
-    for j in range(n):
-        if not survives[j]:
-            continue
-        level = levels_in[j]
-        while open_nodes and levels[open_nodes[-1]] >= level:
-            open_nodes.pop()
-        parent = open_nodes[-1] if open_nodes else 0
-        heading_text = headings[j].text
-        start = head_start[j]
-        if has_text[j]:
-            body, body_start = _trim_body(text, span_start[j], head_start[j + 1])
-            range_end = body_start + len(body)
-        else:
-            body = ""
-            range_end = start + len(text[start : span_start[j]].rstrip())
-        open_nodes.append(len(levels))
-        levels.append(level)
-        layout.titles.append(heading_text)
-        layout.slugs.append(slug(heading_text))
-        layout.parents.append(parent)
-        layout.positions.append(children[parent])
+
+def _tree(levels: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """Link headings (given by level, in order) into a tree under the document node 0.
+
+    Returns:
+        For each heading its parent node and its position among its siblings, and for each node
+        (document node first, heading k is node k + 1) its number of children.
+    """
+    parents = [0] * len(levels)
+    positions = [0] * len(levels)
+    children = [0] * (len(levels) + 1)
+    open_stack: list[int] = []
+    for k, level in enumerate(levels):
+        while open_stack and levels[open_stack[-1]] >= level:
+            open_stack.pop()
+        parent = open_stack[-1] + 1 if open_stack else 0
+        parents[k] = parent
+        positions[k] = children[parent]
         children[parent] += 1
-        children.append(0)
-        breadcrumbs.append(
-            breadcrumbs[parent]
-            if level == 1 and heading_text == title
-            else (*breadcrumbs[parent], heading_text)
+        open_stack.append(k)
+    return parents, positions, children
+
+
+def _trim_body(text: str, start: int, end: int) -> tuple[str, int]:
+    """Return text[start:end] without its leading blank lines and trailing whitespace, and the
+    offset where that body starts."""
+    body = text[start:end].rstrip()
+    lead = len(body) - len(body.lstrip())
+    if not lead or not body:
+        return body, start
+    cut = max(body.rfind("\n", 0, lead), body.rfind("\r", 0, lead)) + 1
+    return (body[cut:], start + cut) if cut else (body, start)
+
+
+def _line_breaks_counter(text: str) -> Callable[[int, int], int]:
+    """Return a function counting the line breaks in text[start:end] (`\r\n` counts once).
+
+    Callers never split a `\r\n` pair: every position they pass is a line start or a
+    non-whitespace character.
+    """
+    if "\r" not in text:
+        count = text.count
+        return lambda start, end: count("\n", start, end)
+
+    def breaks(start: int, end: int) -> int:
+        return (
+            text.count("\n", start, end)
+            + text.count("\r", start, end)
+            - text.count("\r\n", start, end)
         )
-        layout.bodies.append(body)
-        layout.range_starts.append(start)
-        layout.range_ends.append(range_end)
-    return layout
+
+    return breaks
 
 
 __all__ = [

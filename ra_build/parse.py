@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import html
+import logging
 import math
 import operator
 import re
@@ -21,18 +22,63 @@ from typing import Any, NamedTuple
 
 import yaml
 from markdown_it import MarkdownIt, rules_block
+from markdown_it.rules_block import StateBlock
+from markdown_it.token import Token
 
-# Block-level parsing only: the inline rule is the slow half of markdown-it and we only need
-# the raw text of each heading, which we clean up with a few regular expressions instead.
-_MD = MarkdownIt("commonmark")
-_MD.disable(["inline", "text_join"])
-# Try the ATX heading rule first instead of eighth: a line starting with `#` can match no other
-# block rule (the rule itself declines indented code), so the tokens are the same and every
-# heading line skips seven failing rules, about 8% of the parse on real documentation.
-_MD.block.ruler.before(
-    "code", "atx_heading", rules_block.heading, {"alt": ["paragraph", "reference", "blockquote"]}
-)
-_MD.disable("heading")
+
+def _block_parser(*, setext: bool) -> MarkdownIt:
+    """A CommonMark parser that stops after the block level, tuned for finding headings.
+
+    The inline rule is the slow half of markdown-it and we only need the raw text of each
+    heading, which `plain_text` cleans up. The ATX heading rule is tried first instead of
+    eighth: a line starting with `#` can match no other block rule (the rule itself declines
+    indented code), so the tokens are the same and every heading line skips seven failing rules.
+    """
+    parser = MarkdownIt("commonmark")
+    parser.disable(["inline", "text_join"])
+    parser.block.ruler.before(
+        "code", "atx_heading", rules_block.heading, {"alt": ["paragraph", "reference", "blockquote"]}
+    )
+    parser.disable(["heading"] if setext else ["heading", "lheading"])
+    return parser
+
+
+_MD = _block_parser(setext=True)
+# The setext rule runs before every paragraph and reads it to its end looking for an underline,
+# so each paragraph is read twice. Without a line that could be an underline (only `=` or only
+# `-` after indentation and `>` markers) it can never match and skipping it changes no token:
+# 99% of the PowerShell documentation corpus has no such line.
+_MD_NO_SETEXT = _block_parser(setext=False)
+_UNDERLINE_FIRST = re.compile(r"[ \t>]*(?:=+|-+)[ \t]*(?:\n|\Z)")
+_UNDERLINE_LATER = re.compile(r"\n[ \t>]*(?:=+|-+)[ \t]*(?:\n|\Z)")
+
+
+def _may_have_setext(source: str) -> bool:
+    """Whether some line of `source` (line breaks normalized to `\\n`) could be a setext
+    underline."""
+    return bool(_UNDERLINE_FIRST.match(source) or _UNDERLINE_LATER.search(source))
+
+
+def _silence_rule_debug_logs() -> None:
+    """Make markdown-it's per-rule `LOGGER.debug(...)` calls free.
+
+    Every block rule logs its entry at DEBUG level: about seven million calls for 90 MB of
+    documentation, 4% of the build's parse time, for records nobody asks for. Loggers that are
+    already enabled for DEBUG when ra starts are left alone.
+    """
+    for name in ("parser_block", *(f"rules_block.{rule}" for rule in _BLOCK_RULE_MODULES)):
+        logger = logging.getLogger(f"markdown_it.{name}")
+        if not logger.isEnabledFor(logging.DEBUG):
+            setattr(logger, "debug", _ignore)  # noqa: B010 - an instance attribute, on purpose
+
+
+def _ignore(*_args: object, **_kwargs: object) -> None:
+    return None
+
+
+_BLOCK_RULE_MODULES = ("blockquote", "code", "fence", "heading", "hr", "html_block")
+_BLOCK_RULE_MODULES += ("lheading", "list", "paragraph", "reference")
+_silence_rule_debug_logs()
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -75,13 +121,16 @@ class Heading(NamedTuple):
     """A top-level CommonMark heading: its level, plain text and 0-based line range.
 
     `first_line` is the heading's first line; `end_line` is the line after its last one (a
-    setext heading spans its text lines and the underline).
+    setext heading spans its text lines and the underline). `start` is the character offset of
+    the first line, `span_start` that of the line after the heading (or the end of the text).
     """
 
     level: int
     text: str
     first_line: int
     end_line: int
+    start: int
+    span_start: int
 
 
 def decode(data: bytes) -> tuple[str, bool]:
@@ -157,7 +206,7 @@ def _count_lines(text: str, end: int) -> int:
 def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
     """Parse the YAML of a frontmatter block into a JSON-safe mapping, or return a warning."""
     try:
-        value: Any = yaml.load(raw, Loader=_Loader)  # noqa: S506 - a safe loader
+        value: Any = yaml.load(raw, Loader=_Loader)
         if value is None:
             return {}, None
         if not isinstance(value, dict):
@@ -271,7 +320,21 @@ def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Headin
     source = text[start:] if start else text
     if not source:
         return []
-    tokens = _MD.parse(source)
+    # What `MarkdownIt.parse` does, minus the core chain: we keep the block state because its
+    # line-start table saves us computing our own.
+    has_cr = "\r" in source
+    normalized = _NEWLINE.sub("\n", source) if has_cr else source
+    if "\0" in normalized:
+        normalized = normalized.replace("\0", "\ufffd")  # same length: offsets are unchanged
+    parser = _MD if _may_have_setext(normalized) else _MD_NO_SETEXT
+    tokens: list[Token] = []
+    state = StateBlock(normalized, parser, {}, tokens)
+    parser.block.tokenize(state, state.line, state.lineMax)
+    # Normalizing `\r\n` to `\n` shifts offsets, so CR files use their own line table.
+    marks = line_starts(source) if has_cr else state.bMarks
+    mark_count = len(marks)
+    size = len(source)
+
     # Find the heading tokens with C-level scans; Python only touches the headings themselves.
     types = list(map(_token_type, tokens))
     headings: list[Heading] = []
@@ -291,6 +354,8 @@ def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Headin
                 plain_text(tokens[index + 1].content),
                 first + first_line,
                 end + first_line,
+                start + marks[first],
+                start + (marks[end] if end < mark_count else size),
             )
         )
 
@@ -308,8 +373,12 @@ _HTML_TAG = re.compile(r"<!--.*?-->|</?([A-Za-z][A-Za-z0-9\-]*)(?:\s[^<>]*)?/?>"
 # Only real HTML elements are removed: `Result<T>` is a type, not a tag, and GitHub shows it
 # as text (its slug is `resultt`).
 _HTML_ELEMENTS = frozenset(
-    "a abbr b bdi bdo big br cite code data del details dfn div em font i img ins kbd mark p q "
-    "rp rt ruby s samp small span strike strong sub summary sup time tt u var wbr".split()
+    (
+        *("a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "details"),
+        *("dfn", "div", "em", "font", "i", "img", "ins", "kbd", "mark", "p", "q", "rp", "rt"),
+        *("ruby", "s", "samp", "small", "span", "strike", "strong", "sub", "summary", "sup"),
+        *("time", "tt", "u", "var", "wbr"),
+    )
 )
 # Emphasis markers: `*` runs touching text on at least one side; `_` runs that are not
 # intraword (CommonMark never treats `my_function_name` as emphasis).

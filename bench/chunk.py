@@ -1,0 +1,112 @@
+"""Benchmark: decode + chunk_document (token counts included) over a real corpus, one core.
+
+    .venv/bin/python bench/chunk.py [--tarball PATH | --dir DIR] [--limit N] [--profile]
+
+Files are read into memory first (I/O is not timed), the process is pinned to one CPU, and the
+figures are appended to bench/results/chunk.txt. The floor is 5 MB/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime as dt
+import os
+import platform
+import pstats
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from ra_build.chunk import chunk_document  # noqa: E402
+from ra_build.parse import decode  # noqa: E402
+from ra_query.tokens import count_tokens  # noqa: E402
+
+DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
+RESULTS = REPO / "bench" / "results" / "chunk.txt"
+SUFFIXES = (".md", ".markdown", ".txt")
+FLOOR_MB_S = 5.0
+
+
+def read_corpus(root: Path, limit: int | None) -> list[tuple[str, bytes]]:
+    """Read every markdown/text file under `root` as (relative path, bytes), sorted by path."""
+    files = sorted(
+        p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
+    )
+    if limit is not None:
+        files = files[:limit]
+    return [(p.relative_to(root).as_posix(), p.read_bytes()) for p in files]
+
+
+def run(corpus: list[tuple[str, bytes]]) -> tuple[float, float, int]:
+    """Decode and chunk every file; return (wall seconds, CPU seconds, number of chunks).
+
+    Both clocks are reported because the benchmark machine may be shared: CPU time is what this
+    process spent on its one core, wall time includes waiting for it.
+    """
+    chunks = 0
+    wall, cpu = time.perf_counter(), time.process_time()
+    for path, data in corpus:
+        text, _ = decode(data)
+        chunks += len(chunk_document("bench", path, text, size=len(data)).chunks)
+    return time.perf_counter() - wall, time.process_time() - cpu, chunks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tarball", type=Path, default=DEFAULT_TARBALL)
+    parser.add_argument("--dir", type=Path, help="use an already unpacked corpus")
+    parser.add_argument("--limit", type=int, help="only the first N files (sorted by path)")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile summary")
+    parser.add_argument("--no-record", action="store_true", help="do not write the results")
+    args = parser.parse_args()
+
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    count_tokens("warm up the encoding")  # loading cl100k is not part of the figure
+
+    with tempfile.TemporaryDirectory(prefix="ra-bench-") as scratch:
+        if args.dir is not None:
+            root, source = args.dir, str(args.dir)
+        else:
+            with tarfile.open(args.tarball) as archive:
+                archive.extractall(scratch, filter="data")
+            root, source = Path(scratch), str(args.tarball)
+        corpus = read_corpus(root, args.limit)
+
+    total_bytes = sum(len(data) for _, data in corpus)
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        seconds, cpu_seconds, chunks = run(corpus)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+    else:
+        seconds, cpu_seconds, chunks = run(corpus)
+
+    mb = total_bytes / 1e6
+    mb_s = mb / seconds
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    report = (
+        f"{dt.datetime.now().astimezone().isoformat(timespec='seconds')}  "
+        f"corpus={Path(source).name} files={len(corpus)} MB={mb:.1f} seconds={seconds:.2f} "
+        f"MB/s={mb_s:.2f} files/s={len(corpus) / seconds:.0f} chunks={chunks} "
+        f"cpu_seconds={cpu_seconds:.2f} cpu_MB/s={mb / cpu_seconds:.2f} load1={load:.2f} "
+        f"python={platform.python_version()} machine={platform.machine()} "
+        f"nproc={os.cpu_count()} cores_used=1 floor={FLOOR_MB_S} MB/s "
+        f"{'OK' if mb_s >= FLOOR_MB_S else 'BELOW FLOOR'}"
+    )
+    print(report)
+    if not args.no_record and not args.profile:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        with RESULTS.open("a", encoding="utf-8") as out:
+            out.write(report + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""Property tests for the chunker: generated markdown never breaks the chunk tree invariants."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from ra_build.chunk import Chunk, Document, chunk_document
+from ra_build.parse import find_headings, line_count, line_starts, parse_frontmatter
+
+SETTINGS = settings(max_examples=200, deadline=None)
+
+words = st.text(
+    alphabet=st.sampled_from("abcxyzÄéß日本 _-*`!?<>#:1"), min_size=1, max_size=12
+).map(lambda s: s.strip() or "w")
+
+
+@st.composite
+def blocks(draw: st.DrawFn) -> str:
+    kind = draw(
+        st.sampled_from(["atx", "setext", "paragraph", "fence", "blank", "indented", "list"])
+    )
+    if kind == "atx":
+        return f"{'#' * draw(st.integers(1, 6))} {draw(words)}"
+    if kind == "setext":
+        return f"{draw(words)}\n{draw(st.sampled_from(['===', '---', '=']))}"
+    if kind == "paragraph":
+        return " ".join(draw(st.lists(words, min_size=1, max_size=5)))
+    if kind == "fence":
+        inner = draw(st.lists(st.sampled_from(["# fake", "## also fake", "x = 1", ""]), max_size=3))
+        return "\n".join(["```", *inner, "```"])
+    if kind == "indented":
+        return "\n    # indented code\n"
+    if kind == "list":
+        return f"- {draw(words)}\n- # {draw(words)}"
+    return ""
+
+
+@st.composite
+def markdown(draw: st.DrawFn) -> str:
+    parts = draw(st.lists(blocks(), max_size=14))
+    text = "\n".join(parts)
+    if draw(st.booleans()):
+        front = draw(st.sampled_from(["title: T\ntags: [a, '#b']", "tags: a b", "bad: [", ""]))
+        text = f"---\n{front}\n---\n{text}"
+    if draw(st.booleans()):
+        text += "\n"
+    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    return text.replace("\n", newline)
+
+
+def heading_line_numbers(text: str) -> set[int]:
+    """The 1-based numbers of every line that belongs to a heading (setext: text and underline)."""
+    front = parse_frontmatter(text)
+    return {
+        number + 1
+        for heading in find_headings(text, front.body_start, front.body_line)
+        for number in range(heading.first_line, heading.end_line)
+    }
+
+
+def body_line_numbers(text: str, chunk: Chunk) -> set[int]:
+    """The 1-based numbers of the lines a chunk's body occupies in the text."""
+    if not chunk.body:
+        return set()
+    starts = line_starts(text)
+    end = len(text.encode("utf-8")[: chunk.byte_end].decode("utf-8"))
+    start = end - len(chunk.body)
+    return set(range(bisect_right(starts, start), bisect_right(starts, end - 1) + 1))
+
+
+def check_tree(doc: Document, text: str) -> None:
+    by_id = {chunk.id: chunk for chunk in doc.chunks}
+    assert len(by_id) == len(doc.chunks)
+    last_line = max(1, line_count(text, line_starts(text)))
+    size = len(text.encode("utf-8", "surrogatepass"))
+    children: dict[str, list[int]] = {}
+    for chunk in doc.chunks:
+        assert 1 <= chunk.line_start <= chunk.line_end <= last_line
+        assert 0 <= chunk.byte_start <= chunk.byte_end <= size
+        if chunk.parent_id is None:
+            assert chunk.depth == 0
+            assert chunk is doc.chunks[0]
+            assert (chunk.position, chunk.sibling_count) == (0, 1)
+        else:
+            parent = by_id[chunk.parent_id]
+            assert parent.depth < chunk.depth
+            children.setdefault(chunk.parent_id, []).append(chunk.position)
+    for chunk in doc.chunks:
+        positions = children.get(chunk.parent_id or "", [])
+        if chunk.parent_id is not None:
+            assert positions == list(range(len(positions)))
+            assert chunk.sibling_count == len(positions)
+
+
+@SETTINGS
+@given(markdown())
+def test_ids_are_unique_and_identical_across_runs(text: str) -> None:
+    first = chunk_document("t", "doc.md", text)
+    second = chunk_document("t", "doc.md", text)
+    ids = [chunk.id for chunk in first.chunks]
+    assert len(set(ids)) == len(ids)
+    assert ids == [chunk.id for chunk in second.chunks]
+    assert first == second
+
+
+@SETTINGS
+@given(markdown())
+def test_the_tree_is_well_formed(text: str) -> None:
+    check_tree(chunk_document("t", "doc.md", text), text)
+
+
+@SETTINGS
+@given(markdown())
+def test_bodies_contain_no_heading_line(text: str) -> None:
+    doc = chunk_document("t", "doc.md", text, count_tokens=len)
+    headings = heading_line_numbers(text)
+    for chunk in doc.chunks:
+        assert not body_line_numbers(text, chunk) & headings
+
+
+@SETTINGS
+@given(markdown())
+def test_byte_ranges_slice_the_heading_line_and_end_with_the_body(text: str) -> None:
+    data = text.encode("utf-8")
+    for chunk in chunk_document("t", "doc.md", text, count_tokens=len).chunks:
+        sliced = data[chunk.byte_start : chunk.byte_end].decode("utf-8")
+        assert sliced.endswith(chunk.body)
+        assert chunk.tokens == len(sliced)
+
+
+@SETTINGS
+@given(st.text())
+def test_arbitrary_text_never_raises(text: str) -> None:
+    doc = chunk_document("t", "any.md", text)
+    check_tree(doc, text)
+
+
+@SETTINGS
+@given(st.text(alphabet=st.sampled_from("-.#=\n\r `~>*:[]{}&ab \t")))
+def test_markdown_punctuation_soup_never_raises(text: str) -> None:
+    check_tree(chunk_document("t", "soup.md", text, count_tokens=len), text)
+
+
+REFERENCE = MarkdownIt("commonmark")
+
+
+@SETTINGS
+@given(st.one_of(markdown(), st.text(alphabet=st.sampled_from("-=#>` \n\tab*1."))))
+def test_headings_are_exactly_the_top_level_headings_of_stock_markdown_it(text: str) -> None:
+    front = parse_frontmatter(text)
+    found = [
+        (h.level, h.first_line, h.end_line)
+        for h in find_headings(text, front.body_start, front.body_line)
+    ]
+    tokens = REFERENCE.parse(text[front.body_start :])
+    expected = [
+        (int(t.tag[1]), t.map[0] + front.body_line, t.map[1] + front.body_line)
+        for t in tokens
+        if t.type == "heading_open" and t.level == 0 and t.map is not None
+    ]
+    assert found == expected

@@ -1,0 +1,305 @@
+"""Tests for ra_build.parse: decoding, frontmatter, headings and heading text."""
+
+from __future__ import annotations
+
+from ra_build.parse import (
+    decode,
+    find_headings,
+    frontmatter_title,
+    line_count,
+    line_starts,
+    normalize_tags,
+    parse_frontmatter,
+    plain_text,
+)
+
+# --- decode -------------------------------------------------------------------------------------
+
+
+def test_decode_returns_valid_utf8_unchanged_and_not_replaced() -> None:
+    assert decode("héllo".encode()) == ("héllo", False)
+
+
+def test_decode_strips_a_utf8_bom() -> None:
+    assert decode(b"\xef\xbb\xbf# Title\n") == ("# Title\n", False)
+
+
+def test_decode_flags_invalid_utf8_and_uses_replacement_characters() -> None:
+    text, replaced = decode(b"caf\xe9 ok")
+    assert replaced is True
+    assert text == "caf\ufffd ok"
+
+
+# --- lines --------------------------------------------------------------------------------------
+
+
+def test_line_starts_treat_crlf_cr_and_lf_as_line_breaks() -> None:
+    assert line_starts("a\r\nb\rc\nd") == [0, 3, 5, 7]
+
+
+def test_line_count_does_not_count_an_empty_last_line() -> None:
+    assert line_count("a\nb\n", line_starts("a\nb\n")) == 2
+    assert line_count("a\nb", line_starts("a\nb")) == 2
+    assert line_count("", line_starts("")) == 0
+
+
+# --- frontmatter --------------------------------------------------------------------------------
+
+
+def test_frontmatter_is_parsed_and_the_markdown_starts_after_its_closing_line() -> None:
+    text = "---\ntitle: Guide\nweight: 3\n---\n# Heading\n"
+    front = parse_frontmatter(text)
+    assert front.data == {"title": "Guide", "weight": 3}
+    assert front.title == "Guide"
+    assert text[front.body_start :] == "# Heading\n"
+    assert front.body_line == 4
+    assert front.warnings == ()
+
+
+def test_frontmatter_may_be_closed_by_three_dots() -> None:
+    front = parse_frontmatter("---\na: 1\n...\nbody\n")
+    assert front.data == {"a": 1}
+
+
+def test_frontmatter_markers_may_have_trailing_spaces() -> None:
+    front = parse_frontmatter("---  \na: 1\n---\t\nbody\n")
+    assert front.data == {"a": 1}
+
+
+def test_an_unclosed_frontmatter_block_is_not_frontmatter() -> None:
+    front = parse_frontmatter("---\ntitle: x\n\n# Heading\n")
+    assert front.body_start == 0
+    assert front.data == {}
+    assert front.warnings == ()
+
+
+def test_a_block_that_does_not_start_on_the_first_line_is_not_frontmatter() -> None:
+    assert parse_frontmatter("\n---\na: 1\n---\n").body_start == 0
+
+
+def test_a_closing_line_must_be_exactly_three_dashes() -> None:
+    assert parse_frontmatter("---\na: 1\n----\nb\n").body_start == 0
+
+
+def test_an_empty_frontmatter_block_is_removed_without_a_warning() -> None:
+    front = parse_frontmatter("---\n---\nbody")
+    assert front.body_start == len("---\n---\n")
+    assert front.data == {}
+    assert front.warnings == ()
+
+
+def test_crlf_frontmatter_is_recognised() -> None:
+    text = "---\r\ntitle: T\r\n---\r\nbody\r\n"
+    front = parse_frontmatter(text)
+    assert front.title == "T"
+    assert text[front.body_start :] == "body\r\n"
+    assert front.body_line == 3
+
+
+def test_malformed_yaml_gives_a_warning_with_its_line_and_no_data() -> None:
+    front = parse_frontmatter("---\ntitle: ok\ntags: [a, b\n---\nbody\n")
+    assert front.data == {}
+    assert front.title is None
+    (warning,) = front.warnings
+    assert warning.startswith("line ")
+    assert "malformed YAML frontmatter" in warning
+    assert warning.endswith("fix the YAML or remove the block")
+    assert "\n" not in warning
+
+
+def test_malformed_yaml_is_still_removed_from_the_markdown() -> None:
+    text = "---\n: : :\n  - [\n---\nbody\n"
+    front = parse_frontmatter(text)
+    assert front.warnings
+    assert text[front.body_start :] == "body\n"
+
+
+def test_yaml_that_is_not_a_mapping_gives_a_warning() -> None:
+    front = parse_frontmatter("---\n- a\n- b\n---\nbody\n")
+    assert front.data == {}
+    assert "expected a mapping" in front.warnings[0]
+
+
+def test_an_impossible_date_gives_a_warning_instead_of_an_exception() -> None:
+    front = parse_frontmatter("---\ndate: 2023-02-30\n---\n")
+    assert front.data == {}
+    assert "malformed YAML frontmatter" in front.warnings[0]
+
+
+def test_recursive_yaml_anchors_give_a_warning_instead_of_an_exception() -> None:
+    front = parse_frontmatter("---\na: &x [*x]\n---\n")
+    assert front.data == {}
+    assert front.warnings
+
+
+def test_frontmatter_values_are_made_json_safe() -> None:
+    text = (
+        "---\n"
+        "date: 2024-01-02\n"
+        "when: 2024-01-02 03:04:05\n"
+        "big: 123456789012345678901234567890\n"
+        "nan: .nan\n"
+        "1: one\n"
+        "nested: {list: [1, 2.5, true, null]}\n"
+        "---\n"
+    )
+    data = parse_frontmatter(text).data
+    assert data == {
+        "date": "2024-01-02",
+        "when": "2024-01-02T03:04:05",
+        "big": "123456789012345678901234567890",
+        "nan": "nan",
+        "1": "one",
+        "nested": {"list": [1, 2.5, True, None]},
+    }
+
+
+def test_frontmatter_keeps_keys_in_their_written_order() -> None:
+    data = parse_frontmatter("---\nz: 1\na: 2\nm: 3\n---\n").data
+    assert list(data) == ["z", "a", "m"]
+
+
+def test_frontmatter_title_must_be_a_non_empty_scalar() -> None:
+    assert frontmatter_title("  Spaced   out  ") == "Spaced out"
+    assert frontmatter_title(1984) == "1984"
+    assert frontmatter_title("") is None
+    assert frontmatter_title(["a"]) is None
+    assert frontmatter_title(True) is None
+    assert frontmatter_title(None) is None
+
+
+# --- tags ---------------------------------------------------------------------------------------
+
+
+def test_tags_given_as_a_list_are_kept_in_order() -> None:
+    assert normalize_tags(["rust", "errors", "patterns"]) == ("rust", "errors", "patterns")
+
+
+def test_tags_given_as_a_string_are_split_on_commas_and_whitespace() -> None:
+    assert normalize_tags("rust, errors  patterns,cli") == ("rust", "errors", "patterns", "cli")
+
+
+def test_obsidian_hash_tags_lose_the_hash_and_nested_tags_stay_whole() -> None:
+    assert normalize_tags("#rust #rust/errors") == ("rust", "rust/errors")
+    assert normalize_tags(["#a", "b/c"]) == ("a", "b/c")
+
+
+def test_tags_are_deduplicated_and_empty_ones_dropped() -> None:
+    assert normalize_tags(["a", "#a", "", "  ", None, "#", "b", "a"]) == ("a", "b")
+
+
+def test_non_string_tags_are_converted_to_strings() -> None:
+    assert normalize_tags([2024, 1.5]) == ("2024", "1.5")
+    assert normalize_tags(7) == ("7",)
+
+
+def test_a_mapping_is_not_a_tag_list() -> None:
+    assert normalize_tags({"a": 1}) == ()
+
+
+def test_frontmatter_tags_are_normalized() -> None:
+    front = parse_frontmatter("---\ntags: [intro, '#setup', intro]\n---\n")
+    assert front.tags == ("intro", "setup")
+    assert front.data["tags"] == ["intro", "#setup", "intro"]
+
+
+# --- headings -----------------------------------------------------------------------------------
+
+
+def test_atx_and_setext_headings_are_found_with_their_levels_and_lines() -> None:
+    text = "# One\n\nText\n\nTwo\n===\n\nThree\n---\n\n#### Four ####\n"
+    found = [(h.level, h.text, h.first_line, h.end_line) for h in find_headings(text)]
+    assert found == [(1, "One", 0, 1), (1, "Two", 4, 6), (2, "Three", 7, 9), (4, "Four", 10, 11)]
+
+
+def test_a_multi_line_setext_heading_spans_all_its_lines() -> None:
+    (heading,) = find_headings("First line\nsecond line\n===\n")
+    assert (heading.text, heading.first_line, heading.end_line) == (
+        "First line second line",
+        0,
+        3,
+    )
+
+
+def test_a_heading_inside_a_fenced_code_block_is_not_a_heading() -> None:
+    text = "```bash\n# a shell comment\n```\n~~~\n## also code\n~~~\n"
+    assert find_headings(text) == []
+
+
+def test_a_heading_inside_an_indented_code_block_is_not_a_heading() -> None:
+    assert find_headings("Para\n\n    # indented code\n") == []
+
+
+def test_headings_inside_block_quotes_and_lists_are_not_section_headings() -> None:
+    assert find_headings("> # quoted\n\n- # in a list\n") == []
+
+
+def test_a_heading_inside_an_html_block_is_not_a_heading() -> None:
+    assert find_headings("<div>\n# not a heading\n</div>\n") == []
+
+
+def test_heading_lines_are_shifted_by_the_first_line_of_the_markdown() -> None:
+    text = "---\na: 1\n---\n# Title\n"
+    front = parse_frontmatter(text)
+    (heading,) = find_headings(text, front.body_start, front.body_line)
+    assert heading.first_line == 3
+    assert text.splitlines()[heading.first_line] == "# Title"
+
+
+def test_crlf_headings_get_the_same_line_numbers_as_lf() -> None:
+    lf = "intro\n\nSetext\n---\n\n# Atx\n"
+    crlf = lf.replace("\n", "\r\n")
+    assert [h[:4] for h in find_headings(lf)] == [h[:4] for h in find_headings(crlf)]
+
+
+def test_heading_offsets_point_at_the_heading_line_and_the_line_after_it() -> None:
+    for newline in ("\n", "\r\n", "\r"):
+        text = "---\nt: 1\n---\nintro\n\nSetext\n---\n\n# Atx\nbody".replace("\n", newline)
+        front = parse_frontmatter(text)
+        setext, atx = find_headings(text, front.body_start, front.body_line)
+        assert text[setext.start : setext.span_start] == f"Setext{newline}---{newline}"
+        assert text[atx.start : atx.span_start] == f"# Atx{newline}"
+
+
+def test_a_heading_on_the_last_line_spans_to_the_end_of_the_text() -> None:
+    (heading,) = find_headings("x\n\n# End")
+    assert (heading.start, heading.span_start) == (3, 8)
+
+
+# --- heading text -------------------------------------------------------------------------------
+
+
+def test_plain_text_keeps_code_span_content() -> None:
+    assert plain_text("The `Result<T>` type") == "The Result<T> type"
+    assert plain_text("``a ` b``") == "a ` b"
+
+
+def test_plain_text_keeps_link_and_image_text() -> None:
+    assert plain_text("See [the guide](http://x.y/a_b) and ![logo](l.png)") == (
+        "See the guide and logo"
+    )
+    assert plain_text("[ref link][ref]") == "ref link"
+
+
+def test_plain_text_keeps_autolink_urls() -> None:
+    assert plain_text("Visit <https://example.com/a_b_c>") == "Visit https://example.com/a_b_c"
+
+
+def test_plain_text_drops_html_tags_but_keeps_generic_types() -> None:
+    assert plain_text("Fast <em>and</em> safe<br/>") == "Fast and safe"
+    assert plain_text("The Result<T> Type!") == "The Result<T> Type!"
+
+
+def test_plain_text_drops_emphasis_markers() -> None:
+    assert plain_text("**Bold** and *em* and __strong__ and _em_") == (
+        "Bold and em and strong and em"
+    )
+
+
+def test_plain_text_keeps_intraword_underscores_and_lone_stars() -> None:
+    assert plain_text("my_function_name") == "my_function_name"
+    assert plain_text("2 * 3") == "2 * 3"
+
+
+def test_plain_text_unescapes_backslash_escapes_and_entities() -> None:
+    assert plain_text(r"\*not emphasis\* \# &amp; &copy;") == "*not emphasis* # & ©"
