@@ -24,7 +24,7 @@ import tantivy
 from ra_build.atomic import write_bytes
 from ra_build.layout import Layout
 from ra_build.stages import prune_tables
-from ra_build.tables import read_file_rows
+from ra_build.tables import read_file_rows, shard_of
 from ra_query.schema import SCHEMA_VERSION, build_schema, register_analyzer
 
 WRITER_HEAP = 256 * 1024 * 1024
@@ -126,18 +126,22 @@ BATCH_ROWS = 8192
 def _changed_batches(layout: Layout, tree: str, docs: set[str] | None) -> Iterator[pa.RecordBatch]:
     """The chunk rows of `docs` (all rows when None), a bounded batch at a time.
 
-    The table is sorted by doc_id in small row groups, so the filter lets Parquet skip the
-    row groups of unchanged documents.
+    Only the shards that hold those documents are read, and within a shard (sorted by doc_id,
+    small row groups) the filter lets Parquet skip the row groups of unchanged documents.
     """
-    path = layout.chunk_table(tree)
-    if not path.exists():
-        return
     if docs is None:
-        source = pq.ParquetFile(path)
-        yield from source.iter_batches(batch_size=BATCH_ROWS, columns=_COLUMNS)
+        for shard in layout.chunk_shards(tree):
+            yield from pq.ParquetFile(shard).iter_batches(batch_size=BATCH_ROWS, columns=_COLUMNS)
         return
-    table = pq.read_table(path, columns=_COLUMNS, filters=pc.field("doc_id").isin(sorted(docs)))
-    yield from table.to_batches(max_chunksize=BATCH_ROWS)
+    by_shard: dict[int, list[str]] = {}
+    for doc_id in docs:
+        if doc_id.startswith(f"{tree}:"):
+            by_shard.setdefault(shard_of(doc_id[len(tree) + 1 :]), []).append(doc_id)
+    for shard, ids in sorted(by_shard.items()):
+        path = layout.chunk_shard(tree, shard)
+        if path.exists():
+            table = pq.read_table(path, columns=_COLUMNS, filters=pc.field("doc_id").isin(sorted(ids)))
+            yield from table.to_batches(max_chunksize=BATCH_ROWS)
 
 
 def _documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantivy.Document]:

@@ -18,8 +18,16 @@ class Layout:
     def chunks_dir(self) -> Path:
         return self.root / CHUNKS_DIR
 
-    def chunk_table(self, tree: str) -> Path:
-        return self.chunks_dir / f"{tree}.parquet"
+    def chunk_dir(self, tree: str) -> Path:
+        """The chunk table of `tree`: a directory of Parquet shards (a pyarrow dataset)."""
+        return self.chunks_dir / tree
+
+    def chunk_shard(self, tree: str, shard: int) -> Path:
+        return self.chunk_dir(tree) / f"part-{shard:02d}.parquet"
+
+    def chunk_shards(self, tree: str) -> list[Path]:
+        directory = self.chunk_dir(tree)
+        return sorted(directory.glob("part-*.parquet")) if directory.is_dir() else []
 
     def file_table(self, tree: str) -> Path:
         return self.chunks_dir / f"{tree}.files.parquet"

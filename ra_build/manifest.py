@@ -39,6 +39,34 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def _checksums(layout: Layout) -> dict[str, str]:
+    """sha256 of every published file, re-hashing only files whose size or mtime changed.
+
+    tantivy segment files never change once written, so after an edit only the new segment,
+    meta.json and the rewritten tables are read again. The cache is a dot-file, unpublished.
+    """
+    cache_path = layout.root / ".checksums.json"
+    try:
+        cache: dict[str, list[Any]] = orjson.loads(cache_path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        cache = {}
+    fresh: dict[str, list[Any]] = {}
+    for path in sorted(layout.root.rglob("*")):
+        rel = path.relative_to(layout.root).as_posix()
+        if path.name in _UNLISTED or any(part.startswith(".") for part in rel.split("/")):
+            continue
+        if not path.is_file():
+            continue
+        st = path.stat()
+        known = cache.get(rel)
+        if known is not None and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+            fresh[rel] = known
+        else:
+            fresh[rel] = [st.st_size, st.st_mtime_ns, _sha256(path)]
+    write_bytes(cache_path, orjson.dumps(fresh))
+    return {rel: entry[2] for rel, entry in fresh.items()}
+
+
 def manifest_stage(layout: Layout, trees: list[str], config_hash: str, stemmer: str) -> dict[str, Any]:
     """Concatenate the file tables and write manifest.json atomically; return the manifest."""
     concat_file_tables([layout.file_table(t) for t in trees], layout.files_table)
@@ -51,14 +79,7 @@ def manifest_stage(layout: Layout, trees: list[str], config_hash: str, stemmer: 
             "chunks": sum(r.chunks for r in rows),
             "skipped": sum(1 for r in rows if r.status != "ok"),
         }
-    checksums = {
-        p.relative_to(layout.root).as_posix(): _sha256(p)
-        for p in sorted(layout.root.rglob("*"))
-        if p.is_file()
-        and p.name not in _UNLISTED
-        and not p.name.startswith(".")
-        and not p.relative_to(layout.root).as_posix().startswith("index.")
-    }
+    checksums = _checksums(layout)
     manifest: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
         "schema_version": SCHEMA_VERSION,

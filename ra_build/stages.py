@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -19,7 +20,6 @@ from typing import Any
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from ra_build.atomic import write_bytes, write_if_changed
 from ra_build.chunk import chunk_document
@@ -29,10 +29,13 @@ from ra_build.layout import Layout
 from ra_build.parse import decode
 from ra_build.tables import (
     CHUNK_SCHEMA,
+    SHARDS,
     FileRow,
     chunk_rows,
     doc_hash,
+    read_chunk_table,
     read_file_rows,
+    shard_of,
     write_chunk_table,
     write_file_table,
 )
@@ -221,8 +224,7 @@ def chunk_stage(
     replaced = {r.path for r in parsed_rows if r.path not in unchanged} | set(removed)
     if unchanged:
         new_table = new_table.filter(~pc.field("path").isin(sorted(unchanged)))
-    table = merge_sorted(_read_chunk_table(layout, tree.name), replaced, new_table)
-    write_chunk_table(layout.chunk_table(tree.name), table)
+    _write_shards(layout, tree.name, replaced, new_table)
 
     walk_errors = [FileRow(tree.name, p, 0, 0, "", "error", why, (), 0) for p, why in snap.get("skipped", [])]
     rows_out.sort(key=lambda r: r.path)
@@ -233,7 +235,7 @@ def chunk_stage(
         reused=len(rows_out) - len(parsed_paths),
         removed=removed,
         files=sum(1 for r in rows_out if r.status == "ok"),
-        chunks=table.num_rows,
+        chunks=sum(r.chunks for r in rows_out if r.status == "ok"),
         skipped=sum(1 for r in rows_out if r.status != "ok") + len(walk_errors),
         problems=tuple(
             f"{tree.name}:{row.path}: {why}"
@@ -277,11 +279,19 @@ def merge_sorted(old: pa.Table, replaced: set[str], new: pa.Table) -> pa.Table:
     return pa.concat_tables(pieces) if pieces else CHUNK_SCHEMA.empty_table()
 
 
-def _read_chunk_table(layout: Layout, tree: str) -> pa.Table:
-    path = layout.chunk_table(tree)
-    if not path.exists():
-        return CHUNK_SCHEMA.empty_table()
-    return pq.read_table(path, schema=CHUNK_SCHEMA)
+def _write_shards(layout: Layout, tree: str, replaced: set[str], new: pa.Table) -> None:
+    """Apply the replaced paths and new rows to the shards they fall in; leave the rest alone."""
+    buckets: dict[int, list[int]] = {}
+    for i, path in enumerate(new.column("path").to_pylist()):
+        buckets.setdefault(shard_of(path), []).append(i)
+    first = not layout.chunk_dir(tree).exists()
+    affected = set(range(SHARDS)) if first else {shard_of(p) for p in replaced} | set(buckets)
+    for shard in sorted(affected):
+        rows = buckets.get(shard, [])
+        part = new.take(pa.array(rows, type=pa.int64())) if rows else CHUNK_SCHEMA.empty_table()
+        target = layout.chunk_shard(tree, shard)
+        old = read_chunk_table([target])
+        write_chunk_table(target, merge_sorted(old, {p for p in replaced if shard_of(p) == shard}, part))
 
 
 def prune_tables(layout: Layout, trees: Iterable[str]) -> list[str]:
@@ -292,6 +302,9 @@ def prune_tables(layout: Layout, trees: Iterable[str]) -> list[str]:
         for path in layout.chunks_dir.iterdir():
             tree = path.name.split(".", 1)[0]
             if tree not in keep and not path.name.startswith("."):
-                path.unlink(missing_ok=True)
+                if path.is_dir():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink(missing_ok=True)
                 gone.add(tree)
     return sorted(gone)

@@ -15,7 +15,7 @@ import orjson
 from ra_build.config import Config
 from ra_build.discover import discover_tree
 from ra_build.layout import Layout
-from ra_build.tables import read_chunk_rows, read_file_rows
+from ra_build.tables import read_chunk_table, read_file_rows
 from ra_build.tasks import config_hash
 
 IndexState = Literal["current", "stale", "config changed", "missing"]
@@ -169,7 +169,7 @@ def ls_lines(
         return [f"{t.name}\t{t.scope}\t{t.files} files\t{t.chunks} chunks\t{t.path}" for t in st.trees]
     lines: list[str] = []
     for tree in config.trees:
-        rows = read_chunk_rows(layout.chunk_table(tree))
+        rows = read_chunk_table(layout.chunk_shards(tree)).to_pylist()
         for row in rows:
             if what == "docs" and row["depth"] != 0:
                 continue

@@ -8,6 +8,7 @@ in README.md ("Chunk tables").
 from __future__ import annotations
 
 import hashlib
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,9 +63,17 @@ FILE_SCHEMA = pa.schema(
     ]
 )
 
-# Small row groups with statistics: the table is sorted by path (so by doc_id), and the
+# Small row groups with statistics: each shard is sorted by path (so by doc_id), and the
 # index stage reads only the row groups of changed documents.
 ROW_GROUP_SIZE = 4096
+# A tree's chunk table is split by a stable hash of the path into this many shards, so an
+# edit rewrites one shard, not the whole table. Changing it changes CHUNKER_VERSION too.
+SHARDS = 16
+
+
+def shard_of(path: str) -> int:
+    """The shard that holds the chunks of the file at `path`."""
+    return zlib.crc32(path.encode("utf-8")) % SHARDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,11 +144,12 @@ def write_chunk_table(path: Path, table: pa.Table) -> None:
     )
 
 
-def read_chunk_rows(path: Path) -> list[dict[str, Any]]:
-    """All rows of a chunk table, or [] when it does not exist yet."""
-    if not path.exists():
-        return []
-    return pq.read_table(path).to_pylist()
+def read_chunk_table(shards: Sequence[Path]) -> pa.Table:
+    """The shards of one chunk table as one table in path order (empty when there are none)."""
+    tables = [pq.read_table(p, schema=CHUNK_SCHEMA) for p in shards if p.exists()]
+    if not tables:
+        return CHUNK_SCHEMA.empty_table()
+    return pa.concat_tables(tables).sort_by("path") if len(tables) > 1 else tables[0]
 
 
 def write_file_table(path: Path, rows: Iterable[FileRow]) -> None:
@@ -169,20 +179,11 @@ def read_file_rows(path: Path) -> list[FileRow]:
     """All rows of a file table, or [] when it does not exist yet."""
     if not path.exists():
         return []
+    cols = pq.read_table(path).to_pydict()
+    names = [f.name for f in FILE_SCHEMA]
     return [
-        FileRow(
-            tree=r["tree"],
-            path=r["path"],
-            size=r["size"],
-            mtime_ns=r["mtime_ns"],
-            sha256=r["sha256"],
-            status=r["status"],
-            error=r["error"],
-            warnings=tuple(r["warnings"] or ()),
-            chunks=r["chunks"],
-            doc_hash=r.get("doc_hash") or "",
-        )
-        for r in pq.read_table(path).to_pylist()
+        FileRow(*values[:7], tuple(values[7] or ()), values[8], values[9] or "")
+        for values in zip(*(cols.get(n, [None] * len(cols["path"])) for n in names), strict=True)
     ]
 
 

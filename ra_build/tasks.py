@@ -34,7 +34,7 @@ from ra_query.errors import BusyError, ConfigError
 from ra_query.schema import SCHEMA_VERSION
 
 # bumped when chunking output changes for the same input and settings
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: chunk tables sharded by path
 
 
 def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
@@ -122,7 +122,7 @@ def make_tasks(
                 "name": tree.name,
                 "actions": [_call(chunk_stage, tree, layout, chunk_settings, file_progress)],
                 "file_dep": [str(layout.snapshot(tree.name))],
-                "targets": [str(layout.chunk_table(tree.name)), str(layout.file_table(tree.name))],
+                "targets": [str(layout.file_table(tree.name)), str(layout.stats(tree.name))],
                 "uptodate": [config_changed(tree_settings(tree, config))],
                 "verbosity": 0,
             }
@@ -131,7 +131,8 @@ def make_tasks(
         """Replace changed documents' chunks in the tantivy index and commit."""
         return {
             "actions": [_call(index_stage, layout, names, config.search.stemmer)],
-            "file_dep": [str(layout.chunk_table(n)) for n in names],
+            # the file tables carry each document's hash: they change whenever chunks do
+            "file_dep": [str(layout.file_table(n)) for n in names],
             "targets": [str(layout.index_state), str(layout.index_dir / "meta.json")],
             "uptodate": [config_changed(index_settings(config))],
             "verbosity": 0,

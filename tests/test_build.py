@@ -58,7 +58,7 @@ def test_editing_one_file_reparses_only_that_file(kb: Path, home: Path) -> None:
 
 def test_chunk_table_reads_with_pandas_and_has_every_chunk(kb: Path, home: Path) -> None:
     build(kb, home)
-    frame = pd.read_parquet(kb / ".ra" / "chunks" / "docs.parquet")
+    frame = pd.read_parquet(kb / ".ra" / "chunks" / "docs")  # a directory of shards
     assert set(frame["path"]) == {"guides/errors.md", "guides/testing.md", "notes/pool.txt"}
     errors = frame[frame["path"] == "guides/errors.md"].sort_values("line_start")
     assert list(errors["id"]) == [

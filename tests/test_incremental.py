@@ -139,7 +139,7 @@ def test_removing_a_tree_from_the_config_removes_its_chunks(kb: Path, home: Path
     (kb / ".ra.toml").write_text('root = true\n[tree.docs]\npath = "guides"\n', encoding="utf-8")
     build(kb, home)
     assert not any(i.startswith("notes:") for i in index_ids(kb))
-    assert not (kb / ".ra" / "chunks" / "notes.parquet").exists()
+    assert not (kb / ".ra" / "chunks" / "notes").exists()
 
 
 def test_artifacts_are_relocatable(kb: Path, home: Path, tmp_path: Path) -> None:
@@ -183,3 +183,18 @@ def test_a_users_own_dodo_py_builds_their_knowledge_base_with_the_readme_recipe(
     )
     assert done.returncode == 0, done.stderr
     assert (kb / "artifacts" / "manifest.json").exists()
+
+
+def test_editing_a_file_rewrites_only_the_shard_that_holds_it(kb: Path, home: Path) -> None:
+    from ra_build.layout import Layout
+    from ra_build.tables import shard_of
+
+    build(kb, home)
+    layout = Layout(kb / ".ra")
+    before = {p.name: p.stat().st_mtime_ns for p in layout.chunk_shards("docs")}
+    (kb / "notes" / "pool.txt").write_text("The pool has nine connections.\n", encoding="utf-8")
+    build(kb, home)
+    after = {p.name: p.stat().st_mtime_ns for p in layout.chunk_shards("docs")}
+    assert [name for name in sorted(after) if after[name] != before[name]] == [
+        f"part-{shard_of('notes/pool.txt'):02d}.parquet"
+    ]
