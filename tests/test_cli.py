@@ -144,3 +144,13 @@ def test_update_draws_a_progress_bar_on_a_terminal_and_not_when_piped(
     (tmp_path / "doc0.md").write_text("# Doc 0\n\nchanged\n", encoding="utf-8")
     piped = ra("update")
     assert piped.err == ""
+
+
+def test_every_command_in_ra_help_is_documented_in_the_readme(ra: RaFn) -> None:
+    import re
+
+    helped = ra("--help").out
+    commands = re.findall(r"^│ (\w+) ", helped, flags=re.MULTILINE)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert {"init", "config", "update", "status", "ls", "check", "search", "inspect"} <= set(commands)
+    assert [c for c in commands if f"`ra {c}" not in readme] == []
