@@ -108,3 +108,24 @@ def test_ra_status_prints_trees_and_index_state(ra: Callable[..., Run], kb: Path
     ra("update", cwd=kb)
     out = ra("status", cwd=kb).out
     assert "docs (local)" in out and "3 files, 10 chunks" in out and "Index: current" in out
+
+
+def test_check_warns_about_chunks_over_max_chunk_size(tmp_path: Path, home: Path) -> None:
+    (tmp_path / ".ra.toml").write_text(
+        'root = true\n[settings]\nmax_chunk_size = 100\n[tree.t]\npath = "."\n', encoding="utf-8"
+    )
+    (tmp_path / "big.md").write_text("# Big\n\n" + "word " * 50 + "\n", encoding="utf-8")
+    config = load_config(tmp_path, home)
+    run_build(config, tmp_path / ".ra")
+    findings = [f.render() for f in check(config, tmp_path / ".ra")]
+    assert "warning: t:big.md: chunk t:big.md#big is 249 characters (max_chunk_size 100)" in findings
+
+
+def test_artifacts_go_where_ra_artifacts_or_the_flag_says(
+    ra: Callable[..., Run], kb: Path, tmp_path: Path
+) -> None:
+    env_dir, flag_dir = tmp_path / "from-env", tmp_path / "from-flag"
+    assert ra("update", cwd=kb, env={"RA_ARTIFACTS": str(env_dir)}).code == 0
+    assert ra("update", "--artifacts", str(flag_dir), cwd=kb, env={"RA_ARTIFACTS": str(env_dir)}).code == 0
+    assert (env_dir / "manifest.json").exists() and (flag_dir / "manifest.json").exists()
+    assert not (kb / ".ra").exists()
