@@ -4,6 +4,7 @@
     ├── ConfigError              a .ra.toml that cannot be read, parsed or validated
     ├── InputError               a file or argument given on the command line is unusable
     ├── NotFoundError            exit 1: an id, document or tree that does not exist
+    ├── QuerySyntaxError         exit 1: a search query that breaks the query language
     ├── ArtifactError            index artifacts missing, unreadable or of an unknown format
     └── BusyError                exit 3: another `ra update` holds the build lock
 
@@ -39,6 +40,33 @@ class NotFoundError(RaError):
     """A chunk id, document id or tree name that is not in the index."""
 
     exit_code = 1
+
+
+class QuerySyntaxError(RaError):
+    """A search query that breaks ra's query language; knows where, and shows it with a caret."""
+
+    exit_code = 1
+
+    def __init__(self, query: str, column: int, what: str, hint: str) -> None:
+        # the message counts columns from 1 for people; `column` stays 0-based for code
+        super().__init__(f"query syntax error at column {column + 1}: {what} — {hint}")
+        self.query = query
+        self.column = column
+        self.what = what
+        self.hint = hint
+
+    def caret(self, width: int = 80) -> str:
+        """Two lines: the query (a window of `width` around the error if longer) and a `^` under it."""
+        shown = "".join(c if c == "\t" or c.isprintable() else " " for c in self.query)
+        column = self.column
+        if len(shown) > width:
+            start = max(0, min(column - width // 2, len(shown) - width))
+            end = start + width
+            prefix = "…" if start > 0 else ""
+            shown = prefix + shown[start:end] + ("…" if end < len(shown) else "")
+            column = column - start + len(prefix)
+        pad = "".join("\t" if c == "\t" else " " for c in shown[:column])
+        return f"{shown}\n{pad}^"
 
 
 class ArtifactError(RaError):
