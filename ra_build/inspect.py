@@ -76,10 +76,7 @@ def _value(value: Any) -> str:
     if isinstance(value, str):
         return _quote(value)
     if isinstance(value, list) and all(not isinstance(item, dict | list) for item in value):
-        items = [
-            item if isinstance(item, str) and _BARE.fullmatch(item) else _json(item)
-            for item in value
-        ]
+        items = [item if isinstance(item, str) and _BARE.fullmatch(item) else _json(item) for item in value]
         return f"[{', '.join(items)}]"
     return _json(value)
 

@@ -1,0 +1,296 @@
+"""Benchmark: `ra update` end to end on a real corpus — full build, no-change and one-file updates.
+
+    .venv/bin/python bench/build.py [--dir DIR | --tarball PATH] [--repeat N] [--keep] [--no-record]
+
+Everything happens in a fresh temp directory: the corpus is copied (``--dir``) or unpacked
+(``--tarball``) into it, so the source is never touched; a project directory gets a ``.ra.toml``
+(``root = true``, one tree ``ps``) and artifacts go to ``<project>/.ra``; HOME is an empty temp
+directory, so no global config leaks in. Each run is the venv's real ``ra`` executable in a
+subprocess:
+
+1. full build — wall time, MB/s (markdown bytes of the corpus / wall seconds), peak RSS;
+2. no-change update, run immediately after — wall time;
+3. one-file edit — a line appended to one file of the copy, then ``ra update`` — wall time and
+   the summary line ``ra update`` printed.
+
+Peak RSS is ``ru_maxrss`` from ``os.wait4`` on the ``ra`` process: the largest resident set of
+that process *or any descendant it reaped* (the chunk stage's fork-pool workers), i.e. the max
+RSS of any single process in the tree — the same figure ``/usr/bin/time -v`` reports. During the
+full build a sampler also sums VmRSS over the live process tree every 0.1 s (an upper bound on
+memory in use at once: fork workers share copy-on-write pages, which the sum double counts).
+
+The figures are printed against the floors (full build ≥ 4 MB/s, peak RSS ≤ 1.5 GB, no-change
+update ≤ 1 s, one-file update ≤ 2 s) and appended to bench/results/build.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
+RESULTS = REPO / "bench" / "results" / "build.txt"
+TREE = "ps"
+
+FLOOR_MB_S = 4.0
+FLOOR_RSS_MB = 1536.0  # 1.5 GB (MiB-based, as ru_maxrss is in KiB)
+FLOOR_NOCHANGE_S = 1.0
+FLOOR_ONEFILE_S = 2.0
+
+
+@dataclass
+class Run:
+    """One `ra update` subprocess: what it took and what it printed."""
+
+    label: str
+    seconds: float
+    maxrss_mb: float  # ru_maxrss of the process or any reaped descendant
+    returncode: int
+    stdout: str
+    stderr: str
+    tree_rss_mb: float | None = None  # sampled sum over the live process tree
+    samples: list[float] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        lines = self.stdout.strip().splitlines()
+        return lines[-1] if lines else ""
+
+
+def ra_executable() -> Path:
+    """The `ra` console script of the interpreter running this benchmark (the repo's venv)."""
+    for candidate in (Path(sys.executable).parent / "ra", REPO / ".venv" / "bin" / "ra"):
+        if candidate.exists():
+            return candidate
+    raise SystemExit("no `ra` executable beside the interpreter — run with .venv/bin/python")
+
+
+def _descendants(pid: int) -> list[int]:
+    """pid and every live descendant (via /proc/<pid>/task/*/children)."""
+    out, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", encoding="utf-8") as fh:
+                    stack.extend(int(c) for c in fh.read().split())
+        except OSError:
+            continue
+    return out
+
+
+def _vmrss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class TreeSampler(threading.Thread):
+    """Sum VmRSS over a process tree every `interval` seconds until stopped."""
+
+    def __init__(self, pid: int, interval: float = 0.1) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.interval = pid, interval
+        self.peak_kb = 0
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.interval):
+            self.peak_kb = max(self.peak_kb, sum(_vmrss_kb(p) for p in _descendants(self.pid)))
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        self.join()
+
+
+def ra_update(label: str, project: Path, home: Path, *, sample: bool = False) -> Run:
+    """Run `ra update` in `project` as a real subprocess; wall time and peak RSS via wait4."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RA_")}
+    env["HOME"] = str(home)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [str(ra_executable()), "update"], cwd=project, env=env, stdout=out, stderr=err
+        )
+        sampler = TreeSampler(proc.pid) if sample else None
+        if sampler is not None:
+            sampler.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)  # so Popen does not wait again
+        if sampler is not None:
+            sampler.stop()
+        out.seek(0)
+        err.seek(0)
+        run = Run(
+            label=label,
+            seconds=seconds,
+            maxrss_mb=usage.ru_maxrss / 1024,
+            returncode=proc.returncode,
+            stdout=out.read().decode("utf-8", "replace"),
+            stderr=err.read().decode("utf-8", "replace"),
+            tree_rss_mb=sampler.peak_kb / 1024 if sampler is not None else None,
+        )
+    if run.returncode != 0:
+        raise SystemExit(f"{label}: ra update exited {run.returncode}\n{run.stdout}{run.stderr}")
+    return run
+
+
+def markdown_files(root: Path) -> list[Path]:
+    """Every .md file under `root`, sorted (dot directories included: they are corpus bytes)."""
+    return sorted(p for p in root.rglob("*.md") if p.is_file())
+
+
+def git_head() -> str:
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        return sha + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--tarball", type=Path, default=DEFAULT_TARBALL)
+    parser.add_argument("--dir", type=Path, help="an already unpacked corpus (copied, never modified)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="no-change / one-file runs (the first is the figure)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temp directory and print its path")
+    parser.add_argument("--no-record", action="store_true", help="do not append to bench/results/build.txt")
+    args = parser.parse_args()
+
+    load_before = os.getloadavg()[0]  # other work on the machine skews every figure
+    if load_before > 0.5:
+        print(f"warning: load average {load_before:.2f} before start — figures will be pessimistic")
+    scratch = Path(tempfile.mkdtemp(prefix="ra-bench-build-"))
+    try:
+        corpus, project, home = scratch / "corpus", scratch / "project", scratch / "home"
+        project.mkdir()
+        home.mkdir()
+        if args.dir is not None:
+            shutil.copytree(args.dir, corpus, symlinks=True)
+            source = str(args.dir)
+        else:
+            corpus.mkdir()
+            with tarfile.open(args.tarball) as archive:
+                archive.extractall(corpus, filter="data")
+            source = str(args.tarball)
+        (project / ".ra.toml").write_text(
+            f'root = true\n\n[tree.{TREE}]\npath = "{corpus}"\n', encoding="utf-8"
+        )
+        files = markdown_files(corpus)
+        md_bytes = sum(p.stat().st_size for p in files)
+        print(f"corpus {source}: {len(files):,} .md files, {md_bytes / 1e6:.1f} MB (copy in {corpus})")
+
+        full = ra_update("full", project, home, sample=True)
+        print(f"full build      {full.seconds:7.2f} s  {full.summary}")
+        nochange = [ra_update("no-change", project, home) for _ in range(max(1, args.repeat))]
+        print(f"no-change       {nochange[0].seconds:7.2f} s  {nochange[0].summary}")
+
+        edited = files[len(files) // 2]
+        onefile: list[Run] = []
+        for i in range(max(1, args.repeat)):
+            with edited.open("a", encoding="utf-8") as fh:
+                fh.write(f"\nA line appended by bench/build.py (edit {i + 1}).\n")
+            onefile.append(ra_update("one-file", project, home))
+        print(f"one-file edit   {onefile[0].seconds:7.2f} s  {onefile[0].summary}")
+        print(f"  edited: {edited.relative_to(corpus).as_posix()}")
+
+        mb_s = md_bytes / 1e6 / full.seconds
+        peak = max(r.maxrss_mb for r in [full, *nochange, *onefile])
+        rows = [
+            (
+                "full build throughput",
+                f"{mb_s:.2f} MB/s ({full.seconds:.2f} s)",
+                f">= {FLOOR_MB_S} MB/s",
+                mb_s >= FLOOR_MB_S,
+            ),
+            ("peak RSS, one process", f"{peak:.0f} MB", f"<= {FLOOR_RSS_MB:.0f} MB", peak <= FLOOR_RSS_MB),
+            (
+                "no-change update",
+                f"{nochange[0].seconds:.2f} s",
+                f"<= {FLOOR_NOCHANGE_S} s",
+                nochange[0].seconds <= FLOOR_NOCHANGE_S,
+            ),
+            (
+                "one-file update",
+                f"{onefile[0].seconds:.2f} s",
+                f"<= {FLOOR_ONEFILE_S} s",
+                onefile[0].seconds <= FLOOR_ONEFILE_S,
+            ),
+        ]
+        print()
+        print(f"{'figure':<24}{'measured':<26}{'floor':<16}verdict")
+        for name, value, floor, ok in rows:
+            print(f"{name:<24}{value:<26}{floor:<16}{verdict(ok)}")
+        print(
+            f"(peak RSS: ru_maxrss via os.wait4 = max over the ra process and its reaped fork workers; "
+            f"sampled sum over the live tree during the full build: {full.tree_rss_mb or 0:.0f} MB)"
+        )
+        if args.repeat > 1:
+            print(
+                f"repeats: no-change {[round(r.seconds, 2) for r in nochange]} "
+                f"one-file {[round(r.seconds, 2) for r in onefile]}"
+            )
+
+        report = (
+            f"{dt.datetime.now().astimezone().isoformat(timespec='seconds')}  "
+            f"corpus={Path(source).name} files={len(files)} MB={md_bytes / 1e6:.1f} "
+            f"full_s={full.seconds:.2f} MB/s={mb_s:.2f} peak_rss_MB={peak:.0f} "
+            f"tree_rss_sum_MB={full.tree_rss_mb or 0:.0f} "
+            f"nochange_s={nochange[0].seconds:.2f} "
+            f"(median {statistics.median(r.seconds for r in nochange):.2f} of {len(nochange)}) "
+            f"onefile_s={onefile[0].seconds:.2f} "
+            f"(median {statistics.median(r.seconds for r in onefile):.2f} of {len(onefile)}) "
+            f'onefile_summary="{onefile[0].summary.split(" → ")[0]}" '
+            f"rss_method=wait4.ru_maxrss load1_before={load_before:.2f} "
+            f"python={platform.python_version()} nproc={os.cpu_count()} git={git_head()} "
+            + " ".join(f"{name.split()[0]}={verdict(ok)}" for name, _, _, ok in rows)
+        )
+        if not args.no_record:
+            RESULTS.parent.mkdir(parents=True, exist_ok=True)
+            with RESULTS.open("a", encoding="utf-8") as out:
+                out.write(report + "\n")
+            print(f"appended to {RESULTS.relative_to(REPO)}")
+    finally:
+        if args.keep:
+            print(f"kept {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
