@@ -96,9 +96,7 @@ def slugify(text: str) -> str:
     if lowered.isascii():
         kept = _SLUG_DROP_ASCII.sub("", lowered)
     else:
-        kept = "".join(
-            c for c in lowered if c.isalnum() or c in "_- " or unicodedata.category(c)[0] == "M"
-        )
+        kept = "".join(c for c in lowered if c.isalnum() or c in "_- " or unicodedata.category(c)[0] == "M")
     return kept.replace(" ", "-")
 
 
@@ -280,9 +278,7 @@ def chunk_document(
     )
 
 
-def _document_title(
-    front: Frontmatter, headings: list[Heading], path: str
-) -> tuple[str, TitleSource]:
+def _document_title(front: Frontmatter, headings: list[Heading], path: str) -> tuple[str, TitleSource]:
     """Frontmatter title, else the first h1 with text, else the file name (DECISIONS 5)."""
     if front.title:
         return front.title, "frontmatter"
@@ -362,11 +358,7 @@ def _line_breaks_counter(text: str) -> Callable[[int, int], int]:
         return lambda start, end: count("\n", start, end)
 
     def breaks(start: int, end: int) -> int:
-        return (
-            text.count("\n", start, end)
-            + text.count("\r", start, end)
-            - text.count("\r\n", start, end)
-        )
+        return text.count("\n", start, end) + text.count("\r", start, end) - text.count("\r\n", start, end)
 
     return breaks
 

@@ -227,9 +227,7 @@ def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
 
 def _yaml_warning(line: int, problem: str) -> str:
     problem = " ".join(problem.split())
-    return (
-        f"line {line}: malformed YAML frontmatter: {problem} — fix the YAML or remove the block"
-    )
+    return f"line {line}: malformed YAML frontmatter: {problem} — fix the YAML or remove the block"
 
 
 def _json_safe(value: Any, depth: int, counter: list[int]) -> Any:
@@ -248,9 +246,7 @@ def _json_safe(value: Any, depth: int, counter: list[int]) -> Any:
     if isinstance(value, bytes):
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, dict):
-        return {
-            _json_key(key): _json_safe(item, depth + 1, counter) for key, item in value.items()
-        }
+        return {_json_key(key): _json_safe(item, depth + 1, counter) for key, item in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [_json_safe(item, depth + 1, counter) for item in value]
     return str(value)
@@ -290,8 +286,10 @@ def normalize_tags(value: Any) -> tuple[str, ...]:
     """
     if value is None or isinstance(value, dict):
         return ()
-    items: list[Any] = _TAG_SPLIT.split(value) if isinstance(value, str) else (
-        list(value) if isinstance(value, list) else [value]
+    items: list[Any] = (
+        _TAG_SPLIT.split(value)
+        if isinstance(value, str)
+        else (list(value) if isinstance(value, list) else [value])
     )
     seen: dict[str, None] = {}
     for item in items:
@@ -457,4 +455,3 @@ __all__ = [
     "parse_frontmatter",
     "plain_text",
 ]
-
