@@ -82,7 +82,7 @@ def config_cmd(
     json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Show the effective merged configuration and where each tree came from."""
-    from ra_build.config import config_to_dict, render_config
+    from ra_build.config_render import config_to_dict, render_config
 
     config = _load_config(require_paths=False)
     if json:

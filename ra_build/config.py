@@ -8,14 +8,13 @@ tree; `[context.patterns]` merge by glob (nearest wins); `[[context.rules]]` con
 
 Every problem is reported with the file and line it comes from: a wrong type or a bad value
 raises `ConfigError` (exit 2), an unknown key becomes a warning string in `Config.warnings`.
-tomllib reports no positions for a valid document, so `_LineIndex` finds the lines itself.
+tomllib reports no positions for a valid document, so `LineIndex` finds the lines itself.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
-import json
 import math
 import re
 import tomllib
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ra_build.toml_lines import LineIndex, Loc, toml_str
 from ra_query.errors import ConfigError
 
 CONFIG_NAME = ".ra.toml"
@@ -37,8 +37,6 @@ STEMMERS = frozenset(
 )  # fmt: skip
 TREE_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _DOC_ID = re.compile(r"[A-Za-z0-9_-]+:.+")
-
-Loc = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -123,7 +121,7 @@ class Config:
 
 
 @dataclass(frozen=True)
-class _Key:
+class Key:
     section: str
     name: str
     kind: type
@@ -151,34 +149,34 @@ def _positive(v: Any) -> str | None:
 def _stemmer(v: Any) -> str | None:
     if v.lower() in STEMMERS:
         return None
-    return f"{_toml_str(v)} is not supported — use one of: {', '.join(sorted(STEMMERS))}"
+    return f"{toml_str(v)} is not supported — use one of: {', '.join(sorted(STEMMERS))}"
 
 
-_KEYS: tuple[_Key, ...] = (
-    _Key("settings", "default_limit", int, "default_limit", _at_least(1)),
-    _Key("settings", "local_boost", float, "local_boost", _positive),
-    _Key("settings", "max_chunk_size", int, "max_chunk_size", _at_least(1)),
-    _Key("settings", "min_chunk_size", int, "min_chunk_size", _at_least(0)),
-    _Key("settings", "max_file_size", int, "max_file_size", _at_least(1)),
-    _Key("settings", "chunk_at_headings", bool, ""),
-    _Key("search", "stemmer", str, "stemmer", _stemmer),
-    _Key("search", "fuzzy_distance", int, "fuzzy_distance", _between(0, 2)),
-    _Key("search", "candidate_limit", int, "candidate_limit", _at_least(1)),
-    _Key("search", "cutoff_ratio", float, "cutoff_ratio", _between(0, 1)),
-    _Key("search", "aggregation_threshold", float, "aggregation_threshold", _between(0, 1)),
-    _Key("search.boost", "title", float, "boost_title", _positive),
-    _Key("search.boost", "tags", float, "boost_tags", _positive),
-    _Key("search.boost", "path", float, "boost_path", _positive),
-    _Key("search.boost", "body", float, "boost_body", _positive),
-    _Key("context", "limit", int, "limit", _at_least(1)),
-    _Key("context", "terms", int, "terms", _at_least(1)),
-    _Key("context", "min_term_frequency", int, "min_term_frequency", _at_least(1)),
-    _Key("context", "min_word_length", int, "min_word_length", _at_least(1)),
-    _Key("context", "max_word_length", int, "max_word_length", _at_least(1)),
-    _Key("context", "sample_size", int, "sample_size", _at_least(1)),
+KEYS: tuple[Key, ...] = (
+    Key("settings", "default_limit", int, "default_limit", _at_least(1)),
+    Key("settings", "local_boost", float, "local_boost", _positive),
+    Key("settings", "max_chunk_size", int, "max_chunk_size", _at_least(1)),
+    Key("settings", "min_chunk_size", int, "min_chunk_size", _at_least(0)),
+    Key("settings", "max_file_size", int, "max_file_size", _at_least(1)),
+    Key("settings", "chunk_at_headings", bool, ""),
+    Key("search", "stemmer", str, "stemmer", _stemmer),
+    Key("search", "fuzzy_distance", int, "fuzzy_distance", _between(0, 2)),
+    Key("search", "candidate_limit", int, "candidate_limit", _at_least(1)),
+    Key("search", "cutoff_ratio", float, "cutoff_ratio", _between(0, 1)),
+    Key("search", "aggregation_threshold", float, "aggregation_threshold", _between(0, 1)),
+    Key("search.boost", "title", float, "boost_title", _positive),
+    Key("search.boost", "tags", float, "boost_tags", _positive),
+    Key("search.boost", "path", float, "boost_path", _positive),
+    Key("search.boost", "body", float, "boost_body", _positive),
+    Key("context", "limit", int, "limit", _at_least(1)),
+    Key("context", "terms", int, "terms", _at_least(1)),
+    Key("context", "min_term_frequency", int, "min_term_frequency", _at_least(1)),
+    Key("context", "min_word_length", int, "min_word_length", _at_least(1)),
+    Key("context", "max_word_length", int, "max_word_length", _at_least(1)),
+    Key("context", "sample_size", int, "sample_size", _at_least(1)),
 )
 _SUBTABLES = {"search": ("boost",), "context": ("patterns", "rules")}
-_NO_EFFECT = {
+NO_EFFECT = {
     "settings.chunk_at_headings": "ra always builds the heading chunk tree",
     "settings.min_chunk_size": "ra always builds the heading chunk tree, whatever the size",
 }
@@ -221,119 +219,7 @@ def _fits(value: Any, kind: type) -> bool:
 
 def _key_text(name: str) -> str:
     """`name` as TOML writes a key: bare when it can be, quoted otherwise."""
-    return name if TREE_NAME.fullmatch(name) else _toml_str(name)
-
-
-# --- line index ---------------------------------------------------------------------------
-
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def _parse_key(s: str, i: int) -> tuple[list[str], int] | None:
-    """Parse a (dotted, possibly quoted) TOML key at `s[i:]`; return its parts and end."""
-    parts: list[str] = []
-    n = len(s)
-    while True:
-        while i < n and s[i] in " \t":
-            i += 1
-        if i >= n:
-            return None
-        if s[i] == '"':
-            j = i + 1
-            while j < n and s[j] != '"':
-                j += 2 if s[j] == "\\" else 1
-            if j >= n:
-                return None
-            try:
-                parts.append(json.loads(s[i : j + 1]))
-            except ValueError:
-                parts.append(s[i + 1 : j])
-            i = j + 1
-        elif s[i] == "'":
-            j = s.find("'", i + 1)
-            if j < 0:
-                return None
-            parts.append(s[i + 1 : j])
-            i = j + 1
-        else:
-            m = _BARE_KEY.match(s, i)
-            if not m:
-                return None
-            parts.append(m.group())
-            i = m.end()
-        while i < n and s[i] in " \t":
-            i += 1
-        if i < n and s[i] == ".":
-            i += 1
-            continue
-        return parts, i
-
-
-class _LineIndex:
-    """Line numbers of table headers and `key =` lines, addressed by key path.
-
-    Array-of-tables elements get their index in the path: the second `[[context.rules]]`
-    is ("context", "rules", 1). Keys inside inline tables and arrays fall back to the line
-    of the nearest enclosing key that has one.
-    """
-
-    def __init__(self, text: str) -> None:
-        self._lines: dict[Loc, int] = {}
-        arrays: dict[Loc, int] = {}
-        table: Loc = ()
-        closing: str | None = None
-        for no, raw in enumerate(text.splitlines(), 1):
-            if closing is not None:  # inside a multi-line string
-                if closing in raw:
-                    closing = None
-                continue
-            s = raw.strip()
-            if not s or s.startswith("#"):
-                continue
-            if s.startswith("["):
-                double = s.startswith("[[")
-                parsed = _parse_key(s, 2 if double else 1)
-                if parsed is None or not s[parsed[1] :].startswith("]]" if double else "]"):
-                    continue
-                parts = parsed[0]
-                if double:  # the array itself, then its newest element
-                    path = (*self._through_arrays(parts[:-1], arrays), parts[-1])
-                    arrays[path] = arrays.get(path, 0) + 1
-                    self._lines.setdefault(path, no)
-                    path = (*path, arrays[path] - 1)
-                else:
-                    path = self._through_arrays(parts, arrays)
-                table = path
-                self._lines.setdefault(path, no)
-                continue
-            parsed = _parse_key(s, 0)
-            if parsed is None or not s[parsed[1] :].startswith("="):
-                continue
-            full = (*table, *parsed[0])
-            for k in range(len(table) + 1, len(full) + 1):
-                self._lines.setdefault(full[:k], no)
-            rest = s[parsed[1] + 1 :]
-            for quotes in ('"""', "'''"):
-                if rest.count(quotes) % 2 == 1:
-                    closing = quotes
-                    break
-
-    @staticmethod
-    def _through_arrays(parts: list[str], arrays: dict[Loc, int]) -> Loc:
-        out: list[str | int] = []
-        for part in parts:
-            out.append(part)
-            current = tuple(out)
-            if current in arrays:
-                out.append(arrays[current] - 1)
-        return tuple(out)
-
-    def line(self, loc: Loc) -> int:
-        """The line of `loc`, or of its nearest ancestor that has one (1 if none)."""
-        for k in range(len(loc), 0, -1):
-            if loc[:k] in self._lines:
-                return self._lines[loc[:k]]
-        return 1
+    return name if TREE_NAME.fullmatch(name) else toml_str(name)
 
 
 # --- reading one file ---------------------------------------------------------------------
@@ -389,7 +275,7 @@ class _Validator:
     def __init__(self, raw: _RawFile, home: Path) -> None:
         self.raw = raw
         self.home = home
-        self.lines = _LineIndex(raw.text)
+        self.lines = LineIndex(raw.text)
         self.data = _FileData(raw.path, raw.is_global, {}, [], {}, [], [])
 
     def where(self, loc: Loc) -> str:
@@ -436,7 +322,7 @@ class _Validator:
         return self.data
 
     def section(self, section: str, table: dict[str, Any]) -> None:
-        specs = {k.name: k for k in _KEYS if k.section == section}
+        specs = {k.name: k for k in KEYS if k.section == section}
         subtables = _SUBTABLES.get(section, ())
         for key, value in table.items():
             loc: Loc = (*section.split("."), key)
@@ -452,7 +338,7 @@ class _Validator:
             else:
                 self.unknown(loc, key, section, [*specs, *subtables])
 
-    def scalar(self, spec: _Key, loc: Loc, value: Any) -> None:
+    def scalar(self, spec: Key, loc: Loc, value: Any) -> None:
         label = f"[{spec.section}] {spec.name}"
         self.typed(loc, label, value, spec.kind)
         if spec.kind is float:
@@ -465,9 +351,9 @@ class _Validator:
         if spec.kind is str:
             value = value.lower()
         self.data.values[spec.dotted] = (value, self.lines.line(loc))
-        if spec.dotted in _NO_EFFECT:
+        if spec.dotted in NO_EFFECT:
             self.data.warnings.append(
-                f"{self.where(loc)}: {label} has no effect — {_NO_EFFECT[spec.dotted]}; remove it"
+                f"{self.where(loc)}: {label} has no effect — {NO_EFFECT[spec.dotted]}; remove it"
             )
 
     def tree(self, name: str, body: Any) -> None:
@@ -476,7 +362,7 @@ class _Validator:
         if not TREE_NAME.fullmatch(name):
             raise self.error(
                 loc,
-                f"{header} {_toml_str(name)} is not a valid tree name — use only letters, "
+                f"{header} {toml_str(name)} is not a valid tree name — use only letters, "
                 "digits, '_' and '-' (the name prefixes ids as name:path)",
             )
         if not isinstance(body, dict):
@@ -551,7 +437,7 @@ class _Validator:
                         if not _DOC_ID.fullmatch(doc_id):
                             raise self.error(
                                 key_loc,
-                                f"{label} include {_toml_str(doc_id)} is not a document id — "
+                                f"{label} include {toml_str(doc_id)} is not a document id — "
                                 'write it as "tree:path/to/doc.md"',
                             )
                 else:
@@ -589,7 +475,7 @@ def _discover(cwd: Path, home: Path) -> list[_RawFile]:
             found.append(raw)
         root = raw.doc.get("root", False)
         if not isinstance(root, bool):
-            lines = _LineIndex(raw.text)
+            lines = LineIndex(raw.text)
             raise ConfigError(
                 f"{candidate}:{lines.line(('root',))}: root must be {_TYPE_WANTED[bool]}, "
                 f"got {_type_name(root)}"
@@ -637,7 +523,7 @@ def _merge(datas: list[_FileData], *, require_paths: bool) -> Config:
     def build(section: str) -> dict[str, Any]:
         return {
             k.field: values[k.dotted][0]
-            for k in _KEYS
+            for k in KEYS
             if k.section.split(".")[0] == section and k.field and k.dotted in values
         }
 
@@ -718,124 +604,3 @@ def _rule_warnings(rule: ContextRule, line: int, trees: dict[str, TreeConfig]) -
         if doc_id.split(":", 1)[0] not in trees
     ]
     return out
-
-
-# --- output -------------------------------------------------------------------------------
-
-
-def _toml_str(text: str) -> str:
-    """`text` as a TOML basic string."""
-    out = ['"']
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _value_text(value: Any) -> str:
-    """`value` as a TOML literal (the scalar and string-array types the schema uses)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return _toml_str(value)
-    if isinstance(value, Path):
-        return _toml_str(str(value))
-    return "[" + ", ".join(_value_text(v) for v in value) + "]"
-
-
-def _section_values(config: Config, section: str) -> list[tuple[_Key, Any]]:
-    owner = {"settings": config.settings, "context": config.context}.get(section, config.search)
-    return [(k, getattr(owner, k.field)) for k in _KEYS if k.section == section and k.field]
-
-
-def render_config(config: Config) -> str:
-    """The effective configuration as TOML, commented with where each value came from."""
-    out = ["# Effective ra configuration: every key with the value ra uses."]
-    if config.files:
-        out.append("# Files, highest precedence first:")
-        for path in config.files:
-            out.append(f"#   {path}{' (global)' if path == config.global_file else ''}")
-    else:
-        out.append("# No .ra.toml applies here: built-in defaults only. Create one with: ra init")
-    for section in ("settings", "search", "search.boost", "context"):
-        out += ["", f"[{section}]"]
-        for key, value in _section_values(config, section):
-            line = f"{key.name} = {_value_text(value)}"
-            source = config.key_sources.get(key.dotted)
-            if key.dotted in _NO_EFFECT:
-                out.append(f"# {line}  # no effect: {_NO_EFFECT[key.dotted]}")
-                continue
-            out.append(f"{line}  # {f'from {source}' if source else 'default'}")
-    if not config.trees:
-        out += ["", "# No trees configured. Add one with: ra init"]
-    for tree in config.trees.values():
-        out += [
-            "",
-            f"[tree.{tree.name}]  # from {tree.source} ({'global' if tree.is_global else 'local'})",
-            f"path = {_value_text(tree.path)}",
-            f"include = {_value_text(tree.include)}",
-            f"exclude = {_value_text(tree.exclude)}",
-        ]
-    if config.rules:
-        out += ["", "# [context.patterns] entries appear as rules with terms only."]
-    for rule in config.rules:
-        out += [
-            "",
-            f"[[context.rules]]  # from {rule.source}",
-            f"match = {_value_text(rule.match)}",
-        ]
-        if rule.trees is not None:
-            out.append(f"trees = {_value_text(rule.trees)}")
-        out.append(f"terms = {_value_text(rule.terms)}")
-        out.append(f"include = {_value_text(rule.include)}")
-    return "\n".join(out) + "\n"
-
-
-def config_to_dict(config: Config) -> dict[str, Any]:
-    """The effective configuration as plain JSON-safe data (the shape of `ra config --json`)."""
-
-    def section(name: str) -> dict[str, Any]:
-        return {k.name: v for k, v in _section_values(config, name)}
-
-    return {
-        "files": [str(p) for p in config.files],
-        "global_file": str(config.global_file) if config.global_file else None,
-        "base_dir": str(config.base_dir) if config.base_dir else None,
-        "settings": section("settings"),
-        "search": {**section("search"), "boost": section("search.boost")},
-        "context": section("context"),
-        "trees": {
-            name: {
-                "path": str(t.path),
-                "include": list(t.include),
-                "exclude": list(t.exclude),
-                "global": t.is_global,
-                "source": str(t.source),
-                "line": t.line,
-            }
-            for name, t in config.trees.items()
-        },
-        "rules": [
-            {
-                "match": list(r.match),
-                "trees": list(r.trees) if r.trees is not None else None,
-                "terms": list(r.terms),
-                "include": list(r.include),
-                "source": str(r.source),
-            }
-            for r in config.rules
-        ],
-        "warnings": list(config.warnings),
-        "key_sources": {k: str(v) for k, v in config.key_sources.items()},
-    }

@@ -180,10 +180,12 @@ def read_file_rows(path: Path) -> list[FileRow]:
     if not path.exists():
         return []
     cols = pq.read_table(path).to_pydict()
-    names = [f.name for f in FILE_SCHEMA]
+    n = len(cols["path"])
     return [
-        FileRow(*values[:7], tuple(values[7] or ()), values[8], values[9] or "")
-        for values in zip(*(cols.get(n, [None] * len(cols["path"])) for n in names), strict=True)
+        FileRow(tree, path_, size, mtime, sha, status, error, tuple(warnings or ()), chunks, dhash or "")
+        for tree, path_, size, mtime, sha, status, error, warnings, chunks, dhash in zip(
+            *(cols.get(f.name, [None] * n) for f in FILE_SCHEMA), strict=True
+        )
     ]
 
 

@@ -16,11 +16,10 @@ from ra_build.config import (
     ContextSettings,
     SearchSettings,
     Settings,
-    config_to_dict,
     discover_config_files,
     load_config,
-    render_config,
 )
+from ra_build.config_render import config_to_dict, render_config
 from ra_query.errors import ConfigError
 
 
