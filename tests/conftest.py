@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+if TYPE_CHECKING:
+    from ra_build.tasks import BuildReport
+
 BIN = Path(sys.executable).parent
 GOLDEN = Path(__file__).parent / "golden"
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -85,3 +91,21 @@ def ra(home: Path, tmp_path: Path) -> Callable[..., Run]:
         return run_cmd("ra", *args, cwd=cwd or tmp_path, home=home, env=env)
 
     return _ra
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    """A private copy of the fixture corpus (its .ra.toml defines tree `docs`); tests may edit it."""
+    target = tmp_path / "kb"
+    shutil.copytree(CORPUS, target)
+    return target
+
+
+def build(kb: Path, home: Path, *, full: bool = False) -> BuildReport:
+    """Build `kb` into kb/.ra in-process through the real task graph; fail on any failure."""
+    from ra_build.config import load_config
+    from ra_build.tasks import run_build
+
+    report = run_build(load_config(kb, home), kb / ".ra", full=full)
+    assert report.failures == []
+    return report

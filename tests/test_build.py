@@ -2,33 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import orjson
 import pandas as pd
-import pytest
 
-from ra_build.config import load_config
-from ra_build.tasks import BuildReport, run_build
 from ra_query.search import search
 from ra_query.store import open_store
-
-CORPUS = Path(__file__).parent / "fixtures" / "corpus"
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    """A private copy of the fixture corpus (tests below edit it)."""
-    target = tmp_path / "kb"
-    shutil.copytree(CORPUS, target)
-    return target
-
-
-def build(kb: Path, home: Path, **kwargs: object) -> BuildReport:
-    report = run_build(load_config(kb, home), kb / ".ra", **kwargs)  # type: ignore[arg-type]
-    assert report.failures == []
-    return report
+from tests.conftest import build
 
 
 def test_first_build_runs_every_stage(kb: Path, home: Path) -> None:

@@ -6,9 +6,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import Run
+from tests.conftest import CORPUS, Run
 
-CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 RaFn = Callable[..., Run]
 
 

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import Run
 
-CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 RaFn = Callable[..., Run]
 Golden = Callable[[str, str], None]
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    target = tmp_path / "kb"
-    shutil.copytree(CORPUS, target)
-    return target
 
 
 def _clean(text: str, tmp_path: Path) -> str:

@@ -8,26 +8,9 @@ import sys
 from pathlib import Path
 
 import orjson
-import pytest
 
-from ra_build.config import load_config
-from ra_build.tasks import BuildReport, run_build
 from ra_query.store import open_store
-
-CORPUS = Path(__file__).parent / "fixtures" / "corpus"
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    target = tmp_path / "kb"
-    shutil.copytree(CORPUS, target)
-    return target
-
-
-def build(kb: Path, home: Path, **kwargs: bool) -> BuildReport:
-    report = run_build(load_config(kb, home), kb / ".ra", **kwargs)
-    assert report.failures == []
-    return report
+from tests.conftest import build
 
 
 def index_ids(kb: Path) -> list[str]:

@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from ra_build.config import load_config
 from ra_build.layout import Layout
 from ra_build.status import check, freshness, ls_lines, status
 from ra_build.tasks import run_build
 from tests.conftest import Run
-
-CORPUS = Path(__file__).parent / "fixtures" / "corpus"
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    target = tmp_path / "kb"
-    shutil.copytree(CORPUS, target)
-    return target
 
 
 def test_index_is_missing_before_the_first_build(kb: Path, home: Path) -> None:
