@@ -1,0 +1,69 @@
+"""Typed records the query side returns; the CLI, JSON output and MCP all render these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """One chunk as stored in the index: everything a result shows, no Parquet needed."""
+
+    id: str
+    tree: str
+    path: str
+    doc_id: str
+    parent_id: str | None
+    title: str
+    breadcrumb: tuple[str, ...]
+    depth: int
+    position: int
+    sibling_count: int
+    line_start: int
+    line_end: int
+    byte_start: int
+    byte_end: int
+    tokens: int
+    body: str
+
+    @classmethod
+    def from_stored(cls, doc: dict[str, list[Any]]) -> ChunkRecord:
+        """Build from `tantivy.Document.to_dict()` (every field is a list of values)."""
+
+        def one(name: str, default: Any = None) -> Any:
+            values = doc.get(name) or []
+            return values[0] if values else default
+
+        return cls(
+            id=str(one("id", "")),
+            tree=str(one("tree", "")),
+            path=str(one("path", "")),
+            doc_id=str(one("doc_id", "")),
+            parent_id=str(one("parent_id", "")) or None,
+            title=str(one("title", "")),
+            breadcrumb=tuple(orjson.loads(one("breadcrumb", "[]"))),
+            depth=int(one("depth", 0)),
+            position=int(one("position", 0)),
+            sibling_count=int(one("sibling_count", 1)),
+            line_start=int(one("line_start", 1)),
+            line_end=int(one("line_end", 1)),
+            byte_start=int(one("byte_start", 0)),
+            byte_end=int(one("byte_end", 0)),
+            tokens=int(one("tokens", 0)),
+            body=str(one("body", "")),
+        )
+
+    @property
+    def heading_line(self) -> str | None:
+        """The chunk's heading as an ATX line (None for a document node)."""
+        return "#" * self.depth + " " + self.title if self.depth > 0 else None
+
+    def content(self) -> str:
+        """The chunk as an agent reads it: heading line, blank line, body."""
+        heading = self.heading_line
+        if heading is None:
+            return self.body
+        return f"{heading}\n\n{self.body}" if self.body else heading
