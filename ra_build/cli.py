@@ -16,10 +16,11 @@ import click
 import orjson
 import typer
 
-from ra_query.errors import InputError, RaError
+from ra_query.errors import InputError, QuerySyntaxError, RaError
 
 if TYPE_CHECKING:
     from ra_build.config import Config
+    from ra_query.store import Store
 
 app = typer.Typer(
     name="ra",
@@ -234,48 +235,78 @@ def check(artifacts: ArtifactsOpt = None) -> None:
     raise typer.Exit(2 if errors else 1 if warnings else 0)
 
 
-@app.command()
-def search(
-    queries: Annotated[list[str], typer.Argument(help="One or more topics; each is searched separately.")],
-    limit: Annotated[
-        int | None,
-        typer.Option("-n", "--limit", min=1, help="Results per topic (default: settings.default_limit)."),
-    ] = None,
-    json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    artifacts: ArtifactsOpt = None,
-) -> None:
-    """Search the knowledge base and print the matching chunks (the index is refreshed first)."""
+_PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
+
+
+def _refreshed_store(config: Config, artifacts: str | None) -> Store:
+    """Bring the index up to date (DECISIONS 25), then open it."""
     from ra_build.tasks import default_artifacts, run_build
-    from ra_query.search import render_full, results_to_dict
-    from ra_query.search import search as run_search
     from ra_query.store import open_store
 
-    config = _load_config()
     target = default_artifacts(config, artifacts, os.environ)
     report = run_build(config, target, notify=_warn)
     if report.failures:
         raise RaError("index refresh failed: " + "; ".join(report.failures))
-    store = open_store(target)
-    boosts = {
-        "title": config.search.boost_title,
-        "tags": config.search.boost_tags,
-        "path": config.search.boost_path,
-        "body": config.search.boost_body,
-    }
-    n = limit or config.settings.default_limit
-    results = [run_search(store, q, limit=n, boosts=boosts) for q in queries]
-    if json:
-        sys.stdout.write(orjson.dumps(results_to_dict(results), option=orjson.OPT_INDENT_2).decode() + "\n")
-    else:
-        sys.stdout.write(render_full(results))
-    if not any(r.hits for r in results):
-        raise typer.Exit(1)
+    return open_store(target)
+
+
+@app.command(context_settings=_PASS_THROUGH, add_help_option=False)
+def search(ctx: typer.Context) -> None:
+    """Search and print matching chunks; the index is refreshed first (ra search --help)."""
+    import argparse
+
+    from ra_build.tasks import search_defaults
+    from ra_query.cli import add_search_options, search_params, use_colour, view_of
+    from ra_query.commands import search_command
+
+    parser = argparse.ArgumentParser(prog="ra search", description="Search the knowledge base.")
+    parser.add_argument(
+        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
+    )
+    add_search_options(parser)
+    args = parser.parse_args(ctx.args)
+    config = _load_config()
+    store = _refreshed_store(config, args.artifacts)
+    view, as_json = view_of(args)
+    output = search_command(
+        store,
+        list(args.queries),
+        search_params(args, search_defaults(config)),
+        view=view,
+        json=as_json,
+        max_tokens=args.max_tokens,
+        explain=args.explain,
+        colour=use_colour(sys.stdout, dict(os.environ)),
+    )
+    sys.stdout.write(output.text)
+    raise typer.Exit(output.code)
+
+
+@app.command()
+def get(
+    chunk_id: Annotated[
+        str, typer.Argument(metavar="ID", help="tree:path (a document) or tree:path#slug (a chunk).")
+    ],
+    full_document: Annotated[
+        bool, typer.Option("--full-document", help="Return the whole document of a chunk id.")
+    ] = False,
+    json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    artifacts: ArtifactsOpt = None,
+) -> None:
+    """Print a chunk, or a whole document in document order, by id (the index is refreshed first)."""
+    from ra_query.commands import get_command
+
+    store = _refreshed_store(_load_config(), artifacts)
+    sys.stdout.write(get_command(store, chunk_id, full_document=full_document, json=json).text)
 
 
 def main() -> None:
     """Console entry point: run the app, turning RaError into a message and an exit code."""
     try:
         code = app(standalone_mode=False)
+    except QuerySyntaxError as exc:
+        sys.stderr.write(f"ra: error: {exc.message}\n{exc.caret()}\n")
+        sys.exit(exc.exit_code)
     except RaError as exc:
         print(f"ra: error: {exc.message}", file=sys.stderr)
         sys.exit(exc.exit_code)

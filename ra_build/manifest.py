@@ -6,8 +6,10 @@ Paths inside are relative to the artifact directory, so it can be moved, tarred,
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import time
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -67,18 +69,61 @@ def _checksums(layout: Layout) -> dict[str, str]:
     return {rel: entry[2] for rel, entry in fresh.items()}
 
 
-def manifest_stage(layout: Layout, trees: list[str], config_hash: str, stemmer: str) -> dict[str, Any]:
-    """Concatenate the file tables and write manifest.json atomically; return the manifest."""
+def _share_index_reads(layout: Layout) -> None:
+    """Make the index files as readable as the index directory is.
+
+    tantivy writes meta.json (and .managed.json) through a 0600 temp file; left so, a reader
+    running as another user (a read-only mount in an agent sandbox) could not open the index.
+    """
+    try:
+        wanted = os.stat(layout.index_dir).st_mode & 0o444
+        entries = list(os.scandir(layout.index_dir))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_file(follow_symlinks=False):
+            mode = entry.stat(follow_symlinks=False).st_mode & 0o7777
+            if mode & wanted != wanted:
+                os.chmod(entry.path, mode | wanted)
+
+
+def _sources(layout: Layout, tree: str) -> dict[str, Any]:
+    """Where the tree's sources were and which globs selected them (from discovery's snapshot).
+
+    `ra-query` re-walks them to report staleness (DECISIONS 25) when they are visible.
+    """
+    snapshot: dict[str, Any] = orjson.loads(layout.snapshot(tree).read_bytes())
+    return {
+        "root": snapshot["root"],
+        "include": list(snapshot.get("include", [])),
+        "exclude": list(snapshot.get("exclude", [])),
+    }
+
+
+def manifest_stage(
+    layout: Layout,
+    trees: list[str],
+    config_hash: str,
+    stemmer: str,
+    search: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Concatenate the file tables and write manifest.json atomically; return the manifest.
+
+    `search` (the configured search settings, `ra_build.tasks.search_defaults`) is recorded
+    so that `ra-query`, which has no configuration, searches the artifacts the same way.
+    """
     concat_file_tables([layout.file_table(t) for t in trees], layout.files_table)
     state = orjson.loads(layout.index_state.read_bytes())
-    per_tree: dict[str, dict[str, int]] = {}
+    per_tree: dict[str, dict[str, Any]] = {}
     for tree in trees:
         rows = read_file_rows(layout.file_table(tree))
         per_tree[tree] = {
             "files": sum(1 for r in rows if r.status == "ok"),
             "chunks": sum(r.chunks for r in rows),
             "skipped": sum(1 for r in rows if r.status != "ok"),
+            "sources": _sources(layout, tree),
         }
+    _share_index_reads(layout)
     checksums = _checksums(layout)
     manifest: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
@@ -94,6 +139,7 @@ def manifest_stage(layout: Layout, trees: list[str], config_hash: str, stemmer: 
         "generation": state.get("generation", 0),
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "trees": per_tree,
+        **({"search": dict(search)} if search is not None else {}),
         "files": checksums,
     }
     write_bytes(layout.manifest, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))

@@ -62,6 +62,9 @@ def discover_stage(tree: TreeConfig, layout: Layout) -> bool:
     snapshot = {
         "tree": tree.name,
         "root": str(tree.path),
+        # the globs too, so the manifest can tell ra-query how to re-walk the sources
+        "include": list(tree.include),
+        "exclude": list(tree.exclude),
         "files": [[f.path, f.size, f.mtime_ns] for f in found.files],
         "skipped": [[s.path, s.reason] for s in found.skipped],
     }

@@ -67,6 +67,25 @@ def config_hash(config: Config) -> str:
     return hashlib.sha256(orjson.dumps(content, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
+def search_defaults(config: Config) -> dict[str, Any]:
+    """The configured search settings, as `ra_query.search.SearchParams` keyword arguments.
+
+    `ra search` uses them directly; the manifest records them so `ra-query`, which has no
+    configuration, searches the published artifacts the same way.
+    """
+    s = config.search
+    return {
+        "limit": config.settings.default_limit,
+        "candidate_limit": s.candidate_limit,
+        "cutoff_ratio": s.cutoff_ratio,
+        "aggregation_threshold": s.aggregation_threshold,
+        "boosts": {"title": s.boost_title, "tags": s.boost_tags, "path": s.boost_path, "body": s.boost_body},
+        "local_boost": config.settings.local_boost,
+        "global_trees": sorted(name for name, tree in config.trees.items() if tree.is_global),
+        "fuzzy_distance": s.fuzzy_distance,
+    }
+
+
 def _call(fn: Callable[..., Any], *args: Any) -> Callable[[], dict[str, Any]]:
     """Wrap a stage so doit saves its result as task values (and never sees a falsy return)."""
 
@@ -141,11 +160,12 @@ def make_tasks(
     def task_manifest() -> dict[str, Any]:
         """Write manifest.json: format version, versions, config hash, counts, checksums."""
         chash = config_hash(config)
+        search = search_defaults(config)
         return {
-            "actions": [_call(manifest_stage, layout, names, chash, config.search.stemmer)],
+            "actions": [_call(manifest_stage, layout, names, chash, config.search.stemmer, search)],
             "file_dep": [str(layout.index_state)] + [str(layout.file_table(n)) for n in names],
             "targets": [str(layout.manifest)],
-            "uptodate": [config_changed({"config_hash": chash})],
+            "uptodate": [config_changed({"config_hash": chash, "search": search})],
             "verbosity": 0,
         }
 

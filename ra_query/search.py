@@ -1,17 +1,27 @@
-"""Keyword search over the index: every word must match in some field, BM25 with field boosts.
+"""The search pipeline: parse → candidates → aggregate → elbow → limit, per topic.
 
-This is the first cut of the query side: plain words (AND) and "quoted phrases". The full query
-language, aggregation, elbow cutoff and token budget build on `Hit` and `TopicResult`.
+For each topic (DECISIONS 18–20):
+1. parse the query language (`--lenient` falls back to keywords and says so; `--raw` hands the
+   text to tantivy's own parser);
+2. fetch up to `candidate_limit` chunks by BM25 with field boosts; if the exact query finds
+   nothing, retry with fuzzy clauses (marked `fuzzy`); if an all-plain-words query still finds
+   nothing, run the words as a ranked OR (marked `relaxed`) unless `strict`;
+3. multiply the scores of local-tree chunks by `local_boost` and re-rank;
+4. aggregate siblings into parents over the real parent chain, cut at the elbow, keep `limit`.
+
+Across topics a chunk is shown once, under the topic where it ranks best.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from ra_query.aggregate import Candidate, PipelineTrace, pipeline
+from ra_query.compile import Compiler, tree_filter
+from ra_query.models import ChunkRecord
+from ra_query.query import Node, Or, Term, is_plain_words, parse_lenient, parse_query, plain_words, render
 from ra_query.schema import build_analyzer
 from ra_query.store import Store
 
@@ -19,154 +29,247 @@ if TYPE_CHECKING:
     import tantivy
 
 DEFAULT_BOOSTS: dict[str, float] = {"title": 3.0, "tags": 2.5, "path": 2.0, "body": 1.0}
-_WORD = re.compile(r'"([^"]*)"|(\S+)')
+SNIPPET_CHARS = 150
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
-class Hit:
-    """One matching chunk with everything a result shows (all stored in the index)."""
+class SearchParams:
+    """Everything that shapes a search; defaults are DECISIONS 16–19's."""
 
-    id: str
-    tree: str
-    path: str
-    title: str
-    breadcrumb: tuple[str, ...]
-    depth: int
-    parent_id: str | None
-    line_start: int
-    line_end: int
-    byte_start: int
-    byte_end: int
-    tokens: int
+    limit: int = 5
+    candidate_limit: int = 100
+    cutoff_ratio: float = 0.5
+    aggregation_threshold: float = 0.5
+    aggregation: bool = True
+    boosts: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_BOOSTS))
+    local_boost: float = 1.5
+    global_trees: frozenset[str] = frozenset()
+    fuzzy_distance: int = 1
+    trees: tuple[str, ...] = ()
+    strict: bool = False
+    lenient: bool = False
+    raw: bool = False
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One result: a chunk, its score, and what was merged into it."""
+
+    record: ChunkRecord
     score: float
-    body: str
+    constituents: tuple[str, ...] = ()
+    aggregated: bool = False
+    snippet: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def breadcrumb(self) -> tuple[str, ...]:
+        return self.record.breadcrumb
 
 
 @dataclass(frozen=True)
 class TopicResult:
-    """The results of one query (one topic of a multi-topic search)."""
+    """The results of one topic, with how they were found."""
 
     query: str
-    hits: tuple[Hit, ...]
+    hits: tuple[SearchHit, ...]
     total_matches: int
+    terms: frozenset[str] = frozenset()
+    relaxed: bool = False
+    fuzzy: bool = False
+    note: str | None = None
+    explain: tuple[str, ...] = ()
 
 
-def _field_query(schema: tantivy.Schema, field: str, tokens: list[str], boost: float) -> tantivy.Query:
-    import tantivy
+class _Run:
+    """One topic's search against one store (keeps the searcher and fetched records)."""
 
-    if len(tokens) == 1:
-        query = tantivy.Query.term_query(schema, field, tokens[0])
+    def __init__(self, store: Store, params: SearchParams) -> None:
+        self.store = store
+        self.params = params
+        self.searcher = store.index.searcher()
+        self.analyzer = build_analyzer(store.stemmer)
+        self.records: dict[str, ChunkRecord] = {}
+
+    def compiler(self, fuzzy: bool) -> Compiler:
+        return Compiler(
+            schema=self.store.index.schema,
+            analyzer=self.analyzer,
+            boosts=self.params.boosts,
+            fuzzy_distance=self.params.fuzzy_distance if fuzzy else 0,
+        )
+
+    def candidates(self, query: tantivy.Query) -> tuple[list[tuple[ChunkRecord, float]], int]:
+        import tantivy
+
+        if self.params.trees:
+            query = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, query),
+                    (tantivy.Occur.Must, tree_filter(self.store.index.schema, list(self.params.trees))),
+                ]
+            )
+        result = self.searcher.search(query, limit=self.params.candidate_limit, count=True)
+        found: list[tuple[ChunkRecord, float]] = []
+        for score, address in result.hits:
+            record = ChunkRecord.from_stored(self.searcher.doc(address).to_dict())
+            self.records[record.id] = record
+            boost = 1.0 if record.tree in self.params.global_trees else self.params.local_boost
+            found.append((record, float(score) * boost))
+        found.sort(key=lambda pair: (-pair[1], pair[0].id))
+        count: int | None = getattr(result, "count", None)
+        return found, int(count or 0)
+
+    def lookup(self, chunk_id: str) -> Candidate | None:
+        record = self.records.get(chunk_id) or self.store.get_chunk(chunk_id)
+        if record is None:
+            return None
+        self.records[record.id] = record
+        return Candidate(record.id, record.parent_id, record.depth, record.sibling_count, 0.0)
+
+
+def _parse(text: str, params: SearchParams) -> tuple[Node | None, str | None]:
+    if params.lenient:
+        return parse_lenient(text)
+    return parse_query(text), None
+
+
+def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
+    """Run one topic through the whole pipeline."""
+    run = _Run(store, params)
+    explain: list[str] = []
+    relaxed = fuzzy = False
+    if params.raw:
+        query = store.index.parse_query(
+            text,
+            ["title", "tags", "path", "path_components", "body"],
+            field_boosts={**params.boosts, "path_components": params.boosts.get("path", 2.0)},
+        )
+        node, note, terms = None, None, frozenset[str]()
+        found, total = run.candidates(query)
+        explain.append(f"raw query: {text}")
     else:
-        words: list[str | tuple[int, str]] = list(tokens)
-        query = tantivy.Query.phrase_query(schema, field, words)
-    return tantivy.Query.boost_query(query, boost)
+        node, note = _parse(text, params)
+        if node is None:
+            return TopicResult(text, (), 0, note=note or "nothing to search for — give at least one word")
+        explain.append(f"parsed: {render(node)}")
+        exact = run.compiler(fuzzy=False)
+        compiled = exact.compile(node)
+        terms = frozenset(exact.terms)
+        if compiled is None:
+            return TopicResult(text, (), 0, terms, note="no searchable words (only punctuation?)")
+        found, total = run.candidates(compiled)
+        if not found and params.fuzzy_distance > 0:
+            fuzzy_query = run.compiler(fuzzy=True).compile(node)
+            if fuzzy_query is not None:
+                found, total = run.candidates(fuzzy_query)
+                fuzzy = bool(found)
+        if not found and not params.strict and is_plain_words(node) and len(plain_words(node)) > 1:
+            words = plain_words(node)
+            relaxed_node = Or(tuple(Term(w) for w in words))
+            relaxed_query = run.compiler(fuzzy=params.fuzzy_distance > 0).compile(relaxed_node)
+            if relaxed_query is not None:
+                found, total = run.candidates(relaxed_query)
+                relaxed = bool(found)
+                if relaxed:
+                    note = f"no chunk has all of {len(words)} words; showing chunks with the most of them"
+    explain.append(
+        f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
+        f"{params.aggregation_threshold} cutoff_ratio={params.cutoff_ratio} limit={params.limit}"
+        f" aggregation={'on' if params.aggregation else 'off'} fuzzy_distance={params.fuzzy_distance}"
+    )
+    trace = _pipeline(run, found, params)
+    explain.append(
+        f"counts: matches={total} "
+        + " ".join(f"{name}={count}" for name, count in trace.stages())
+        + (" (fuzzy)" if fuzzy else "")
+        + (" (relaxed to OR)" if relaxed else "")
+    )
+    hits = tuple(
+        SearchHit(
+            record=run.records[r.id],
+            score=r.score,
+            constituents=r.constituents,
+            aggregated=r.aggregated,
+            snippet=snippet(run.records[r.id].body, terms, run.analyzer),
+        )
+        for r in trace.results
+    )
+    if not hits and note is None:
+        note = (
+            "no results — try fewer or different words"
+            if not params.strict
+            else ("no chunk matches every word — try fewer words, or drop --strict to rank partial matches")
+        )
+    return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain))
 
 
-def build_query(store: Store, text: str, boosts: dict[str, float]) -> tantivy.Query | None:
-    """AND of the words (or quoted phrases) of `text`, each matched in any boosted field."""
-    import tantivy
-
-    analyzer = build_analyzer(store.stemmer)
-    schema = store.index.schema
-    fields = {
-        **{f: boosts.get(f, 1.0) for f in ("title", "tags", "path", "body")},
-        "path_components": boosts.get("path", 2.0),
-    }
-    musts: list[tuple[tantivy.Occur, tantivy.Query]] = []
-    for match in _WORD.finditer(text):
-        word = match.group(1) if match.group(1) is not None else match.group(2)
-        tokens = analyzer.analyze(word)
-        if not tokens:
-            continue
-        per_field = [(tantivy.Occur.Should, _field_query(schema, f, tokens, b)) for f, b in fields.items()]
-        musts.append((tantivy.Occur.Must, tantivy.Query.boolean_query(per_field)))
-    if not musts:
-        return None
-    return tantivy.Query.boolean_query(musts)
-
-
-def _hit(doc: dict[str, list[Any]], score: float) -> Hit:
-    def one(name: str, default: Any = None) -> Any:
-        values = doc.get(name) or []
-        return values[0] if values else default
-
-    return Hit(
-        id=one("id", ""),
-        tree=one("tree", ""),
-        path=one("path", ""),
-        title=one("title", ""),
-        breadcrumb=tuple(orjson.loads(one("breadcrumb", "[]"))),
-        depth=int(one("depth", 0)),
-        parent_id=one("parent_id") or None,
-        line_start=int(one("line_start", 1)),
-        line_end=int(one("line_end", 1)),
-        byte_start=int(one("byte_start", 0)),
-        byte_end=int(one("byte_end", 0)),
-        tokens=int(one("tokens", 0)),
-        score=score,
-        body=one("body", ""),
+def _pipeline(run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchParams) -> PipelineTrace:
+    cands = [Candidate(r.id, r.parent_id, r.depth, r.sibling_count, score) for r, score in found]
+    return pipeline(
+        cands,
+        threshold=params.aggregation_threshold,
+        cutoff_ratio=params.cutoff_ratio,
+        limit=params.limit,
+        lookup=run.lookup,
+        aggregation=params.aggregation,
     )
 
 
-def search(store: Store, text: str, *, limit: int, boosts: dict[str, float] | None = None) -> TopicResult:
-    """Search `text` and return up to `limit` hits, best first."""
-    query = build_query(store, text, boosts or DEFAULT_BOOSTS)
-    if query is None:
-        return TopicResult(text, (), 0)
-    searcher = store.index.searcher()
-    result = searcher.search(query, limit=limit, count=True)
-    hits = tuple(_hit(searcher.doc(addr).to_dict(), float(score)) for score, addr in result.hits)
-    count: int | None = getattr(result, "count", None)  # present when count=True; not in the stubs
-    return TopicResult(text, hits, int(count or 0))
+def search(store: Store, queries: list[str], params: SearchParams) -> list[TopicResult]:
+    """Search every topic; a chunk appears once, under the topic where it ranks best."""
+    topics = [search_topic(store, q, params) for q in queries]
+    best: dict[str, tuple[int, int]] = {}
+    for t, topic in enumerate(topics):
+        for rank, hit in enumerate(topic.hits):
+            if hit.id not in best or rank < best[hit.id][1]:
+                best[hit.id] = (t, rank)
+    return [
+        TopicResult(
+            topic.query,
+            tuple(h for h in topic.hits if best[h.id][0] == t),
+            topic.total_matches,
+            topic.terms,
+            topic.relaxed,
+            topic.fuzzy,
+            topic.note,
+            topic.explain,
+        )
+        for t, topic in enumerate(topics)
+    ]
 
 
-def render_full(results: list[TopicResult]) -> str:
-    """Full output (DECISIONS 22): a `─── id ───` header, the breadcrumb, then the content."""
-    out: list[str] = []
-    for topic in results:
-        if len(results) > 1:
-            out.append(f"## {topic.query}\n")
-        if not topic.hits:
-            out.append(f"no results for {topic.query!r} — try fewer or different words\n")
-        for hit in topic.hits:
-            out.append(f"─── {hit.id} ───")
-            out.append("> " + " › ".join(hit.breadcrumb))
-            out.append("")
-            if hit.depth > 0:
-                out.append("#" * hit.depth + " " + hit.title)
-                out.append("")
-            if hit.body:
-                out.append(hit.body)
-            out.append("")
-    return "\n".join(out).rstrip("\n") + "\n"
+def matching_words(text: str, terms: frozenset[str], analyzer: Any) -> list[tuple[int, int]]:
+    """(start, end) of every word in `text` whose analyzed form is one of `terms`."""
+    spans: list[tuple[int, int]] = []
+    for m in _WORD.finditer(text):
+        tokens: list[str] = analyzer.analyze(m.group())
+        if any(t in terms for t in tokens):
+            spans.append((m.start(), m.end()))
+    return spans
 
 
-def results_to_dict(results: list[TopicResult]) -> dict[str, Any]:
-    """The JSON shape of seed 000: `queries[] → {query, results[], total_matches}`."""
-    return {
-        "queries": [
-            {
-                "query": topic.query,
-                "results": [
-                    {
-                        "id": h.id,
-                        "tree": h.tree,
-                        "path": h.path,
-                        "title": h.title,
-                        "breadcrumb": " › ".join(h.breadcrumb),
-                        "depth": h.depth,
-                        "line_start": h.line_start,
-                        "line_end": h.line_end,
-                        "byte_start": h.byte_start,
-                        "byte_end": h.byte_end,
-                        "score": round(h.score, 4),
-                        "tokens": h.tokens,
-                        "content": h.body,
-                    }
-                    for h in topic.hits
-                ],
-                "total_matches": topic.total_matches,
-            }
-            for topic in results
-        ]
-    }
+def snippet(body: str, terms: frozenset[str], analyzer: Any, width: int = SNIPPET_CHARS) -> str:
+    """About `width` characters of `body` around the first match, matches wrapped in <em>."""
+    flat = " ".join(body.split())
+    spans = matching_words(flat, terms, analyzer) if terms else []
+    start = max(0, spans[0][0] - width // 4) if spans else 0
+    if start:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < spans[0][0] else start
+    end = min(len(flat), start + width)
+    out: list[str] = ["…" if start else ""]
+    pos = start
+    for a, b in spans:
+        if a < start or b > end:
+            continue
+        out += [flat[pos:a], "<em>", flat[a:b], "</em>"]
+        pos = b
+    out.append(flat[pos:end])
+    if end < len(flat):
+        out.append("…")
+    return "".join(out)

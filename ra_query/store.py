@@ -1,7 +1,29 @@
-"""Open an artifact directory for reading: manifest checks, tantivy index, stored chunks."""
+"""Open an artifact directory for reading: manifest checks, tantivy index, stored chunks.
+
+Read-only, always. tantivy's `Index.open` takes a lock file inside the index directory
+(`.tantivy-meta.lock`, created when missing, opened for writing), which fails on a read-only
+mount and would otherwise write into the artifacts. So the index is opened through a private
+temporary directory of symlinks to its segment files plus a copy of `meta.json` (a few KB):
+tantivy's lock files land there. The segment files are memory-mapped while opening, so the
+temporary directory is removed as soon as the index is open; nothing is left behind even if
+the process is killed later. Meanwhile a shared `flock` on the real meta lock (opened
+read-only, never created) keeps a concurrent build's garbage collection from deleting segment
+files between reading `meta.json` and mapping them, exactly as tantivy's own readers do.
+
+The opened index is one fixed generation: a build that commits later is seen by the next
+`open_store`, never half-way through a search.
+"""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import fcntl
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -9,10 +31,19 @@ from typing import TYPE_CHECKING, Any, cast
 import orjson
 
 from ra_query.errors import ArtifactError
+from ra_query.models import ChunkRecord
 from ra_query.schema import FORMAT_VERSION, INDEX_DIR, MANIFEST_NAME, register_analyzer
 
 if TYPE_CHECKING:
     import tantivy
+
+META_FILE = "meta.json"
+# tantivy's lock files, and its record of files it manages (only used to garbage-collect, which
+# a reader never does; tantivy writes it 0600, so it may be unreadable to another user)
+_NOT_LINKED = {".tantivy-meta.lock", ".tantivy-writer.lock", ".managed.json", META_FILE}
+_OPEN_ATTEMPTS = 3
+TEMP_PREFIX = "ra-query-index-"
+_LOCK_WAIT = 2.0  # seconds
 
 
 @dataclass(frozen=True)
@@ -26,6 +57,44 @@ class Store:
     @property
     def stemmer(self) -> str:
         return str(self.manifest.get("stemmer", "english"))
+
+    def trees(self) -> dict[str, dict[str, Any]]:
+        """The manifest's trees: name → counts (`files`, `chunks`, `skipped`) and `sources`."""
+        raw: object = self.manifest.get("trees")
+        if not isinstance(raw, dict):
+            return {}
+        entries = cast(dict[str, object], raw)
+        return {name: cast(dict[str, Any], e) for name, e in entries.items() if isinstance(e, dict)}
+
+    def search_defaults(self) -> dict[str, Any]:
+        """The build's search settings (`SearchParams` keyword arguments) as the manifest records them."""
+        raw: object = self.manifest.get("search")
+        return dict(cast(dict[str, Any], raw)) if isinstance(raw, dict) else {}
+
+    def get_chunk(self, id: str) -> ChunkRecord | None:
+        """The chunk whose id is exactly `id`, or None."""
+        records = self._term_records("id", id, limit=1)
+        return records[0] if records else None
+
+    def doc_chunks(self, doc_id: str) -> list[ChunkRecord]:
+        """Every chunk of the document `doc_id`, in document order (empty when unknown)."""
+        records = self._term_records("doc_id", doc_id, limit=None)
+        records.sort(key=lambda r: (r.line_start, r.depth, r.byte_start))
+        return records
+
+    def _term_records(self, field: str, value: str, *, limit: int | None) -> list[ChunkRecord]:
+        """Records whose raw `field` equals `value`; all of them when `limit` is None."""
+        import tantivy
+
+        searcher = self.index.searcher()
+        query = tantivy.Query.term_query(self.index.schema, field, value)
+        if limit is None:
+            counted: int | None = getattr(searcher.search(query, limit=1, count=True), "count", None)
+            limit = int(counted or 0)
+            if limit == 0:
+                return []
+        result = searcher.search(query, limit=limit, count=False)
+        return [ChunkRecord.from_stored(searcher.doc(address).to_dict()) for _score, address in result.hits]
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
@@ -58,16 +127,122 @@ def read_manifest(root: Path) -> dict[str, Any]:
 
 
 def open_store(root: Path) -> Store:
-    """Open the artifacts at `root` for searching."""
-    import tantivy
+    """Open the artifacts at `root` for searching, without writing anything there.
 
-    manifest = read_manifest(root)
-    index_dir = root / INDEX_DIR
-    try:
-        index = tantivy.Index.open(str(index_dir))
-    except (OSError, ValueError) as exc:
+    Raises:
+        ArtifactError: the directory, its manifest or its index is missing, unreadable, or
+            of an unknown format; or no temporary directory can be created.
+    """
+    if not root.is_dir():
         raise ArtifactError(
-            f"{index_dir}: cannot open the index ({exc}) — rebuild with: ra update --full"
-        ) from None
+            f"no artifacts at {root}: no such directory — build them with: ra update "
+            f"(or point --artifacts / RA_ARTIFACTS at them)"
+        )
+    manifest = read_manifest(root)
+    index = open_index(root / INDEX_DIR)
     register_analyzer(index, str(manifest.get("stemmer", "english")))
     return Store(root=root, manifest=manifest, index=index)
+
+
+def open_index(index_dir: Path) -> tantivy.Index:
+    """Open the tantivy index in `index_dir` read-only, through a private symlink directory.
+
+    Raises:
+        ArtifactError: no index there, an unreadable or corrupt one, or no usable temp dir.
+    """
+    meta = index_dir / META_FILE
+    if not meta.is_file():
+        raise ArtifactError(
+            f"{index_dir}: no tantivy index (missing {META_FILE}) — rebuild with: ra update --full"
+        )
+    error = ""
+    for _attempt in range(_OPEN_ATTEMPTS):
+        try:
+            with _meta_lock(index_dir):
+                return _open_linked(index_dir)
+        except PermissionError as exc:
+            raise ArtifactError(
+                f"{exc.filename or index_dir}: cannot read the index ({exc.strerror}) — make the "
+                f"artifacts readable by this user: chmod -R a+rX {index_dir.parent}"
+            ) from None
+        except _TempDirError as exc:
+            raise ArtifactError(
+                f"cannot prepare a temporary directory to open the index in ({exc}) — set "
+                f"TMPDIR to a writable directory"
+            ) from None
+        except (OSError, ValueError) as exc:
+            # most likely a build replaced the generation while we linked it: try again
+            error = str(exc)
+    raise ArtifactError(f"{index_dir}: cannot open the index ({error}) — rebuild with: ra update --full")
+
+
+class _TempDirError(Exception):
+    """No private temporary directory could be created."""
+
+
+@contextlib.contextmanager
+def _meta_lock(index_dir: Path) -> Generator[None]:
+    """Hold tantivy's meta lock (shared, read-only descriptor) while a generation is opened.
+
+    A writer's garbage collection takes the same lock before deleting segment files. The lock
+    file exists once any writer has opened the index; when it does not, there is no writer.
+    """
+    try:
+        fd = os.open(index_dir / ".tantivy-meta.lock", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        yield
+        return
+    try:
+        # writers hold it for milliseconds; should one hang on to it, open anyway (and retry)
+        deadline = time.monotonic() + _LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.001)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _open_linked(index_dir: Path) -> tantivy.Index:
+    """Link the current generation into a fresh temp dir, open it there, remove the temp dir."""
+    import tantivy
+
+    source = os.path.abspath(index_dir)
+    meta = (index_dir / META_FILE).read_bytes()
+    names = [n for n in os.listdir(source) if n not in _NOT_LINKED]
+    try:
+        tmp = tempfile.mkdtemp(prefix=TEMP_PREFIX)
+    except OSError as exc:
+        raise _TempDirError(str(exc)) from None
+    try:
+        try:
+            for name in names:
+                os.symlink(os.path.join(source, name), os.path.join(tmp, name))
+            with open(os.path.join(tmp, META_FILE), "wb") as fh:
+                fh.write(meta)
+        except OSError as exc:
+            raise _TempDirError(f"{tmp}: {exc.strerror}") from None
+        return tantivy.Index.open(tmp)
+    finally:
+        _remove_temp_dir(tmp)
+
+
+def _remove_temp_dir(tmp: str) -> None:
+    """Remove the temp dir the index was opened through; its files stay mapped.
+
+    tantivy's meta-file watcher thread may be reloading the reader right now, which re-creates
+    the lock file here. Removing meta.json first stops any later reload (the watcher cannot
+    read it), so at most one lock file can reappear: a second pass removes it.
+    """
+    with contextlib.suppress(OSError):
+        os.unlink(os.path.join(tmp, META_FILE))
+    for _attempt in range(3):
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not os.path.lexists(tmp):
+            return
+    atexit.register(shutil.rmtree, tmp, True)

@@ -15,6 +15,7 @@ import pytest
 
 if TYPE_CHECKING:
     from ra_build.tasks import BuildReport
+    from ra_query.search import TopicResult
 
 BIN = Path(sys.executable).parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -109,3 +110,12 @@ def build(kb: Path, home: Path, *, full: bool = False) -> BuildReport:
     report = run_build(load_config(kb, home), kb / ".ra", full=full)
     assert report.failures == []
     return report
+
+
+def find(artifacts: Path, text: str, limit: int = 10) -> TopicResult:
+    """What the index holds for `text`: plain BM25 matches, no aggregation, elbow or fuzzing."""
+    from ra_query.search import SearchParams, search_topic
+    from ra_query.store import open_store
+
+    params = SearchParams(limit=limit, aggregation=False, cutoff_ratio=0.0, fuzzy_distance=0)
+    return search_topic(open_store(artifacts), text, params)

@@ -14,8 +14,7 @@ import pytest
 
 from ra_build.config import load_config
 from ra_build.tasks import run_build
-from ra_query.search import search
-from ra_query.store import open_store
+from tests.conftest import find
 
 BIN = Path(sys.executable).parent
 FILES = 1200
@@ -38,15 +37,13 @@ def _env(home: Path) -> dict[str, str]:
 
 
 def _generation_answers(artifacts: Path, word: str) -> None:
-    store = open_store(artifacts)
-    result = search(store, word, limit=3)
+    result = find(artifacts, word, limit=3)
     assert result.total_matches > 0
 
 
 def _one_whole_generation(artifacts: Path, old: str, new: str) -> None:
     """The index holds all of one generation and nothing of the other: never a mix."""
-    store = open_store(artifacts)
-    counts = (search(store, old, limit=1).total_matches, search(store, new, limit=1).total_matches)
+    counts = (find(artifacts, old, limit=1).total_matches, find(artifacts, new, limit=1).total_matches)
     assert counts in {(CHUNKS_WITH_WORD, 0), (0, CHUNKS_WITH_WORD)}
 
 
@@ -82,7 +79,7 @@ def test_killing_ra_update_leaves_the_previous_generation_readable(
     done = subprocess.run([str(BIN / "ra"), "update"], cwd=kb, env=_env(home), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     _generation_answers(kb / ".ra", "gamma")
-    assert search(open_store(kb / ".ra"), "beta", limit=3).total_matches == 0
+    assert find(kb / ".ra", "beta", limit=3).total_matches == 0
 
 
 def test_a_second_update_with_no_wait_exits_3_while_another_holds_the_lock(

@@ -11,8 +11,7 @@ from ra_build.config import load_config
 from ra_build.layout import Layout
 from ra_build.stages import ChunkSettings, chunk_stage, discover_stage
 from ra_build.tasks import run_build
-from ra_query.search import search
-from ra_query.store import open_store
+from tests.conftest import find
 
 
 def _bad_tree(root: Path) -> None:
@@ -43,7 +42,7 @@ def test_a_tree_full_of_bad_files_builds_and_reports_each_one(tmp_path: Path, ho
     assert files.loc["huge.md", "status"] == "skipped"
     assert files.loc["empty.md", "status"] == "ok"
     assert files.loc["latin1.md", "status"] == "ok"
-    ids = {h.id for h in search(open_store(tmp_path / ".ra"), "walrus", limit=20).hits}
+    ids = {h.id for h in find(tmp_path / ".ra", "walrus", limit=20).hits}
     assert ids >= {
         "bad:good.md#good",
         "bad:latin1.md#caf",

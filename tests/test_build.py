@@ -7,9 +7,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 
-from ra_query.search import search
-from ra_query.store import open_store
-from tests.conftest import build
+from tests.conftest import build, find
 
 
 def test_first_build_runs_every_stage(kb: Path, home: Path) -> None:
@@ -32,9 +30,8 @@ def test_editing_one_file_reparses_only_that_file(kb: Path, home: Path) -> None:
     report = build(kb, home)
     assert report.results["chunk:docs"]["parsed"] == ["guides/testing.md"]
     assert report.results["index"]["added_docs"] == 1
-    store = open_store(kb / ".ra")
-    assert [h.id for h in search(store, "zeppelin", limit=5).hits] == ["docs:guides/testing.md#testing"]
-    assert search(store, "hypothesis", limit=5).hits == ()
+    assert [h.id for h in find(kb / ".ra", "zeppelin", limit=5).hits] == ["docs:guides/testing.md#testing"]
+    assert find(kb / ".ra", "hypothesis", limit=5).hits == ()
 
 
 def test_chunk_table_reads_with_pandas_and_has_every_chunk(kb: Path, home: Path) -> None:
@@ -62,6 +59,6 @@ def test_manifest_lists_counts_versions_and_checksums(kb: Path, home: Path) -> N
 
 def test_search_finds_a_heading_chunk_by_its_words(kb: Path, home: Path) -> None:
     build(kb, home)
-    hits = search(open_store(kb / ".ra"), "result type", limit=3).hits
+    hits = find(kb / ".ra", "result type", limit=3).hits
     assert hits[0].id == "docs:guides/errors.md#the-result-type"
     assert hits[0].breadcrumb == ("Error Handling", "The Result Type")

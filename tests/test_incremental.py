@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 
 from ra_query.store import open_store
-from tests.conftest import build
+from tests.conftest import build, find
 
 
 def index_ids(kb: Path) -> list[str]:
@@ -131,9 +131,8 @@ def test_artifacts_are_relocatable(kb: Path, home: Path, tmp_path: Path) -> None
     moved.parent.mkdir()
     shutil.move(kb / ".ra", moved)
     shutil.rmtree(kb)
-    from ra_query.search import search
 
-    hits = search(open_store(moved), "result type", limit=1).hits
+    hits = find(moved, "result type", limit=1).hits
     assert hits[0].id == "docs:guides/errors.md#the-result-type"
 
 

@@ -1,0 +1,70 @@
+"""The search and get commands as functions: both CLIs (`ra`, `ra-query`) and MCP call these.
+
+Each returns the text to print and the exit code, so the two command lines cannot drift.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import orjson
+
+from ra_query.errors import QuerySyntaxError
+from ra_query.get import get, get_to_dict, render_get
+from ra_query.render import View, budgeted, render_text, to_json
+from ra_query.schema import build_analyzer
+from ra_query.search import SearchParams, search
+from ra_query.store import Store
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a command prints on stdout, and its exit code."""
+
+    text: str
+    code: int
+
+
+def search_command(
+    store: Store,
+    queries: list[str],
+    params: SearchParams,
+    *,
+    view: View = "full",
+    json: bool = False,
+    max_tokens: int | None = None,
+    explain: bool = False,
+    colour: bool = False,
+    stale: int | None = None,
+) -> Output:
+    """Search every topic, fit one token budget across them, render; exit 1 when nothing matched."""
+    topics = search(store, queries, params)
+    outcome = budgeted(topics, view, max_tokens, build_analyzer(store.stemmer))
+    code = 0 if any(t.hits for t in topics) else 1
+    if json:
+        payload = to_json(topics, outcome, list_mode=view == "list", stale=stale, explain=explain)
+        return Output(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n", code)
+    text = render_text(topics, outcome, colour=colour, explain=explain)
+    if stale:
+        text += f"stale: {stale} file{'s' if stale != 1 else ''} changed since the build\n"
+    return Output(text, code)
+
+
+def get_command(store: Store, chunk_id: str, *, full_document: bool = False, json: bool = False) -> Output:
+    """`get ID`: a chunk, or a whole document in document order."""
+    result = get(store, chunk_id, full_document=full_document)
+    if json:
+        return Output(orjson.dumps(get_to_dict(result), option=orjson.OPT_INDENT_2).decode() + "\n", 0)
+    return Output(render_get(result), 0)
+
+
+def syntax_error_text(prog: str, exc: QuerySyntaxError) -> str:
+    """The one-line error plus the query and a caret under the offending column."""
+    return f"{prog}: error: {exc.message}\n{exc.caret()}\n"
+
+
+def print_output(output: Output) -> int:
+    """Write `output.text` to stdout; return its exit code."""
+    sys.stdout.write(output.text)
+    return output.code

@@ -1,0 +1,163 @@
+"""Search output (DECISIONS 22): full, list, matches and JSON, from the same result objects.
+
+Every mode renders each hit to plain text first; the token budget (ra_query.budget) is charged
+on that text, so what is counted is exactly what is printed. Colour is added afterwards and
+only when the caller asks for it (a terminal, and no NO_COLOR).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from ra_query.budget import BudgetOutcome, apply_budget
+from ra_query.search import SearchHit, TopicResult, matching_words
+
+View = Literal["full", "list", "matches"]
+VIEWS: tuple[View, ...] = ("full", "list", "matches")
+
+_BOLD, _DIM, _CYAN, _YELLOW, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[36m", "\x1b[33m", "\x1b[0m"
+_HEADER = re.compile(r"^(─── .* ───)$", re.MULTILINE)
+_EM = re.compile(r"<em>(.*?)</em>")
+
+
+def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any) -> str:
+    """One hit as plain text in view `mode`."""
+    record = hit.record
+    crumb = " › ".join(record.breadcrumb)
+    if mode == "list":
+        return f"{record.id}  {crumb}\n  {hit.snippet}\n"
+    if mode == "matches":
+        lines = record.content().splitlines()
+        shown = [
+            f"  L{_line_number(record.line_start, i, record.depth)}: {line}"
+            for i, line in enumerate(lines)
+            if matching_words(line, terms, analyzer)
+        ]
+        return (
+            f"─── {record.id} ───\n" + ("\n".join(shown) if shown else "  (matched by title or path)") + "\n"
+        )
+    return f"─── {record.id} ───\n> {crumb}\n\n{record.content()}\n"
+
+
+def _line_number(line_start: int, index: int, depth: int) -> int:
+    """Map a line of content() back to the file: heading line, then (after the inserted blank) body."""
+    if depth == 0:
+        return line_start + index
+    return line_start if index == 0 else line_start + index - 1
+
+
+def budgeted(
+    topics: Sequence[TopicResult], view: View, max_tokens: int | None, analyzer: Any
+) -> BudgetOutcome:
+    """Render every hit in `view` and fit the texts into one budget across all topics."""
+    return apply_budget(
+        [[(h.record, hit_text(h, view, t.terms, analyzer)) for h in t.hits] for t in topics],
+        max_tokens,
+    )
+
+
+def render_text(topics: Sequence[TopicResult], outcome: BudgetOutcome, *, colour: bool, explain: bool) -> str:
+    """Full, list or matches output: topics in order, each with its kept hits and notes."""
+    kept: dict[int, list[str]] = {}
+    for item in outcome.kept:
+        kept.setdefault(item.topic, []).append(item.text)
+    out: list[str] = []
+    for t, topic in enumerate(topics):
+        if len(topics) > 1:
+            out.append(f"═══ {topic.query} ═══\n")
+        if explain:
+            out += [f"explain: {line}" for line in topic.explain]
+            out.append("")
+        if topic.note:
+            out.append(f"note: {topic.note}\n")
+        for text in kept.get(t, []):
+            out.append(text)
+    if outcome.max_tokens is not None:
+        out.append(_budget_line(outcome))
+    text = "\n".join(out).rstrip("\n") + "\n"
+    return _colourize(text) if colour else text
+
+
+def _budget_line(outcome: BudgetOutcome) -> str:
+    parts = [f"tokens: {outcome.used_tokens} of {outcome.max_tokens}"]
+    if outcome.omitted:
+        parts.append(f"{outcome.omitted} result{'s' if outcome.omitted != 1 else ''} omitted")
+    if outcome.truncated:
+        parts.append("truncated")
+    return "[" + ", ".join(parts) + "]\n"
+
+
+def _colourize(text: str) -> str:
+    text = _HEADER.sub(lambda m: f"{_BOLD}{_CYAN}{m.group(1)}{_RESET}", text)
+    text = re.sub(r"^(> .*)$", lambda m: f"{_DIM}{m.group(1)}{_RESET}", text, flags=re.MULTILINE)
+    return _EM.sub(lambda m: f"{_YELLOW}{_BOLD}{m.group(1)}{_RESET}", text)
+
+
+def to_json(
+    topics: Sequence[TopicResult],
+    outcome: BudgetOutcome,
+    *,
+    list_mode: bool,
+    stale: int | None,
+    explain: bool,
+) -> dict[str, Any]:
+    """Seed 000's shape, `queries[] → {query, results[], total_matches}`, plus ra's extras."""
+    kept = {(item.topic, item.record.id): item for item in outcome.kept}
+    queries: list[dict[str, Any]] = []
+    for t, topic in enumerate(topics):
+        results: list[dict[str, Any]] = []
+        for hit in topic.hits:
+            item = kept.get((t, hit.id))
+            if item is None:
+                continue
+            r = hit.record
+            result: dict[str, Any] = {
+                "id": r.id,
+                "tree": r.tree,
+                "path": r.path,
+                "title": r.title,
+                "breadcrumb": " › ".join(r.breadcrumb),
+                "depth": r.depth,
+                "line_start": r.line_start,
+                "line_end": r.line_end,
+                "byte_start": r.byte_start,
+                "byte_end": r.byte_end,
+                "score": round(hit.score, 4),
+                "snippet": hit.snippet,
+                "tokens": r.tokens,
+            }
+            if not list_mode:
+                result["content"] = r.content() if not item.truncated else _content_of(item.text)
+                result["truncated"] = item.truncated
+            if hit.aggregated:
+                result["constituents"] = list(hit.constituents)
+            results.append(result)
+        entry: dict[str, Any] = {
+            "query": topic.query,
+            "results": results,
+            "total_matches": topic.total_matches,
+            "relaxed": topic.relaxed,
+            "fuzzy": topic.fuzzy,
+        }
+        if topic.note:
+            entry["note"] = topic.note
+        if explain:
+            entry["explain"] = list(topic.explain)
+        queries.append(entry)
+    payload: dict[str, Any] = {"queries": queries}
+    payload["tokens"] = {
+        "used": outcome.used_tokens,
+        "max": outcome.max_tokens,
+        "omitted": outcome.omitted,
+        "truncated": outcome.truncated,
+    }
+    payload["stale"] = stale
+    return payload
+
+
+def _content_of(full_text: str) -> str:
+    """The content part of a (possibly truncated) full-mode hit text: after the breadcrumb."""
+    parts = full_text.split("\n\n", 1)
+    return parts[1] if len(parts) == 2 else full_text

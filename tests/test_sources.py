@@ -1,0 +1,112 @@
+"""Staleness seen from the read-only side: ra-query counts changed sources (DECISIONS 25)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+
+from ra_build.config import load_config
+from ra_build.discover import discover_tree
+from ra_query.sources import stale_files, walk_tree
+from ra_query.store import read_manifest
+from tests.conftest import build, run_cmd
+
+
+def _stale(kb: Path) -> int | None:
+    artifacts = kb / ".ra"
+    return stale_files(artifacts, read_manifest(artifacts))
+
+
+def _bump_mtime(path: Path) -> None:
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+def test_the_manifest_records_where_each_trees_sources_are(kb: Path, home: Path) -> None:
+    build(kb, home)
+    sources = read_manifest(kb / ".ra")["trees"]["docs"]["sources"]
+    tree = load_config(kb, home).trees["docs"]
+    assert sources == {"root": str(tree.path), "include": list(tree.include), "exclude": list(tree.exclude)}
+
+
+def test_nothing_is_stale_right_after_a_build(kb: Path, home: Path) -> None:
+    build(kb, home)
+    assert _stale(kb) == 0
+
+
+def test_edited_added_and_deleted_files_are_each_counted(kb: Path, home: Path) -> None:
+    build(kb, home)
+    pool = kb / "notes" / "pool.txt"
+    pool.write_text(pool.read_text(encoding="utf-8") + "One more line.\n", encoding="utf-8")
+    assert _stale(kb) == 1
+    (kb / "notes" / "new.md").write_text("# New\n\nfresh\n", encoding="utf-8")
+    assert _stale(kb) == 2
+    victim = next(p for p in sorted(kb.rglob("*.md")) if p.name != "new.md")
+    victim.unlink()
+    assert _stale(kb) == 3
+
+
+def test_a_touched_file_counts_as_modified(kb: Path, home: Path) -> None:
+    build(kb, home)
+    _bump_mtime(kb / "notes" / "pool.txt")
+    assert _stale(kb) == 1
+
+
+def test_files_the_tree_globs_do_not_select_are_not_counted(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "image.png").write_bytes(b"\x89PNG")
+    (kb / ".hidden.md").write_text("# hidden\n", encoding="utf-8")
+    assert _stale(kb) == 0
+
+
+def test_a_rebuild_makes_the_artifacts_current_again(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "notes" / "new.md").write_text("# New\n\nfresh\n", encoding="utf-8")
+    assert _stale(kb) == 1
+    build(kb, home)
+    assert _stale(kb) == 0
+
+
+def test_staleness_is_unknown_when_the_sources_are_not_visible(kb: Path, home: Path, tmp_path: Path) -> None:
+    build(kb, home)
+    moved = tmp_path / "elsewhere" / "artifacts"
+    shutil.copytree(kb / ".ra", moved)
+    shutil.rmtree(kb)  # as on the machine the artifacts were downloaded to
+    assert stale_files(moved, read_manifest(moved)) is None
+
+
+def test_staleness_is_unknown_for_a_manifest_without_sources(kb: Path, home: Path) -> None:
+    build(kb, home)
+    manifest = read_manifest(kb / ".ra")
+    del manifest["trees"]["docs"]["sources"]
+    assert stale_files(kb / ".ra", manifest) is None
+
+
+def test_staleness_is_unknown_without_the_discovery_snapshot(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / ".ra" / "chunks" / "docs.snapshot.json").unlink()
+    assert stale_files(kb / ".ra", read_manifest(kb / ".ra")) is None
+
+
+def test_the_snapshot_records_the_tree_globs(kb: Path, home: Path) -> None:
+    build(kb, home)
+    snapshot = orjson.loads((kb / ".ra" / "chunks" / "docs.snapshot.json").read_bytes())
+    tree = load_config(kb, home).trees["docs"]
+    assert (snapshot["include"], snapshot["exclude"]) == (list(tree.include), list(tree.exclude))
+
+
+def test_walk_tree_is_what_discovery_runs(kb: Path, home: Path) -> None:
+    tree = load_config(kb, home).trees["docs"]
+    assert walk_tree(tree.name, tree.path, tree.include, tree.exclude) == discover_tree(tree)
+
+
+def test_ra_query_reads_sources_without_writing_to_them(kb: Path, home: Path, tmp_path: Path) -> None:
+    build(kb, home)
+    (kb / "notes" / "new.md").write_text("# New\n\nfresh\n", encoding="utf-8")
+    before = sorted((p.as_posix(), p.stat().st_mtime_ns) for p in kb.rglob("*"))
+    result = run_cmd("ra-query", "--artifacts", str(kb / ".ra"), "search", "pool", cwd=tmp_path, home=home)
+    assert result.code == 0, result.err
+    assert sorted((p.as_posix(), p.stat().st_mtime_ns) for p in kb.rglob("*")) == before
