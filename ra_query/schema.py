@@ -6,6 +6,7 @@ tokenizes queries exactly as the writer tokenized documents.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -44,8 +45,12 @@ MAX_TOKEN_LENGTH: Final = 40
 ANALYZER: Final = "ra"
 
 
+@cache
 def build_analyzer(stemmer: str) -> tantivy.TextAnalyzer:
-    """Split on non-alphanumerics, drop tokens of 40+ chars, lowercase, stem (DECISIONS 17)."""
+    """Split on non-alphanumerics, drop tokens of 40+ chars, lowercase, stem (DECISIONS 17).
+
+    Cached: queries analyze their words with it, and it never changes for a stemmer.
+    """
     import tantivy
 
     builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())

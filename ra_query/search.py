@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ra_query.aggregate import Candidate, PipelineTrace, pipeline
 from ra_query.compile import Compiler, tree_filter
+from ra_query.errors import QuerySyntaxError
 from ra_query.models import ChunkRecord
 from ra_query.query import Node, Or, Term, is_plain_words, parse_lenient, parse_query, plain_words, render
 from ra_query.schema import build_analyzer
@@ -144,13 +145,8 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
     explain: list[str] = []
     relaxed = fuzzy = False
     if params.raw:
-        query = store.index.parse_query(
-            text,
-            ["title", "tags", "path", "path_components", "body"],
-            field_boosts={**params.boosts, "path_components": params.boosts.get("path", 2.0)},
-        )
+        found, total = run.candidates(_raw_query(store, text, params))
         node, note, terms = None, None, frozenset[str]()
-        found, total = run.candidates(query)
         explain.append(f"raw query: {text}")
     else:
         node, note = _parse(text, params)
@@ -206,6 +202,21 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
             else ("no chunk matches every word — try fewer words, or drop --strict to rank partial matches")
         )
     return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain))
+
+
+def _raw_query(store: Store, text: str, params: SearchParams) -> tantivy.Query:
+    """`--raw`: tantivy's own query parser over ra's fields and boosts."""
+    fields = ["title", "tags", "path", "path_components", "body"]
+    boosts = {**params.boosts, "path_components": params.boosts.get("path", 2.0)}
+    try:
+        return store.index.parse_query(text, fields, field_boosts=boosts)
+    except ValueError as exc:
+        raise QuerySyntaxError(
+            text,
+            0,
+            f"tantivy cannot parse this raw query ({exc})",
+            "check tantivy's query syntax, or drop --raw",
+        ) from None
 
 
 def _pipeline(run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchParams) -> PipelineTrace:
