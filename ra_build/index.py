@@ -72,10 +72,13 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
     changed = {d for d, h in new_docs.items() if old_docs.get(d) != h}
     removed = set(old_docs) - set(new_docs)
 
-    if fresh:
+    index = None if fresh else _reuse(layout)
+    if index is None:  # new, from another schema version, or unreadable: start it afresh
+        restem = True
+        changed, removed = set(new_docs), set[str]()
         shutil.rmtree(layout.index_dir, ignore_errors=True)
         layout.index_dir.mkdir(parents=True)
-    index = tantivy.Index(build_schema(), path=str(layout.index_dir), reuse=not fresh)
+        index = tantivy.Index(build_schema(), path=str(layout.index_dir), reuse=False)
     register_analyzer(index, stemmer)
     writer = index.writer(heap_size=WRITER_HEAP, num_threads=min(2, os.cpu_count() or 1))
     if restem:
@@ -121,6 +124,14 @@ _COLUMNS = [
     "tokens", "mtime_ns",
 ]  # fmt: skip
 BATCH_ROWS = 8192
+
+
+def _reuse(layout: Layout) -> tantivy.Index | None:
+    """Open the existing index for writing, or None when its schema is not this ra's."""
+    try:
+        return tantivy.Index(build_schema(), path=str(layout.index_dir), reuse=True)
+    except ValueError:
+        return None
 
 
 def _changed_batches(layout: Layout, tree: str, docs: set[str] | None) -> Iterator[pa.RecordBatch]:

@@ -41,16 +41,23 @@ from ra_build.tables import (
 )
 from ra_query.tokens import encoding
 
+# bumped when chunking output changes for the same input and settings
+CHUNKER_VERSION = 2  # 2: chunk tables sharded by path
 BINARY_SNIFF = 8192
 PARALLEL_MIN_FILES = 256
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkSettings:
-    """The settings the chunk stage reads (its doit config_changed key)."""
+    """The settings that shape what the chunk stage produces for a file.
+
+    When any of them differs from the last run's, every file of the tree is parsed again:
+    rows made under other settings (or by another chunker version) are never reused.
+    """
 
     max_file_size: int
     max_chunk_size: int
+    chunker: int = CHUNKER_VERSION
 
 
 # ── discover ────────────────────────────────────────────────────────────────────────────────
@@ -201,6 +208,10 @@ def chunk_stage(
     """Bring `tree`'s chunk and file tables up to date with its snapshot."""
     snap = read_snapshot(layout, tree.name)
     previous = {r.path: r for r in read_file_rows(layout.file_table(tree.name))}
+    if _last_settings(layout, tree.name) != _settings_key(settings):
+        previous = {}  # made under other settings: parse every file again, from empty shards
+        shutil.rmtree(layout.chunk_dir(tree.name), ignore_errors=True)
+        (layout.chunks_dir / f"{tree.name}.parquet").unlink(missing_ok=True)  # chunker 1's table
     current = {p: (size, mtime) for p, size, mtime in snap["files"]}
 
     rows_out: list[FileRow] = []
@@ -247,8 +258,21 @@ def chunk_stage(
         )
         + tuple(f"{tree.name}:{r.path}: {r.error}" for r in walk_errors),
     )
-    write_bytes(layout.stats(tree.name), orjson.dumps(stats, option=orjson.OPT_INDENT_2))
+    record = {**orjson.loads(orjson.dumps(stats)), "settings": _settings_key(settings)}
+    write_bytes(layout.stats(tree.name), orjson.dumps(record, option=orjson.OPT_INDENT_2))
     return stats
+
+
+def _settings_key(settings: ChunkSettings) -> dict[str, int]:
+    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}
+
+
+def _last_settings(layout: Layout, tree: str) -> object:
+    """The settings the last chunk stage of `tree` ran with (None when unknown)."""
+    try:
+        return orjson.loads(layout.stats(tree).read_bytes()).get("settings")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return None
 
 
 def _fields(row: FileRow) -> dict[str, Any]:

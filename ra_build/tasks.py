@@ -10,6 +10,7 @@ reads through `config_changed(...)`, so doit re-runs exactly the stages a change
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -29,12 +30,9 @@ from ra_build.index import index_stage
 from ra_build.layout import Layout
 from ra_build.manifest import manifest_stage
 from ra_build.progress import ProgressBar
-from ra_build.stages import ChunkSettings, FileProgress, chunk_stage, discover_stage
-from ra_query.errors import BusyError, ConfigError
+from ra_build.stages import CHUNKER_VERSION, ChunkSettings, FileProgress, chunk_stage, discover_stage
+from ra_query.errors import BusyError, ConfigError, RaError
 from ra_query.schema import SCHEMA_VERSION
-
-# bumped when chunking output changes for the same input and settings
-CHUNKER_VERSION = 2  # 2: chunk tables sharded by path
 
 
 def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
@@ -90,7 +88,11 @@ def _call(fn: Callable[..., Any], *args: Any) -> Callable[[], dict[str, Any]]:
     """Wrap a stage so doit saves its result as task values (and never sees a falsy return)."""
 
     def action() -> dict[str, Any]:
-        result = fn(*args)
+        try:
+            result = fn(*args)
+        except RaError as exc:
+            _RAISED.append(exc)  # run_build re-raises it with its own message and exit code
+            raise
         return {"result": orjson.loads(orjson.dumps(result, default=_plain))}
 
     action.__name__ = fn.__name__
@@ -103,6 +105,7 @@ def _plain(obj: Any) -> Any:
     raise TypeError
 
 
+_RAISED: list[RaError] = []
 _HELD: list[BuildLock] = []  # locks a dodo.py takes for the life of its doit process
 
 
@@ -188,9 +191,18 @@ class BuildReport:
 
     executed: list[str] = field(default_factory=list)
     up_to_date: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # one line each
+    details: list[str] = field(default_factory=list)  # with tracebacks, for RA_DEBUG
     results: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+
+
+def _one_line(fail: Any) -> str:
+    """The exception line of a doit failure (its last traceback line), not the traceback."""
+    lines = [
+        line.strip() for line in "".join(getattr(fail, "traceback", "") or "").splitlines() if line.strip()
+    ]
+    return lines[-1] if lines else str(getattr(fail, "message", fail)).strip().splitlines()[0]
 
 
 def _recording_reporter(report: BuildReport, progress: ProgressBar | None) -> type:
@@ -208,7 +220,8 @@ def _recording_reporter(report: BuildReport, progress: ProgressBar | None) -> ty
                 progress.stage(task.name)
 
         def add_failure(self, task: Any, fail: Any) -> None:
-            report.failures.append(f"{task.name}: {fail.get_msg()}")
+            report.failures.append(f"{task.name}: {_one_line(fail)}")
+            report.details.append(fail.get_msg())
 
         def add_success(self, task: Any) -> None:
             if not task.actions:
@@ -288,6 +301,8 @@ def run_build(
     with BuildLock(layout, wait=wait, notify=notify):
         if full:
             _forget(layout)
+        elif not _state_db_usable(layout):
+            layout.doit_db.unlink()
         namespace = make_tasks(
             config, layout.root, lock=False, file_progress=progress.files if progress else None
         )
@@ -296,15 +311,36 @@ def run_build(
             "reporter": _recording_reporter(report, progress),
             "verbosity": 0,
         }
+        _RAISED.clear()
         try:
             code = DoitMain(ModuleTaskLoader(namespace), config_filenames=()).run(["run"])
         finally:
             if progress is not None:
                 progress.finish()
     report.seconds = time.perf_counter() - started
+    if _RAISED:
+        raise _RAISED[0]
     if code != 0 and not report.failures:
         report.failures.append(f"doit exited with {code}")
     return report
+
+
+def _state_db_usable(layout: Layout) -> bool:
+    """False when doit's state file exists but is not a database doit can open.
+
+    An older ra kept it as JSON, and a disk-full or foreign write can corrupt it; every stage
+    is incremental on its own, so starting doit's state afresh costs little and loses nothing.
+    """
+    import sqlite3
+
+    if not layout.doit_db.exists():
+        return True
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{layout.doit_db}?mode=ro", uri=True)) as conn:
+            conn.execute("select count(*) from sqlite_master").fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    return True
 
 
 def _forget(layout: Layout) -> None:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION: Final = 1
 # Bumped whenever the fields below or their options change; part of the index-content hash.
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2  # 2: one analyzer name ("ra") whatever the stemmer
 
 MANIFEST_NAME: Final = "manifest.json"
 INDEX_DIR: Final = "index"

@@ -32,7 +32,7 @@ import orjson
 
 from ra_query.errors import ArtifactError
 from ra_query.models import ChunkRecord
-from ra_query.schema import FORMAT_VERSION, INDEX_DIR, MANIFEST_NAME, register_analyzer
+from ra_query.schema import FORMAT_VERSION, INDEX_DIR, MANIFEST_NAME, SCHEMA_VERSION, register_analyzer
 
 if TYPE_CHECKING:
     import tantivy
@@ -116,6 +116,11 @@ def read_manifest(root: Path) -> dict[str, Any]:
         raise ArtifactError(f"{path}: manifest is not a JSON object — rebuild with: ra update --full")
     manifest = cast(dict[str, Any], raw)
     version = manifest.get("format_version")
+    if version == FORMAT_VERSION and manifest.get("schema_version") != SCHEMA_VERSION:
+        raise ArtifactError(
+            f"{path}: the index uses schema {manifest.get('schema_version')!r}, this ra reads schema "
+            f"{SCHEMA_VERSION} — rebuild with: ra update (it rebuilds the index by itself)"
+        )
     if version != FORMAT_VERSION:
         built_by = manifest.get("ra_version", "an unknown ra version")
         raise ArtifactError(

@@ -180,3 +180,22 @@ def test_editing_a_file_rewrites_only_the_shard_that_holds_it(kb: Path, home: Pa
     assert [name for name in sorted(after) if after[name] != before[name]] == [
         f"part-{shard_of('notes/pool.txt'):02d}.parquet"
     ]
+
+
+def test_a_corrupt_doit_state_file_is_replaced_and_the_build_still_succeeds(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / ".ra" / ".doit.db").write_text('{"not": "a database"}', encoding="utf-8")
+    report = build(kb, home)
+    assert "chunk:docs" in report.executed
+    assert report.results["chunk:docs"]["parsed"] == []  # the tables were still there: nothing re-parsed
+
+
+def test_changing_a_chunk_setting_reparses_every_file_of_the_tree(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / ".ra.toml").write_text(
+        'root = true\n[settings]\nmax_chunk_size = 10\n[tree.docs]\npath = "."\n', encoding="utf-8"
+    )
+    report = build(kb, home)
+    assert len(report.results["chunk:docs"]["parsed"]) == 3
+    assert len(index_ids(kb)) == 10
+    assert any("max_chunk_size 10" in p for p in report.results["chunk:docs"]["problems"])
