@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ra_query.budget import BudgetOutcome, apply_budget
+from ra_query.models import ChunkRecord
 from ra_query.search import SearchHit, TopicResult, matching_words
 
 View = Literal["full", "list", "matches"]
@@ -29,10 +30,10 @@ def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any) -
     if mode == "list":
         return f"{record.id}  {crumb}\n  {hit.snippet}\n"
     if mode == "matches":
-        lines = record.content().splitlines()
         shown = [
-            f"  L{_line_number(record.line_start, i, record.depth)}: {line}"
-            for i, line in enumerate(lines)
+            f"  L{number}: {line}"
+            for part in hit.parts or (record,)
+            for number, line in numbered_lines(part)
             if matching_words(line, terms, analyzer)
         ]
         return (
@@ -41,11 +42,17 @@ def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any) -
     return f"─── {record.id} ───\n> {crumb}\n\n{record.content()}\n"
 
 
-def _line_number(line_start: int, index: int, depth: int) -> int:
-    """Map a line of content() back to the file: heading line, then (after the inserted blank) body."""
-    if depth == 0:
-        return line_start + index
-    return line_start if index == 0 else line_start + index - 1
+def numbered_lines(chunk: ChunkRecord) -> list[tuple[int, str]]:
+    """The chunk's heading line and body lines, each with its line number in the source file.
+
+    A body is stored without the blank lines around it and ends on `line_end`, so its first
+    line is `line_end - (lines in body) + 1`; the heading is on `line_start`.
+    """
+    body = chunk.body.splitlines()
+    first = chunk.line_end - len(body) + 1
+    numbered = [(first + i, line) for i, line in enumerate(body)]
+    heading = chunk.heading_line
+    return [(chunk.line_start, heading), *numbered] if heading is not None else numbered
 
 
 def budgeted(

@@ -15,10 +15,10 @@ Across topics a chunk is shown once, under the topic where it ranks best.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ra_query.aggregate import Candidate, PipelineTrace, pipeline
+from ra_query.aggregate import Candidate, PipelineTrace, Result, pipeline
 from ra_query.compile import Compiler, tree_filter
 from ra_query.errors import QuerySyntaxError
 from ra_query.models import ChunkRecord
@@ -62,6 +62,7 @@ class SearchHit:
     constituents: tuple[str, ...] = ()
     aggregated: bool = False
     snippet: str = ""
+    parts: tuple[ChunkRecord, ...] = ()  # the chunks shown, in document order (a section's all)
 
     @property
     def id(self) -> str:
@@ -159,7 +160,8 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
         if compiled is None:
             return TopicResult(text, (), 0, terms, note="no searchable words (only punctuation?)")
         found, total = run.candidates(compiled)
-        if not found and params.fuzzy_distance > 0:
+        fuzzy_on = params.fuzzy_distance > 0
+        if not found and fuzzy_on:
             fuzzy_query = run.compiler(fuzzy=True).compile(node)
             if fuzzy_query is not None:
                 found, total = run.candidates(fuzzy_query)
@@ -167,12 +169,19 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
         if not found and not params.strict and is_plain_words(node) and len(plain_words(node)) > 1:
             words = plain_words(node)
             relaxed_node = Or(tuple(Term(w) for w in words))
-            relaxed_query = run.compiler(fuzzy=params.fuzzy_distance > 0).compile(relaxed_node)
-            if relaxed_query is not None:
-                found, total = run.candidates(relaxed_query)
-                relaxed = bool(found)
-                if relaxed:
-                    note = f"no chunk has all of {len(words)} words; showing chunks with the most of them"
+            # typo matches join only below every exact match, so a fuzzy match never
+            # outranks an exact one (DECISIONS 16)
+            exact_or = run.compiler(fuzzy=False).compile(relaxed_node)
+            found, total = run.candidates(exact_or) if exact_or is not None else ([], 0)
+            if fuzzy_on:
+                fuzzy_or = run.compiler(fuzzy=True).compile(relaxed_node)
+                if fuzzy_or is not None:
+                    typo, typo_total = run.candidates(fuzzy_or)
+                    found, fuzzy = _below(found, typo, params.candidate_limit)
+                    total = max(total, typo_total)
+            if found:
+                relaxed = True
+                note = f"no chunk has all of {len(words)} words; showing chunks with the most of them"
     explain.append(
         f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
         f"{params.aggregation_threshold} cutoff_ratio={params.cutoff_ratio} limit={params.limit}"
@@ -185,16 +194,7 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
         + (" (fuzzy)" if fuzzy else "")
         + (" (relaxed to OR)" if relaxed else "")
     )
-    hits = tuple(
-        SearchHit(
-            record=run.records[r.id],
-            score=r.score,
-            constituents=r.constituents,
-            aggregated=r.aggregated,
-            snippet=snippet(run.records[r.id].body, terms, run.analyzer),
-        )
-        for r in trace.results
-    )
+    hits = tuple(_hit(run, r, terms) for r in trace.results)
     if not hits and note is None:
         note = (
             "no results — try fewer or different words"
@@ -202,6 +202,63 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
             else ("no chunk matches every word — try fewer words, or drop --strict to rank partial matches")
         )
     return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain))
+
+
+def _below(
+    exact: list[tuple[ChunkRecord, float]], typo: list[tuple[ChunkRecord, float]], limit: int
+) -> tuple[list[tuple[ChunkRecord, float]], bool]:
+    """`exact`, then the chunks only `typo` found, rescaled to rank below the last exact one.
+
+    Returns the merged candidates and whether any typo-only chunk was added.
+    """
+    seen = {record.id for record, _ in exact}
+    extra = [(record, score) for record, score in typo if record.id not in seen]
+    if not extra:
+        return exact, False
+    ceiling = min((score for _, score in exact), default=extra[0][1]) * 0.99
+    top = extra[0][1] or 1.0
+    scaled = [(record, ceiling * score / top) for record, score in extra]
+    return (exact + scaled)[:limit], True
+
+
+def _hit(run: _Run, result: Result, terms: frozenset[str]) -> SearchHit:
+    """A SearchHit; an aggregated result shows its whole section, constituents included."""
+    record = run.records[result.id]
+    parts = section(run.store, record) if result.aggregated else (record,)
+    if len(parts) > 1:
+        body = "\n\n".join([record.body, *(p.content() for p in parts[1:])]).strip("\n")
+        record = replace(
+            record,
+            body=body,
+            line_end=max(p.line_end for p in parts),
+            byte_end=max(p.byte_end for p in parts),
+            tokens=sum(p.tokens for p in parts),
+        )
+    return SearchHit(
+        record=record,
+        score=result.score,
+        constituents=result.constituents,
+        aggregated=result.aggregated,
+        snippet=snippet(record.body, terms, run.analyzer),
+        parts=parts,
+    )
+
+
+def section(store: Store, record: ChunkRecord) -> tuple[ChunkRecord, ...]:
+    """`record` and every chunk below it, in document order (the span its heading covers)."""
+    chunks = store.doc_chunks(record.doc_id)
+    by_id = {c.id: c for c in chunks}
+
+    def below(chunk: ChunkRecord) -> bool:
+        parent = chunk.parent_id
+        while parent is not None:
+            if parent == record.id:
+                return True
+            ancestor = by_id.get(parent)
+            parent = ancestor.parent_id if ancestor is not None else None
+        return False
+
+    return (record, *(c for c in chunks if below(c)))
 
 
 def _raw_query(store: Store, text: str, params: SearchParams) -> tantivy.Query:
@@ -268,7 +325,7 @@ def snippet(body: str, terms: frozenset[str], analyzer: Any, width: int = SNIPPE
     """About `width` characters of `body` around the first match, matches wrapped in <em>."""
     flat = " ".join(body.split())
     spans = matching_words(flat, terms, analyzer) if terms else []
-    start = max(0, spans[0][0] - width // 4) if spans else 0
+    start = max(0, spans[0][0] - width // 4) if spans and len(flat) > width else 0
     if start:
         space = flat.find(" ", start)
         start = space + 1 if 0 <= space < spans[0][0] else start

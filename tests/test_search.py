@@ -209,10 +209,6 @@ def test_an_exact_match_of_a_word_that_exists_wins_over_fuzzy_neighbours(find: S
     assert ids(topic) == ["docs:kubernetes.md#quotas"] and not topic.fuzzy
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="relaxed OR mixes fuzzy clauses (constant scores) with BM25: a fuzzy match outranks an exact one",
-)
 def test_in_a_relaxed_query_every_exact_match_outranks_every_fuzzy_only_match(find: Search) -> None:
     topic = find("canary kubernetis", aggregation=False, cutoff_ratio=0.0, limit=20)
     assert topic.relaxed
@@ -223,10 +219,6 @@ def test_in_a_relaxed_query_every_exact_match_outranks_every_fuzzy_only_match(fi
     assert max(order.index(i) for i in exact) < min(order.index(i) for i in fuzzy_only)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="search_topic sets fuzzy only in the fuzzy-fallback stage, not when the relaxed OR matched by fuzzy",
-)
 def test_a_relaxed_query_that_matched_through_a_typo_is_marked_fuzzy(find: Search) -> None:
     topic = find("canary kubernetis", aggregation=False, cutoff_ratio=0.0, limit=20)
     assert topic.relaxed

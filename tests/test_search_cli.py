@@ -281,11 +281,6 @@ def test_an_aggregation_threshold_above_the_matching_share_keeps_siblings_apart(
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an aggregated result prints only its own heading/body (render.hit_text uses record.content()), "
-    "not the section its constituents matched in",
-)
 def test_an_aggregated_result_shows_the_text_of_its_constituents(shared: Kb) -> None:
     run = shared.rq("search", "image")
     assert headers(run.out) == ["docs:deploy.md#deployment"]
@@ -293,21 +288,12 @@ def test_an_aggregated_result_shows_the_text_of_its_constituents(shared: Kb) -> 
     assert "redeploy the previous image" in run.out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--matches of an aggregated result says '(matched by title or path)': only the parent's "
-    "own lines are searched",
-)
 def test_matches_of_an_aggregated_result_lists_the_matching_lines_of_its_section(shared: Kb) -> None:
     run = shared.rq("search", "--matches", "image")
     assert "(matched by title or path)" not in run.out
     assert "Build the container image with the release tag." in run.out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the snippet of an aggregated result is built from the parent's own (often empty) body",
-)
 def test_an_aggregated_result_has_a_snippet_with_the_match(shared: Kb) -> None:
     results = as_json(shared.rq("search", "--json", "--list", "image"))["queries"][0]["results"]
     assert "<em>image</em>" in results[0]["snippet"]
@@ -416,11 +402,6 @@ def test_list_shows_id_breadcrumb_and_a_marked_snippet(shared: Kb) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="search.snippet starts width//4 chars before the first match even when the whole body fits "
-    "in the width, so a short body loses its beginning behind a '…'",
-)
 def test_a_snippet_of_a_short_body_shows_the_whole_body(shared: Kb) -> None:
     run = shared.rq("search", "--list", "gzip")
     assert run.out.splitlines()[1] == "  Logs rotate daily; old files are compressed with <em>gzip</em>."
@@ -447,11 +428,6 @@ def test_matches_shows_only_matching_lines_with_their_file_line_numbers(shared: 
     assert lines[6 - 1] == "How we ship the service to production."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="render._line_number assumes a section's body starts on the line after its heading; "
-    "the blank line(s) between heading and body are skipped, so every L number is one too small",
-)
 def test_matches_line_numbers_in_a_section_are_the_file_line_numbers(shared: Kb) -> None:
     run = shared.rq("search", "--matches", "swallowed")
     number = int(re.search(r"L(\d+): .*swallowed", run.out).group(1))  # type: ignore[union-attr]
