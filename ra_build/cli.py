@@ -277,6 +277,7 @@ def search(ctx: typer.Context) -> None:
         max_tokens=args.max_tokens,
         explain=args.explain,
         colour=use_colour(sys.stdout, dict(os.environ)),
+        stale=0,  # just refreshed
     )
     sys.stdout.write(output.text)
     raise typer.Exit(output.code)
