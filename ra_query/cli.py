@@ -136,12 +136,14 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> int:
     from ra_query.commands import get_command, search_command
     from ra_query.store import open_store
 
-    store = open_store(find_artifacts(args.artifacts, env, cwd))
+    root = find_artifacts(args.artifacts, env, cwd)
     if args.command == "get":
-        output = get_command(store, args.id, full_document=args.full_document, json=args.json)
+        output = get_command(open_store(root), args.id, full_document=args.full_document, json=args.json)
     else:
-        from ra_query.sources import stale_files
+        from ra_query.sources import stale_files_soon
 
+        stale = stale_files_soon(root)  # walks the sources on the other core meanwhile
+        store = open_store(root)
         view, as_json = view_of(args)
         output = search_command(
             store,
@@ -152,7 +154,7 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> int:
             max_tokens=args.max_tokens,
             explain=args.explain,
             colour=use_colour(sys.stdout, env),
-            stale=stale_files(store.root, store.manifest),
+            stale=stale(),
         )
     sys.stdout.write(output.text)
     return output.code

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ra_query.budget import BudgetOutcome, apply_budget
+from ra_query.budget import Budgeted, BudgetOutcome, apply_budget
 from ra_query.models import ChunkRecord
 from ra_query.search import SearchHit, TopicResult, matching_words
 
@@ -58,7 +58,19 @@ def numbered_lines(chunk: ChunkRecord) -> list[tuple[int, str]]:
 def budgeted(
     topics: Sequence[TopicResult], view: View, max_tokens: int | None, analyzer: Any
 ) -> BudgetOutcome:
-    """Render every hit in `view` and fit the texts into one budget across all topics."""
+    """Render every hit in `view` and fit the texts into one budget across all topics.
+
+    Without a budget nothing is counted: each result reports the cl100k count the build
+    stored for its content, and loading the encoding (~100 ms) is left to searches that
+    need it.
+    """
+    if max_tokens is None:
+        kept = tuple(
+            Budgeted(t, rank, h.record, hit_text(h, view, topic.terms, analyzer), h.record.tokens, False)
+            for t, topic in enumerate(topics)
+            for rank, h in enumerate(topic.hits, start=1)
+        )
+        return BudgetOutcome(kept, sum(k.tokens for k in kept), 0, False, None)
     return apply_budget(
         [[(h.record, hit_text(h, view, t.terms, analyzer)) for h in t.hits] for t in topics],
         max_tokens,

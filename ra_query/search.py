@@ -173,7 +173,7 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
             # outranks an exact one (DECISIONS 16)
             exact_or = run.compiler(fuzzy=False).compile(relaxed_node)
             found, total = run.candidates(exact_or) if exact_or is not None else ([], 0)
-            if fuzzy_on:
+            if fuzzy_on and len(found) < params.candidate_limit:  # else typo matches could not rank
                 fuzzy_or = run.compiler(fuzzy=True).compile(relaxed_node)
                 if fuzzy_or is not None:
                     typo, typo_total = run.candidates(fuzzy_or)
@@ -218,7 +218,8 @@ def _below(
     ceiling = min((score for _, score in exact), default=extra[0][1]) * 0.99
     top = extra[0][1] or 1.0
     scaled = [(record, ceiling * score / top) for record, score in extra]
-    return (exact + scaled)[:limit], True
+    merged = (exact + scaled)[:limit]
+    return merged, len(merged) > len(exact)
 
 
 def _hit(run: _Run, result: Result, terms: frozenset[str]) -> SearchHit:
@@ -314,9 +315,14 @@ def search(store: Store, queries: list[str], params: SearchParams) -> list[Topic
 def matching_words(text: str, terms: frozenset[str], analyzer: Any) -> list[tuple[int, int]]:
     """(start, end) of every word in `text` whose analyzed form is one of `terms`."""
     spans: list[tuple[int, int]] = []
+    verdicts: dict[str, bool] = {}  # most words repeat: analyze each distinct one once
     for m in _WORD.finditer(text):
-        tokens: list[str] = analyzer.analyze(m.group())
-        if any(t in terms for t in tokens):
+        word = m.group()
+        hit = verdicts.get(word)
+        if hit is None:
+            tokens: list[str] = analyzer.analyze(word)
+            hit = verdicts[word] = any(t in terms for t in tokens)
+        if hit:
             spans.append((m.start(), m.end()))
     return spans
 

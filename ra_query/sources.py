@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -20,7 +20,7 @@ from typing import Any, cast
 import orjson
 
 from ra_query.globs import compile_globs, names_dot_entry
-from ra_query.schema import CHUNKS_DIR
+from ra_query.schema import CHUNKS_DIR, MANIFEST_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,30 +81,28 @@ def walk_tree(name: str, root: Path, include: Sequence[str], exclude: Sequence[s
                 continue
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             try:
+                # d_type answers is_dir/is_symlink without a syscall; only candidates are stat'ed
+                if entry.is_dir(follow_symlinks=False):
+                    if exclude_re is None or not exclude_re.match(rel + "/"):
+                        stack.append(rel)
+                    continue
+                if include_re is None or not include_re.match(rel):
+                    continue
+                if exclude_re is not None and exclude_re.match(rel):
+                    continue
                 if entry.is_symlink():
                     try:
                         st = os.stat(entry.path)
                     except OSError:
                         skipped.append(Skipped(name, rel, "broken or looping symlink"))
                         continue
-                    if stat.S_ISDIR(st.st_mode):
-                        continue  # symlinks to directories are not followed
                 else:
                     st = entry.stat(follow_symlinks=False)
-                    if stat.S_ISDIR(st.st_mode):
-                        if exclude_re is None or not exclude_re.match(rel + "/"):
-                            stack.append(rel)
-                        continue
             except OSError as exc:
                 skipped.append(Skipped(name, rel, f"cannot stat: {exc.strerror}"))
                 continue
-            if not stat.S_ISREG(st.st_mode):
-                continue
-            if include_re is None or not include_re.match(rel):
-                continue
-            if exclude_re is not None and exclude_re.match(rel):
-                continue
-            files.append(FoundFile(name, rel, os.path.join(top, rel), st.st_size, st.st_mtime_ns))
+            if stat.S_ISREG(st.st_mode):  # symlinks to directories and special files are skipped
+                files.append(FoundFile(name, rel, entry.path, st.st_size, st.st_mtime_ns))
     files.sort(key=lambda f: f.path)
     skipped.sort(key=lambda s: s.path)
     return Discovery(name, tuple(files), tuple(skipped))
@@ -177,3 +175,45 @@ def stale_files(root: Path, manifest: Mapping[str, Any]) -> int | None:
             return None
         total += changed
     return total
+
+
+def stale_files_soon(root: Path) -> Callable[[], int | None]:
+    """Start `stale_files` for the artifacts at `root` in a child process; return its result getter.
+
+    Walking the sources is mostly waiting on stat calls, and a search is mostly imports and
+    CPU: forked before the search starts, the walk runs on the other core and costs the search
+    nothing. Falls back to walking inline where fork is not available.
+    """
+    try:
+        manifest: object = orjson.loads((root / MANIFEST_NAME).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return lambda: None
+    if not isinstance(manifest, dict):
+        return lambda: None
+    facts = cast(dict[str, Any], manifest)
+    try:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+    except (AttributeError, OSError):
+        return lambda: stale_files(root, facts)
+    if pid == 0:  # the child: walk, report, leave without running any exit handler
+        code = 0
+        try:
+            os.close(read_end)
+            os.write(write_end, str(stale_files(root, facts)).encode())
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+
+    def result() -> int | None:
+        chunks: list[bytes] = []
+        while block := os.read(read_end, 64):
+            chunks.append(block)
+        os.close(read_end)
+        os.waitpid(pid, 0)
+        text = b"".join(chunks).decode()
+        return int(text) if text.isdigit() else None
+
+    return result
