@@ -41,6 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+from common import git_head, verdict  # noqa: E402 — bench/ is not a package
+
 DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
 RESULTS = REPO / "bench" / "results" / "build.txt"
 TREE = "ps"
@@ -158,27 +161,6 @@ def ra_update(label: str, project: Path, home: Path, *, sample: bool = False) ->
 def markdown_files(root: Path) -> list[Path]:
     """Every .md file under `root`, sorted (dot directories included: they are corpus bytes)."""
     return sorted(p for p in root.rglob("*.md") if p.is_file())
-
-
-def git_head() -> str:
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        return sha + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
 
 
 def main() -> None:

@@ -35,9 +35,7 @@ FLOOR_MB_S = 5.0
 
 def read_corpus(root: Path, limit: int | None) -> list[tuple[str, bytes]]:
     """Read every markdown/text file under `root` as (relative path, bytes), sorted by path."""
-    files = sorted(
-        p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
-    )
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
     if limit is not None:
         files = files[:limit]
     return [(p.relative_to(root).as_posix(), p.read_bytes()) for p in files]

@@ -56,6 +56,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+from common import git_head, verdict  # noqa: E402 — bench/ is not a package
+
 sys.path.insert(0, str(REPO))
 
 DEFAULT_DIR = Path("/tmp/corpora/ps")
@@ -703,28 +706,6 @@ def importtime(statement: str, repeat: int, cwd: Path) -> tuple[float, list[tupl
 
 
 # ---- report -------------------------------------------------------------------------------------
-
-
-def git_head() -> str:
-    """Short sha of HEAD, `+dirty` when the query or build code differs from it (what was measured)."""
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", "ra_query", "ra_build"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        return sha + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
 
 
 def print_warm(timed: Sequence[Timed]) -> dict[str, float]:

@@ -119,3 +119,17 @@ def find(artifacts: Path, text: str, limit: int = 10) -> TopicResult:
 
     params = SearchParams(limit=limit, aggregation=False, cutoff_ratio=0.0, fuzzy_distance=0)
     return search_topic(open_store(artifacts), text, params)
+
+
+def drain(fd: int) -> bytes:
+    """Everything a pseudo-terminal's main side yields until the other side is closed."""
+    screen = b""
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO once every child has closed the terminal
+            break
+        if not data:
+            break
+        screen += data
+    return screen

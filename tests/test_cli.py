@@ -6,7 +6,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import CORPUS, Run
+from tests.conftest import CORPUS, Run, drain
 
 RaFn = Callable[..., Run]
 
@@ -127,15 +127,7 @@ def test_update_draws_a_progress_bar_on_a_terminal_and_not_when_piped(
     ) as proc:
         os.close(child)
         out, _ = proc.communicate(timeout=120)
-        screen = b""
-        while True:
-            try:
-                data = os.read(main, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            screen += data
+        screen = drain(main)
     os.close(main)
     assert proc.returncode == 0
     assert b"30/30 files" in screen and b"[####" in screen

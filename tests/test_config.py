@@ -30,13 +30,6 @@ def write(path: Path, text: str) -> Path:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project folder outside the isolated home, with a docs/ folder."""
     path = tmp_path / "work" / "project"

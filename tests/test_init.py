@@ -19,13 +19,6 @@ from ra_query.errors import ConfigError, InputError
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     path = tmp_path / "work" / "My Project"
     path.mkdir(parents=True)

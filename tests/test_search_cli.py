@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from ra_query.tokens import count_tokens
-from tests.conftest import BIN, Run, build, run_cmd
+from tests.conftest import BIN, Run, build, drain, run_cmd
 
 QUERY_CORPUS = Path(__file__).parent / "fixtures" / "query_corpus"
 Golden = Callable[[str, str], None]
@@ -454,15 +454,7 @@ def _on_terminal(program: str, args: list[str], kb: Kb, env: dict[str, str]) -> 
         [str(BIN / program), *args], cwd=kb.root, env=full_env, stdin=child, stdout=child, stderr=child
     ) as proc:
         os.close(child)
-        screen = b""
-        while True:
-            try:
-                data = os.read(main, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            screen += data
+        screen = drain(main)
         proc.wait(timeout=120)
     os.close(main)
     assert proc.returncode == 0, screen
