@@ -50,9 +50,18 @@ class Discovery:
     tree: str
     files: tuple[FoundFile, ...]
     skipped: tuple[Skipped, ...]
+    dirs: tuple[tuple[str, int], ...] = ()  # (relative dir, mtime_ns) of every directory walked
 
 
-def walk_tree(name: str, root: Path, include: Sequence[str], exclude: Sequence[str]) -> Discovery:
+def walk_tree(
+    name: str,
+    root: Path,
+    include: Sequence[str],
+    exclude: Sequence[str],
+    *,
+    start: str = "",
+    descend: Callable[[str], bool] | None = None,
+) -> Discovery:
     """Walk `root` and return the files matching the tree's globs, in sorted path order.
 
     Args:
@@ -60,6 +69,8 @@ def walk_tree(name: str, root: Path, include: Sequence[str], exclude: Sequence[s
         root: the tree's folder.
         include: globs a file must match, relative to `root` (none: nothing is selected).
         exclude: globs that drop a file, or a whole directory when they match `dir/`.
+        start: walk only below this directory (relative to `root`; paths stay relative to `root`).
+        descend: when given, a subdirectory is walked only if it returns True for its path.
     """
     include_re = compile_globs(include)
     exclude_re = compile_globs(exclude)
@@ -67,11 +78,13 @@ def walk_tree(name: str, root: Path, include: Sequence[str], exclude: Sequence[s
     files: list[FoundFile] = []
     skipped: list[Skipped] = []
     top = str(root)
-    stack = [""]
+    stack = [start]
+    dirs: list[tuple[str, int]] = []
     while stack:
         rel_dir = stack.pop()
         abs_dir = os.path.join(top, rel_dir) if rel_dir else top
         try:
+            dirs.append((rel_dir, os.stat(abs_dir).st_mtime_ns))
             entries = list(os.scandir(abs_dir))
         except OSError as exc:
             skipped.append(Skipped(name, rel_dir or ".", f"unreadable directory: {exc.strerror}"))
@@ -83,7 +96,9 @@ def walk_tree(name: str, root: Path, include: Sequence[str], exclude: Sequence[s
             try:
                 # d_type answers is_dir/is_symlink without a syscall; only candidates are stat'ed
                 if entry.is_dir(follow_symlinks=False):
-                    if exclude_re is None or not exclude_re.match(rel + "/"):
+                    if (exclude_re is None or not exclude_re.match(rel + "/")) and (
+                        descend is None or descend(rel)
+                    ):
                         stack.append(rel)
                     continue
                 if include_re is None or not include_re.match(rel):
@@ -105,12 +120,18 @@ def walk_tree(name: str, root: Path, include: Sequence[str], exclude: Sequence[s
                 files.append(FoundFile(name, rel, entry.path, st.st_size, st.st_mtime_ns))
     files.sort(key=lambda f: f.path)
     skipped.sort(key=lambda s: s.path)
-    return Discovery(name, tuple(files), tuple(skipped))
+    dirs.sort()
+    return Discovery(name, tuple(files), tuple(skipped), tuple(dirs))
 
 
 def snapshot_path(root: Path, tree: str) -> Path:
     """Where the build recorded what discovery saw of `tree` (path, size, mtime of each file)."""
     return root / CHUNKS_DIR / f"{tree}.snapshot.json"
+
+
+def dirs_path(root: Path, tree: str) -> Path:
+    """Where the build recorded the mtime of every directory of `tree` it walked."""
+    return root / CHUNKS_DIR / f"{tree}.dirs.json"
 
 
 def _strings(value: object) -> list[str] | None:
@@ -144,9 +165,52 @@ def _tree_changes(root: Path, tree: str, sources: Mapping[str, Any]) -> int | No
         if isinstance(row, list) and len(cast(list[object], row)) == 3:
             path, size, mtime_ns = cast(list[Any], row)
             built[str(path)] = (int(size), int(mtime_ns))
-    seen = {f.path: (f.size, f.mtime_ns) for f in walk_tree(tree, folder, include, exclude).files}
-    changed = sum(1 for path, facts in seen.items() if built.get(path) != facts)
-    return changed + sum(1 for path in built if path not in seen)
+    try:
+        dirs = {str(d): int(m) for d, m in orjson.loads(dirs_path(root, tree).read_bytes())}
+    except (OSError, orjson.JSONDecodeError, TypeError, ValueError):
+        dirs = None
+    if dirs is None:  # no directory record: walk everything
+        seen = {f.path: (f.size, f.mtime_ns) for f in walk_tree(tree, folder, include, exclude).files}
+        changed = sum(1 for path, facts in seen.items() if built.get(path) != facts)
+        return changed + sum(1 for path in built if path not in seen)
+    return _changes_since(folder, tree, include, exclude, built, dirs)
+
+
+def _changes_since(
+    folder: Path,
+    tree: str,
+    include: Sequence[str],
+    exclude: Sequence[str],
+    built: dict[str, tuple[int, int]],
+    dirs: dict[str, int],
+) -> int:
+    """Changed files, statting only the files the build saw and the directories it walked.
+
+    An edit shows in a file's size or mtime; an added, removed or renamed file also changes
+    its directory's mtime, and only such directories are listed again (a new subdirectory is
+    walked whole). Much cheaper than a walk: no listing and no glob test of unchanged folders.
+    """
+    top = str(folder)
+    changed = 0
+    for path, facts in built.items():
+        try:
+            st = os.stat(f"{top}/{path}")
+        except OSError:
+            changed += 1  # removed
+            continue
+        if (st.st_size, st.st_mtime_ns) != facts:
+            changed += 1
+    for rel_dir, mtime in dirs.items():
+        abs_dir = f"{top}/{rel_dir}" if rel_dir else top
+        try:
+            if os.stat(abs_dir).st_mtime_ns == mtime:
+                continue
+        except OSError:
+            continue  # gone: its files were counted as removed
+        # list this directory again, and walk whole any subdirectory the build never saw
+        fresh = walk_tree(tree, folder, include, exclude, start=rel_dir, descend=lambda d: d not in dirs)
+        changed += sum(1 for found in fresh.files if found.path not in built)
+    return changed
 
 
 def stale_files(root: Path, manifest: Mapping[str, Any]) -> int | None:

@@ -110,3 +110,32 @@ def test_ra_query_reads_sources_without_writing_to_them(kb: Path, home: Path, tm
     result = run_cmd("ra-query", "--artifacts", str(kb / ".ra"), "search", "pool", cwd=tmp_path, home=home)
     assert result.code == 0, result.err
     assert sorted((p.as_posix(), p.stat().st_mtime_ns) for p in kb.rglob("*")) == before
+
+
+def test_a_file_added_in_a_new_subdirectory_is_counted(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "guides" / "deep" / "er").mkdir(parents=True)
+    (kb / "guides" / "deep" / "er" / "new.md").write_text("# New\n", encoding="utf-8")
+    (kb / "guides" / "deep" / "ignored.rst").write_text("not selected\n", encoding="utf-8")
+    assert _stale(kb) == 1
+
+
+def test_a_removed_directory_counts_each_of_its_files(kb: Path, home: Path) -> None:
+    build(kb, home)
+    shutil.rmtree(kb / "guides")
+    assert _stale(kb) == 2
+
+
+def test_counting_without_the_directory_record_walks_and_agrees(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "notes" / "extra.md").write_text("# Extra\n", encoding="utf-8")
+    (kb / "guides" / "testing.md").write_text("# Testing\n\nchanged\n", encoding="utf-8")
+    fast = _stale(kb)
+    (kb / ".ra" / "chunks" / "docs.dirs.json").unlink()
+    assert fast == _stale(kb) == 2
+
+
+def test_a_new_dot_file_changes_nothing(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "guides" / ".testing.md.swp").write_bytes(b"\0swap")
+    assert _stale(kb) == 0
