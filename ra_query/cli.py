@@ -133,17 +133,20 @@ def use_colour(stream: Any, env: dict[str, str]) -> bool:
 def run(argv: list[str], env: dict[str, str], cwd: Path) -> int:
     """Run ra-query with `argv`; return the exit code."""
     args = _parser().parse_args(argv)
+    root = find_artifacts(args.artifacts, env, cwd)
+    stale = None
+    if args.command == "search":
+        from ra_query.sources import stale_files_soon
+
+        # fork the source walk first: it then overlaps the imports, the open and the search
+        stale = stale_files_soon(root)
     from ra_query.commands import get_command, search_command
     from ra_query.store import open_store
 
-    root = find_artifacts(args.artifacts, env, cwd)
-    if args.command == "get":
-        output = get_command(open_store(root), args.id, full_document=args.full_document, json=args.json)
+    store = open_store(root)
+    if stale is None:
+        output = get_command(store, args.id, full_document=args.full_document, json=args.json)
     else:
-        from ra_query.sources import stale_files_soon
-
-        stale = stale_files_soon(root)  # walks the sources on the other core meanwhile
-        store = open_store(root)
         view, as_json = view_of(args)
         output = search_command(
             store,
