@@ -846,7 +846,7 @@ def run_cold(
         f" cold_ra_p50_ms={ra_p50:.1f} cold_rg_p50_ms={rg_p50:.1f} ra_le_rg={wins}/{len(pairs)}"
         f" floor_ms={floor_ms:.1f} python_start_ms={start_ms:.1f} import_cli_ms={imp_cli:.1f}"
         f" import_all_ms={imp_all:.1f} phase_wall_ms={wall:.1f} open_ms={phases[3]:.1f}"
-        f" stale_ms={phases[4]:.1f} encoding_ms={phases[5]:.1f} search_command_ms={phases[6]:.1f}"
+        f" stale_ms={phases[4]:.1f} search_command_ms={phases[5]:.1f}"
     )
     return rows, extra
 
