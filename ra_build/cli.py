@@ -16,7 +16,7 @@ import click
 import orjson
 import typer
 
-from ra_query.errors import InputError, QuerySyntaxError, RaError
+from ra_query.errors import InputError, RaError
 
 if TYPE_CHECKING:
     from ra_build.config import Config
@@ -305,11 +305,8 @@ def main() -> None:
     """Console entry point: run the app, turning RaError into a message and an exit code."""
     try:
         code = app(standalone_mode=False)
-    except QuerySyntaxError as exc:
-        sys.stderr.write(f"ra: error: {exc.message}\n{exc.caret()}\n")
-        sys.exit(exc.exit_code)
     except RaError as exc:
-        print(f"ra: error: {exc.message}", file=sys.stderr)
+        sys.stderr.write(exc.report("ra"))
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

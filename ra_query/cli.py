@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ra_query.errors import QuerySyntaxError, RaError
+from ra_query.errors import RaError
 
 if TYPE_CHECKING:
     from ra_query.render import View
@@ -167,11 +167,8 @@ def main() -> None:
     """Console entry point."""
     try:
         sys.exit(run(sys.argv[1:], dict(os.environ), Path.cwd()))
-    except QuerySyntaxError as exc:
-        sys.stderr.write(f"{PROG}: error: {exc.message}\n{exc.caret()}\n")
-        sys.exit(exc.exit_code)
     except RaError as exc:
-        print(f"{PROG}: error: {exc.message}", file=sys.stderr)
+        sys.stderr.write(exc.report(PROG))
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)

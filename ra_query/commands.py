@@ -5,12 +5,10 @@ Each returns the text to print and the exit code, so the two command lines canno
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import orjson
 
-from ra_query.errors import QuerySyntaxError
 from ra_query.get import get, get_to_dict, render_get
 from ra_query.render import View, budgeted, render_text, to_json
 from ra_query.schema import build_analyzer
@@ -57,14 +55,3 @@ def get_command(store: Store, chunk_id: str, *, full_document: bool = False, jso
     if json:
         return Output(orjson.dumps(get_to_dict(result), option=orjson.OPT_INDENT_2).decode() + "\n", 0)
     return Output(render_get(result), 0)
-
-
-def syntax_error_text(prog: str, exc: QuerySyntaxError) -> str:
-    """The one-line error plus the query and a caret under the offending column."""
-    return f"{prog}: error: {exc.message}\n{exc.caret()}\n"
-
-
-def print_output(output: Output) -> int:
-    """Write `output.text` to stdout; return its exit code."""
-    sys.stdout.write(output.text)
-    return output.code

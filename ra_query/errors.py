@@ -8,7 +8,8 @@
     ├── ArtifactError            index artifacts missing, unreadable or of an unknown format
     └── BusyError                exit 3: another `ra update` holds the build lock
 
-The CLI prints `ra: error: <message>` on stderr and exits with `exit_code`; it never shows a
+The CLI prints `RaError.report(prog)` (`ra: error: <message>`; a query syntax error adds the
+query and a caret) on stderr and exits with `exit_code`; it never shows a
 traceback for an `RaError`. Messages say what is wrong, where, and what to do next.
 """
 
@@ -26,6 +27,10 @@ class RaError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    def report(self, prog: str) -> str:
+        """What a command line prints on stderr for this error: `prog: error: message`."""
+        return f"{prog}: error: {self.message}\n"
 
 
 class ConfigError(RaError):
@@ -67,6 +72,10 @@ class QuerySyntaxError(RaError):
             column = column - start + len(prefix)
         pad = "".join("\t" if c == "\t" else " " for c in shown[:column])
         return f"{shown}\n{pad}^"
+
+    def report(self, prog: str) -> str:
+        """The one-line error, then the query with a caret under the offending column."""
+        return super().report(prog) + self.caret() + "\n"
 
 
 class ArtifactError(RaError):
