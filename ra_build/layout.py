@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ra_query.schema import CHUNKS_DIR, FILES_TABLE, INDEX_DIR, MANIFEST_NAME
+from ra_query.stale import dirs_path, snapshot_path
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,11 @@ class Layout:
 
     def snapshot(self, tree: str) -> Path:
         """What discovery saw: (path, size, mtime) of every file; the chunk stage's file_dep."""
-        return self.chunks_dir / f"{tree}.snapshot.json"
+        return Path(snapshot_path(self.root, tree))
+
+    def dirs(self, tree: str) -> Path:
+        """The mtime of every directory discovery walked (ra-query's stale check reads it)."""
+        return Path(dirs_path(self.root, tree))
 
     def stats(self, tree: str) -> Path:
         """What the last chunk stage did for this tree (parsed / reused / removed)."""

@@ -39,7 +39,6 @@ from ra_build.tables import (
     write_chunk_table,
     write_file_table,
 )
-from ra_query.sources import dirs_path
 from ra_query.tokens import encoding
 
 # bumped when chunking output changes for the same input and settings
@@ -78,7 +77,7 @@ def discover_stage(tree: TreeConfig, layout: Layout) -> bool:
     }
     # directory mtimes let ra-query count stale files without walking (not a build input:
     # a new swap file must not re-run the chunk stage)
-    write_if_changed(dirs_path(layout.root, tree.name), orjson.dumps(found.dirs))
+    write_if_changed(layout.dirs(tree.name), orjson.dumps(found.dirs))
     return write_if_changed(layout.snapshot(tree.name), orjson.dumps(snapshot))
 
 

@@ -60,11 +60,9 @@ Limit
 `aggregation=False` skips aggregation and dedup: the candidates become plain results.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = [
     "Candidate",
@@ -77,8 +75,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """One retrieved chunk, with its place in its document's tree and its BM25 score."""
 
     id: str
@@ -88,8 +85,7 @@ class Candidate:
     score: float
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     """One ranked result; an aggregated one stands for the section its constituents matched in."""
 
     id: str
@@ -102,8 +98,7 @@ ParentLookup = Callable[[str], Candidate | None]
 """Fetch a chunk's own record by id (score 0.0), e.g. from the index; None if it does not exist."""
 
 
-@dataclass(frozen=True)
-class PipelineTrace:
+class PipelineTrace(NamedTuple):
     """The final results and how many survived each stage, for `--explain`."""
 
     results: tuple[Result, ...]
@@ -122,13 +117,15 @@ class PipelineTrace:
         )
 
 
-@dataclass
 class _Node:
     """A chunk that currently stands as a result during aggregation."""
 
-    record: Candidate
-    leaves: list[tuple[float, str]] = field(default_factory=lambda: [])  # (score, candidate id)
-    aggregated: bool = False
+    __slots__ = ("aggregated", "leaves", "record")
+
+    def __init__(self, record: Candidate, leaves: list[tuple[float, str]], aggregated: bool = False) -> None:
+        self.record = record
+        self.leaves = leaves  # (score, candidate id)
+        self.aggregated = aggregated
 
 
 class _Records:
@@ -199,7 +196,7 @@ def aggregate(cands: Sequence[Candidate], *, threshold: float, lookup: ParentLoo
                 continue
             parent = active.get(parent_id)
             if parent is None:
-                parent = _Node(record=parent_record)
+                parent = _Node(record=parent_record, leaves=[])
                 active[parent_id] = parent
                 levels.setdefault(parent_record.depth, set()).add(parent_id)
             parent.aggregated = True

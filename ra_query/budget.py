@@ -7,18 +7,15 @@ back empty: when the very first result is larger than the whole budget it is cut
 line boundary, or inside its first line at a cl100k token boundary — and marked truncated.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ra_query.errors import InputError
 from ra_query.models import ChunkRecord
 from ra_query.tokens import count_tokens, encoding
 
 
-@dataclass(frozen=True)
-class Budgeted:
+class Budgeted(NamedTuple):
     """One kept result: `topic` is the topic's index, `rank` its 1-based rank within the topic.
 
     `text` is what to print — for a truncated result the cut text plus marker, not the record's
@@ -33,8 +30,7 @@ class Budgeted:
     truncated: bool
 
 
-@dataclass(frozen=True)
-class BudgetOutcome:
+class BudgetOutcome(NamedTuple):
     """The kept results (by topic, then rank) and what the budget did."""
 
     kept: tuple[Budgeted, ...]

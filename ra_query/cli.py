@@ -1,21 +1,26 @@
 """`ra-query`: read-only searches over prebuilt artifacts. It never writes anything.
 
-Deliberately argparse, not typer: an agent sandbox starts this process for every search, so it
-imports only what a search needs. Exit codes are ra's (README "Exit codes").
+Deliberately argparse, not typer: an agent sandbox starts this process for every search, and
+cold start is a measured floor (bench/query.py: no slower than `rg`). So this module imports
+only `os` and `sys` up front; `main` forks the stale-source count (ra_query.stale) before
+anything else is imported, and the rest is imported when a command needs it. Exit codes are
+ra's (README "Exit codes").
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ra_query.errors import RaError
 
+TYPE_CHECKING = False  # typing is not imported at run time: see the module docstring
 if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
     from ra_query.render import View
+    from ra_query.stale import StaleCheck
 
 PROG = "ra-query"
 
@@ -52,30 +57,77 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     syntax.add_argument("--raw", action="store_true", help="pass the query to tantivy's own parser")
 
 
+def _columns() -> int:
+    """The terminal width as shutil.get_terminal_size() reports it: $COLUMNS, the tty, else 80."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Search prebuilt ra artifacts, read-only.")
+    import argparse
+
+    class Formatter(argparse.HelpFormatter):
+        """argparse's formatter, sized without `import shutil` (~2 ms of every cold start)."""
+
+        def __init__(
+            self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+        ) -> None:
+            super().__init__(prog, indent_increment, max_help_position, width or _columns() - 2)
+
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Search prebuilt ra artifacts, read-only.", formatter_class=Formatter
+    )
     parser.add_argument(
         "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else the nearest .ra/ above the cwd)"
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    add_search_options(sub.add_parser("search", help="search and print matching chunks"))
-    get = sub.add_parser("get", help="print a chunk, or a whole document, by id")
+    add_search_options(
+        sub.add_parser("search", help="search and print matching chunks", formatter_class=Formatter)
+    )
+    get = sub.add_parser("get", help="print a chunk, or a whole document, by id", formatter_class=Formatter)
     get.add_argument("id", help="tree:path (a document) or tree:path#slug (a chunk)")
     get.add_argument("--full-document", action="store_true", help="the whole document of a chunk id")
     get.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
-def find_artifacts(explicit: str | None, env: dict[str, str], cwd: Path) -> Path:
+def find_artifacts(explicit: str | None, env: dict[str, str], cwd: str) -> str:
     """--artifacts, else $RA_ARTIFACTS, else the nearest `.ra/` holding a manifest, else ./.ra."""
     if explicit:
-        return Path(explicit)
+        return explicit
     if env.get("RA_ARTIFACTS"):
-        return Path(env["RA_ARTIFACTS"])
-    for directory in (cwd, *cwd.parents):
-        if (directory / ".ra" / "manifest.json").is_file():
-            return directory / ".ra"
-    return cwd / ".ra"
+        return env["RA_ARTIFACTS"]
+    directory = cwd
+    while True:
+        if os.path.isfile(os.path.join(directory, ".ra", "manifest.json")):
+            return os.path.join(directory, ".ra")
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return os.path.join(cwd, ".ra")
+        directory = parent
+
+
+def _early_root(argv: list[str], env: dict[str, str], cwd: str) -> str | None:
+    """The artifacts a `search` will read, from a glance at argv before argparse is even imported.
+
+    Only the plain spellings are recognised (`[--artifacts DIR | --artifacts=DIR] search ...`);
+    `run` compares this guess with what argparse decides and discards a wrong guess.
+    """
+    explicit: str | None = None
+    rest = argv
+    if rest[:1] == ["--artifacts"] and len(rest) > 1:
+        explicit, rest = rest[1], rest[2:]
+    elif rest[:1] and rest[0].startswith("--artifacts="):
+        explicit, rest = rest[0].partition("=")[2], rest[1:]
+    if rest[:1] != ["search"]:
+        return None
+    return find_artifacts(explicit, env, cwd)
 
 
 def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
@@ -101,10 +153,7 @@ def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
     for name in ("cutoff_ratio", "aggregation_threshold"):
         if not 0 <= overrides.get(name, 0) <= 1:
             raise InputError(f"--{name.replace('_', '-')} must be between 0 and 1")
-    from dataclasses import replace
-
-    return replace(
-        base,
+    return base._replace(
         **overrides,
         aggregation=base.aggregation and not args.no_aggregation,
         trees=tuple(args.tree),
@@ -130,45 +179,90 @@ def use_colour(stream: Any, env: dict[str, str]) -> bool:
     return "NO_COLOR" not in env and bool(getattr(stream, "isatty", lambda: False)())
 
 
-def run(argv: list[str], env: dict[str, str], cwd: Path) -> int:
-    """Run ra-query with `argv`; return the exit code."""
-    args = _parser().parse_args(argv)
-    root = find_artifacts(args.artifacts, env, cwd)
-    stale = None
-    if args.command == "search":
-        from ra_query.sources import stale_files_soon
+def run(argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None = None) -> int:
+    """Run ra-query with `argv`; return the exit code.
 
-        # fork the source walk first: it then overlaps the imports, the open and the search
-        stale = stale_files_soon(root)
+    `early` is a stale check already forked for the artifacts `_early_root` guessed; it is used
+    when the guess was right, and stopped otherwise.
+    """
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit:
+        if early is not None:
+            early.cancel()
+        raise
+    root = find_artifacts(args.artifacts, env, cwd)
+    stale: StaleCheck | None = None
+    if args.command == "search":
+        from ra_query.stale import StaleCheck
+
+        stale = early if early is not None and early.root == root else StaleCheck(root)
+    if early is not None and early is not stale:
+        early.cancel()
     from ra_query.commands import get_command, search_command
     from ra_query.store import open_store
 
-    store = open_store(root)
+    try:
+        store = open_store(root)
+    except RaError:
+        if stale is not None:
+            stale.cancel()
+        raise
     if stale is None:
         output = get_command(store, args.id, full_document=args.full_document, json=args.json)
     else:
         view, as_json = view_of(args)
-        output = search_command(
-            store,
-            list(args.queries),
-            search_params(args, store.search_defaults()),
-            view=view,
-            json=as_json,
-            max_tokens=args.max_tokens,
-            explain=args.explain,
-            colour=use_colour(sys.stdout, env),
-            stale=stale(),
-        )
+        try:
+            output = search_command(
+                store,
+                list(args.queries),
+                search_params(args, store.search_defaults()),
+                view=view,
+                json=as_json,
+                max_tokens=args.max_tokens,
+                explain=args.explain,
+                colour=use_colour(sys.stdout, env),
+                stale=stale.result,  # asked for after the search: the walk overlaps it
+            )
+        except RaError:
+            stale.cancel()
+            raise
     sys.stdout.write(output.text)
     return output.code
 
 
 def main() -> None:
     """Console entry point."""
+    argv, env, cwd = sys.argv[1:], dict(os.environ), os.getcwd()
+    early = None
+    root = _early_root(argv, env, cwd)
+    if root is not None:
+        from ra_query.stale import StaleCheck
+
+        early = StaleCheck(root)  # first thing: the walk then overlaps everything below
     try:
-        sys.exit(run(sys.argv[1:], dict(os.environ), Path.cwd()))
+        code = run(argv, env, cwd, early)
     except RaError as exc:
         sys.stderr.write(exc.report(PROG))
-        sys.exit(exc.exit_code)
+        code = exc.exit_code
     except KeyboardInterrupt:
-        sys.exit(130)
+        code = 130
+    except BrokenPipeError:  # the reader went away (`ra-query … | head`): it has what it wanted
+        code = 0
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    """Leave now: flush the output, run the exit handlers, skip the interpreter's teardown.
+
+    Tearing down the modules and the opened index is ~4 ms of a cold search that nobody
+    waits for (bench/query.py).
+    """
+    import atexit
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BrokenPipeError):  # as above
+            stream.flush()
+    atexit._run_exitfuncs()  # pyright: ignore[reportPrivateUsage]  # e.g. store.py's temp-dir cleanup
+    os._exit(code)

@@ -12,12 +12,13 @@ fuzzy variant when the exact query finds nothing; fuzzy results never compete wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ra_query.query import And, Node, Not, Phrase, Term
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import tantivy
 
 TEXT_FIELDS = ("title", "tags", "path", "body")
@@ -26,15 +27,21 @@ FUZZY_WEIGHT = 0.5
 MIN_FUZZY_LENGTH = 4  # fuzzy matching of very short words finds mostly noise
 
 
-@dataclass
 class Compiler:
     """Compiles query nodes for one index; collects the analyzed terms for highlighting."""
 
-    schema: tantivy.Schema
-    analyzer: tantivy.TextAnalyzer
-    boosts: dict[str, float]
-    fuzzy_distance: int = 0
-    terms: set[str] = field(default_factory=lambda: set[str]())
+    def __init__(
+        self,
+        schema: tantivy.Schema,
+        analyzer: tantivy.TextAnalyzer,
+        boosts: Mapping[str, float],
+        fuzzy_distance: int = 0,
+    ) -> None:
+        self.schema = schema
+        self.analyzer = analyzer
+        self.boosts = boosts
+        self.fuzzy_distance = fuzzy_distance
+        self.terms: set[str] = set()
 
     def compile(self, node: Node) -> tantivy.Query | None:
         """The tantivy query for `node`, or None when it has nothing left to search for."""

@@ -6,11 +6,8 @@ index; the filesystem is never touched, so an id such as `docs:../../etc/passwd`
 which files exist outside the index.
 """
 
-from __future__ import annotations
-
 import unicodedata
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ra_query.errors import NotFoundError
 from ra_query.models import ChunkRecord
@@ -22,7 +19,7 @@ BREADCRUMB_SEP = " › "
 class StoreLike(Protocol):
     """What `get` needs from a store: the manifest and two chunk look-ups."""
 
-    # read-only, so a frozen dataclass store satisfies the protocol
+    # read-only, so the store (whose manifest is an attribute) satisfies the protocol
     @property
     def manifest(self) -> dict[str, Any]: ...
 
@@ -31,8 +28,7 @@ class StoreLike(Protocol):
     def doc_chunks(self, doc_id: str) -> list[ChunkRecord]: ...
 
 
-@dataclass(frozen=True)
-class GetResult:
+class GetResult(NamedTuple):
     """What `ra get` returns: one chunk, or every chunk of a document in document order.
 
     `id` names what was returned: the chunk id, or the document id when `whole_document` is set

@@ -20,13 +20,10 @@ nothing. Groups nest at most `MAX_DEPTH` deep, so parsing never approaches Pytho
 limit, and the parser runs in time linear in the length of the query.
 """
 
-from __future__ import annotations
-
 import enum
 import math
 import re
-from dataclasses import dataclass, replace
-from typing import NoReturn, TypeAlias
+from typing import NamedTuple, NoReturn, TypeAlias
 
 from ra_query.errors import QuerySyntaxError
 
@@ -40,45 +37,71 @@ _OR = frozenset({"OR", "Or", "oR", "or"})
 _FALLBACK_SPLIT = re.compile(r'[\s()"]+')
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+def _same_node(self: tuple[object, ...], other: object) -> bool:
+    return type(other) is type(self) and tuple.__eq__(self, other)  # pyright: ignore[reportUnknownMemberType]
+
+
+def _other_node(self: tuple[object, ...], other: object) -> bool:
+    return not _same_node(self, other)
+
+
+def _node_hash(self: tuple[object, ...]) -> int:
+    return hash((type(self).__name__, *self))
+
+
+# The nodes are NamedTuples (cheap to define: see ra_query.models) whose equality also compares
+# the type, so Term("a") != Phrase("a") although both hold ("a", None, 1.0).
+
+
+class Term(NamedTuple):
     """One word, matched after analysis; `field` None means every searchable field."""
 
     text: str
     field: str | None = None
     boost: float = 1.0
+    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
+    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
+    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
-@dataclass(frozen=True, slots=True)
-class Phrase:
+class Phrase(NamedTuple):
     """Words that must appear together in this order (whitespace inside is normalised)."""
 
     text: str
     field: str | None = None
     boost: float = 1.0
+    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
+    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
+    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
-@dataclass(frozen=True, slots=True)
-class And:
+class And(NamedTuple):
     """Every item must match (negated items must not)."""
 
-    items: tuple[Node, ...]
+    items: "tuple[Node, ...]"
     boost: float = 1.0
+    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
+    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
+    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
-@dataclass(frozen=True, slots=True)
-class Or:
+class Or(NamedTuple):
     """At least one item must match."""
 
-    items: tuple[Node, ...]
+    items: "tuple[Node, ...]"
     boost: float = 1.0
+    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
+    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
+    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
-@dataclass(frozen=True, slots=True)
-class Not:
+class Not(NamedTuple):
     """The item must not match; only ever appears among the items of an `And`."""
 
-    item: Node
+    item: "Node"
+    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
+    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
+    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
 Node: TypeAlias = Term | Phrase | And | Or | Not
@@ -111,8 +134,7 @@ class _Kind(enum.Enum):
     ERROR = enum.auto()  # text: what went wrong; raised only when the parser reaches it
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):
     kind: _Kind
     text: str
     start: int
@@ -338,16 +360,16 @@ def _boost_of(node: Node) -> float:
 def _with_boost(node: Node, boost: float) -> Node:
     if isinstance(node, Not):  # a group of only negations is rejected before it can be boosted
         raise AssertionError("a negation cannot carry a boost")
-    return replace(node, boost=boost)
+    return node._replace(boost=boost)
 
 
 def _with_field(node: Node, field: str) -> Node:
     """`node` with `field` on every word and phrase that names no field of its own."""
     if isinstance(node, Term | Phrase):
-        return node if node.field is not None else replace(node, field=field)
+        return node if node.field is not None else node._replace(field=field)
     if isinstance(node, Not):
         return Not(_with_field(node.item, field))
-    return replace(node, items=tuple(_with_field(item, field) for item in node.items))
+    return node._replace(items=tuple(_with_field(item, field) for item in node.items))
 
 
 # ---- public API ---------------------------------------------------------------------------------

@@ -12,11 +12,10 @@ For each topic (DECISIONS 18–20):
 Across topics a chunk is shown once, under the topic where it ranks best.
 """
 
-from __future__ import annotations
-
 import re
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ra_query.aggregate import Candidate, PipelineTrace, Result, pipeline
 from ra_query.compile import Compiler, tree_filter
@@ -29,13 +28,12 @@ from ra_query.store import Store
 if TYPE_CHECKING:
     import tantivy
 
-DEFAULT_BOOSTS: dict[str, float] = {"title": 3.0, "tags": 2.5, "path": 2.0, "body": 1.0}
+DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType({"title": 3.0, "tags": 2.5, "path": 2.0, "body": 1.0})
 SNIPPET_CHARS = 150
 _WORD = re.compile(r"\w+")
 
 
-@dataclass(frozen=True)
-class SearchParams:
+class SearchParams(NamedTuple):
     """Everything that shapes a search; defaults are DECISIONS 16–19's."""
 
     limit: int = 5
@@ -43,7 +41,7 @@ class SearchParams:
     cutoff_ratio: float = 0.5
     aggregation_threshold: float = 0.5
     aggregation: bool = True
-    boosts: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_BOOSTS))
+    boosts: Mapping[str, float] = DEFAULT_BOOSTS
     local_boost: float = 1.5
     global_trees: frozenset[str] = frozenset()
     fuzzy_distance: int = 1
@@ -53,8 +51,7 @@ class SearchParams:
     raw: bool = False
 
 
-@dataclass(frozen=True)
-class SearchHit:
+class SearchHit(NamedTuple):
     """One result: a chunk, its score, and what was merged into it."""
 
     record: ChunkRecord
@@ -73,8 +70,7 @@ class SearchHit:
         return self.record.breadcrumb
 
 
-@dataclass(frozen=True)
-class TopicResult:
+class TopicResult(NamedTuple):
     """The results of one topic, with how they were found."""
 
     query: str
@@ -105,7 +101,7 @@ class _Run:
             fuzzy_distance=self.params.fuzzy_distance if fuzzy else 0,
         )
 
-    def candidates(self, query: tantivy.Query) -> tuple[list[tuple[ChunkRecord, float]], int]:
+    def candidates(self, query: "tantivy.Query") -> tuple[list[tuple[ChunkRecord, float]], int]:
         import tantivy
 
         if self.params.trees:
@@ -158,7 +154,9 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
         compiled = exact.compile(node)
         terms = frozenset(exact.terms)
         if compiled is None:
-            return TopicResult(text, (), 0, terms, note="no searchable words (only punctuation?)")
+            return TopicResult(
+                text, (), 0, terms, note=_also(note, "no searchable words (only punctuation?)")
+            )
         found, total = run.candidates(compiled)
         fuzzy_on = params.fuzzy_distance > 0
         if not found and fuzzy_on:
@@ -181,7 +179,9 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
                     total = max(total, typo_total)
             if found:
                 relaxed = True
-                note = f"no chunk has all of {len(words)} words; showing chunks with the most of them"
+                note = _also(
+                    note, f"no chunk has all of {len(words)} words; showing chunks with the most of them"
+                )
     explain.append(
         f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
         f"{params.aggregation_threshold} cutoff_ratio={params.cutoff_ratio} limit={params.limit}"
@@ -202,6 +202,11 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
             else ("no chunk matches every word — try fewer words, or drop --strict to rank partial matches")
         )
     return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain))
+
+
+def _also(note: str | None, more: str) -> str:
+    """`more` after an earlier note (a lenient fallback must still say so once relaxed)."""
+    return f"{note}; {more}" if note else more
 
 
 def _below(
@@ -228,8 +233,7 @@ def _hit(run: _Run, result: Result, terms: frozenset[str]) -> SearchHit:
     parts = section(run.store, record) if result.aggregated else (record,)
     if len(parts) > 1:
         body = "\n\n".join([record.body, *(p.content() for p in parts[1:])]).strip("\n")
-        record = replace(
-            record,
+        record = record._replace(
             body=body,
             line_end=max(p.line_end for p in parts),
             byte_end=max(p.byte_end for p in parts),
@@ -262,7 +266,7 @@ def section(store: Store, record: ChunkRecord) -> tuple[ChunkRecord, ...]:
     return (record, *(c for c in chunks if below(c)))
 
 
-def _raw_query(store: Store, text: str, params: SearchParams) -> tantivy.Query:
+def _raw_query(store: Store, text: str, params: SearchParams) -> "tantivy.Query":
     """`--raw`: tantivy's own query parser over ra's fields and boosts."""
     fields = ["title", "tags", "path", "path_components", "body"]
     boosts = {**params.boosts, "path_components": params.boosts.get("path", 2.0)}

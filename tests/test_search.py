@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import shutil
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -43,7 +42,7 @@ def find(store: Store) -> Search:
     """search_topic with keyword overrides of `base` (default: SearchParams())."""
 
     def _find(text: str, base: SearchParams = DEFAULT, **overrides: object) -> TopicResult:
-        return search_topic(store, text, replace(base, **overrides))  # type: ignore[arg-type]
+        return search_topic(store, text, base._replace(**overrides))
 
     return _find
 
@@ -267,6 +266,13 @@ def test_a_syntax_error_raises_unless_lenient(find: Search) -> None:
     topic = find("(canary", lenient=True)
     assert ids(topic) == ["docs:deploy.md#deployment"]
     assert topic.note is not None and "plain keywords" in topic.note
+
+
+def test_a_lenient_fallback_that_is_then_relaxed_says_both(find: Search) -> None:
+    topic = find("(canary xylophone", lenient=True)
+    assert topic.relaxed and ids(topic)[0] == "docs:deploy.md#deployment"
+    assert topic.note is not None
+    assert "plain keywords" in topic.note and "no chunk has all of 2 words" in topic.note
 
 
 def test_raw_hands_tantivy_syntax_to_tantivys_parser(find: Search) -> None:

@@ -10,7 +10,9 @@ import orjson
 
 from ra_build.config import load_config
 from ra_build.discover import discover_tree
-from ra_query.sources import stale_files, walk_tree
+from ra_query import schema
+from ra_query.sources import walk_tree
+from ra_query.stale import CHUNKS_DIR, MANIFEST_NAME, StaleCheck, stale_files
 from ra_query.store import read_manifest
 from tests.conftest import build, run_cmd
 
@@ -139,3 +141,59 @@ def test_a_new_dot_file_changes_nothing(kb: Path, home: Path) -> None:
     build(kb, home)
     (kb / "guides" / ".testing.md.swp").write_bytes(b"\0swap")
     assert _stale(kb) == 0
+
+
+def test_the_forked_check_counts_what_the_inline_check_counts(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "notes" / "extra.md").write_text("# Extra\n", encoding="utf-8")
+    _bump_mtime(kb / "guides" / "testing.md")
+    check = StaleCheck(str(kb / ".ra"))
+    assert check.result() == _stale(kb) == 2
+
+
+def test_a_cancelled_check_leaves_no_child_behind(kb: Path, home: Path) -> None:
+    build(kb, home)
+    check = StaleCheck(str(kb / ".ra"))
+    pid = check._pid  # pyright: ignore[reportPrivateUsage]
+    assert pid > 0
+    check.cancel()
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass  # already reaped by cancel(): what we want
+    else:
+        raise AssertionError(f"child {pid} was not reaped")
+
+
+def test_the_forked_check_of_missing_artifacts_cannot_tell(tmp_path: Path) -> None:
+    assert StaleCheck(str(tmp_path / "nothing-here")).result() is None
+
+
+def test_a_malformed_snapshot_means_cannot_tell(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / ".ra" / "chunks" / "docs.snapshot.json").write_text('{"files": [["a.md", 1]]}', encoding="utf-8")
+    assert _stale(kb) is None
+
+
+def test_the_stale_check_names_the_artifact_files_as_the_schema_does() -> None:
+    # ra_query.stale does not import ra_query.schema (it runs before anything else is imported)
+    assert (MANIFEST_NAME, CHUNKS_DIR) == (schema.MANIFEST_NAME, schema.CHUNKS_DIR)
+
+
+def _stale_line(kb: Path, home: Path, cwd: Path, *args: str) -> str:
+    result = run_cmd("ra-query", *args, "search", "pool", "--list", cwd=cwd, home=home)
+    assert result.code == 0, result.err
+    return result.out.splitlines()[-1]
+
+
+def test_ra_query_reports_stale_files_however_the_artifacts_are_named(
+    kb: Path, home: Path, tmp_path: Path
+) -> None:
+    build(kb, home)
+    (kb / "notes" / "extra.md").write_text("# Extra\n", encoding="utf-8")
+    artifacts = str(kb / ".ra")
+    expected = "stale: 1 file changed since the build"
+    assert _stale_line(kb, home, tmp_path, "--artifacts", artifacts) == expected
+    assert _stale_line(kb, home, tmp_path, f"--artifacts={artifacts}") == expected
+    assert _stale_line(kb, home, tmp_path, "--art", artifacts) == expected  # argparse's prefix match
+    assert _stale_line(kb, home, kb / "notes") == expected  # found by walking up from the cwd

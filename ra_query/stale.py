@@ -1,0 +1,325 @@
+"""How many source files changed since the artifacts were built (DECISIONS 25).
+
+`ra-query search` reports `stale: N files changed since the build`. The count compares the
+snapshot the build took of every tree (path, size, mtime of each file; the mtime of each
+directory) with the sources as they are now: one stat per file and per directory, and a fresh
+listing only of directories whose mtime moved (an added, removed or renamed file changes it).
+
+Cold start is a measured floor (bench/query.py), and the stat calls are most of the cost, so
+`ra-query` forks this check before it imports anything else: the child runs on the other core
+while the parent imports, opens the index and searches. That is why this module imports only
+`os` at module level (even `json` pulls in `re`: the child imports it). It reads only; it never
+writes.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing is not imported here: see the module docstring
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, cast
+else:
+
+    def cast(_type: object, value: object) -> object:
+        return value
+
+
+# the artifact layout (mirrors ra_query.schema, which this module does not import for speed)
+MANIFEST_NAME = "manifest.json"
+CHUNKS_DIR = "chunks"
+
+
+def snapshot_path(root: str | os.PathLike[str], tree: str) -> str:
+    """Where the build recorded what discovery saw of `tree` (path, size, mtime of each file)."""
+    return os.path.join(root, CHUNKS_DIR, f"{tree}.snapshot.json")
+
+
+def dirs_path(root: str | os.PathLike[str], tree: str) -> str:
+    """Where the build recorded the mtime of every directory of `tree` it walked."""
+    return os.path.join(root, CHUNKS_DIR, f"{tree}.dirs.json")
+
+
+def _load(path: str) -> object:
+    """The JSON in `path`, or None when it is missing or unreadable."""
+    import json
+
+    try:
+        with open(path, "rb") as handle:
+            return json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+
+
+def _strings(value: object) -> list[str] | None:
+    if not isinstance(value, list):
+        return None
+    items = cast("list[object]", value)
+    return [s for s in items if isinstance(s, str)] if all(isinstance(s, str) for s in items) else None
+
+
+def _pairs(value: object) -> list[tuple[str, int]] | None:
+    """A JSON list of [text, number] pairs (the snapshot's dirs), or None when it is not one."""
+    if not isinstance(value, list):
+        return None
+    pairs: list[tuple[str, int]] = []
+    for item in cast("list[object]", value):
+        if not isinstance(item, list) or len(cast("list[object]", item)) != 2:
+            return None
+        text, number = cast("list[object]", item)
+        if not isinstance(text, str) or not isinstance(number, int):
+            return None
+        pairs.append((text, number))
+    return pairs
+
+
+class _Tree:
+    """One tree as the build saw it: where its sources are, its globs, its files and directories."""
+
+    __slots__ = ("dirs", "exclude", "include", "name", "rows", "top")
+
+    def __init__(
+        self,
+        name: str,
+        top: str,
+        include: list[str],
+        exclude: list[str],
+        rows: list[tuple[str, int, int]],
+        dirs: list[tuple[str, int]] | None,
+    ) -> None:
+        self.name, self.top, self.include, self.exclude = name, top, include, exclude
+        self.rows = rows  # (path, size, mtime_ns) of every file the build saw
+        self.dirs = dirs  # (relative dir, mtime_ns) of every directory it walked; None: no record
+
+
+def _tree(root: str, name: str, sources: Mapping[str, Any]) -> _Tree | None:
+    """What the build recorded of one tree; None when it cannot be compared with the sources."""
+    top = sources.get("root")
+    include = _strings(sources.get("include"))
+    exclude = _strings(sources.get("exclude"))
+    if not isinstance(top, str) or include is None or exclude is None or not os.path.isdir(top):
+        return None  # no record, or artifacts moved away from their sources: nothing to compare with
+    snapshot = _load(snapshot_path(root, name))
+    rows = cast("dict[str, object]", snapshot).get("files") if isinstance(snapshot, dict) else None
+    if not isinstance(rows, list):
+        return None
+    # rows are not checked one by one here: a malformed row makes _count_edits raise
+    files = cast("list[tuple[str, int, int]]", rows)
+    return _Tree(name, top, include, exclude, files, _pairs(_load(dirs_path(root, name))))
+
+
+def _trees(root: str, manifest: Mapping[str, Any]) -> list[_Tree] | None:
+    """Every tree of the build, or None when some tree cannot be compared with its sources."""
+    trees: object = manifest.get("trees")
+    if not isinstance(trees, dict):
+        return None
+    found: list[_Tree] = []
+    for name, entry in cast("dict[str, object]", trees).items():
+        sources = cast("dict[str, object]", entry).get("sources") if isinstance(entry, dict) else None
+        tree = _tree(root, name, cast("dict[str, Any]", sources)) if isinstance(sources, dict) else None
+        if tree is None:
+            return None
+        found.append(tree)
+    return found
+
+
+def _count_edits(top: str, rows: list[tuple[str, int, int]]) -> int:
+    """Files of `rows` modified or removed since the build: one stat each.
+
+    This loop is most of the cost (~25 ms for 14k files), so it is kept bare. A malformed row
+    raises TypeError or ValueError.
+    """
+    changed = 0
+    for path, size, mtime_ns in rows:
+        try:
+            st = os.stat(f"{top}/{path}")
+        except OSError:
+            changed += 1  # removed
+            continue
+        if st.st_mtime_ns != mtime_ns or st.st_size != size:
+            changed += 1
+    return changed
+
+
+def _count_new(tree: _Tree) -> int:
+    """Files added to the tree since the build.
+
+    An added (or renamed) file changes its directory's mtime, so only directories whose mtime
+    moved are listed again, and a subdirectory the build never saw is walked whole. Without a
+    directory record the whole tree is walked.
+    """
+    top, record = tree.top, tree.dirs
+    moved = [
+        rel for rel, mtime in record or () if _dir_mtime(f"{top}/{rel}" if rel else top) not in (mtime, None)
+    ]
+    if record is not None and not moved:
+        return 0
+    from ra_query.sources import walk_tree
+
+    built = {row[0] for row in tree.rows}
+    if record is None:
+        found = walk_tree(tree.name, top, tree.include, tree.exclude).files
+        return sum(1 for f in found if f.path not in built)
+    known = {rel for rel, _ in record}
+    added = 0
+    for rel in moved:
+        # list this directory again, and walk whole any subdirectory the build never saw
+        fresh = walk_tree(
+            tree.name, top, tree.include, tree.exclude, start=rel, descend=lambda d: d not in known
+        )
+        added += sum(1 for f in fresh.files if f.path not in built)
+    return added
+
+
+def _dir_mtime(path: str) -> int | None:
+    """A directory's mtime, or None when it is gone (its files were counted as removed)."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+def stale_files(root: str | os.PathLike[str], manifest: Mapping[str, Any]) -> int | None:
+    """How many source files were added, removed or modified since the artifacts at `root` were built.
+
+    Returns:
+        The number of changed files over all trees, or None when the sources of some tree are
+        not visible from here (artifacts downloaded or moved to another machine), the build's
+        records are missing or malformed, or the manifest predates source recording.
+    """
+    trees = _trees(os.fspath(root), manifest)
+    if trees is None:
+        return None
+    try:
+        return sum(_count_edits(t.top, t.rows) + _count_new(t) for t in trees)
+    except (TypeError, ValueError):
+        return None  # a malformed snapshot
+
+
+def _manifest_at(root: str) -> dict[str, Any] | None:
+    manifest = _load(os.path.join(root, MANIFEST_NAME))
+    return cast("dict[str, Any]", manifest) if isinstance(manifest, dict) else None
+
+
+def _count_in_two(trees: list[_Tree]) -> int | None:
+    """`stale_files` for loaded trees, with the stat calls shared with a forked helper process.
+
+    Run inside the already forked check: the stat calls are most of the work, and split in two
+    they finish sooner on two cores than one child alone does (bench/query.py).
+    """
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        read_end = write_end = -1
+    pid = -1
+    if read_end >= 0:
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+    if pid == 0:  # the helper: the second half of every tree's files
+        code = 0
+        try:
+            os.close(read_end)
+            theirs = sum(_count_edits(t.top, t.rows[len(t.rows) // 2 :]) for t in trees)
+            os.write(write_end, str(theirs).encode())
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    try:
+        if pid < 0:
+            return sum(_count_edits(t.top, t.rows) + _count_new(t) for t in trees)
+        os.close(write_end)
+        mine = sum(_count_edits(t.top, t.rows[: len(t.rows) // 2]) + _count_new(t) for t in trees)
+    except (TypeError, ValueError):
+        mine = None  # a malformed snapshot
+    if pid < 0:
+        return mine
+    theirs = _read_all(read_end)
+    os.waitpid(pid, 0)
+    return mine + int(theirs) if mine is not None and theirs.isdigit() else None
+
+
+def _read_all(fd: int) -> str:
+    """Everything written to the pipe `fd` until its writers close it; closes `fd`."""
+    chunks: list[bytes] = []
+    while block := os.read(fd, 64):
+        chunks.append(block)
+    os.close(fd)
+    return b"".join(chunks).decode()
+
+
+def _stale_at(root: str, *, split: bool = False) -> int | None:
+    manifest = _manifest_at(root)
+    if manifest is None:
+        return None
+    if not split:
+        return stale_files(root, manifest)
+    trees = _trees(root, manifest)
+    return None if trees is None else _count_in_two(trees)
+
+
+class StaleCheck:
+    """`stale_files` for the artifacts at `root`, running in a forked child until `result()`.
+
+    Walking the sources is mostly waiting on stat calls; a search is mostly imports and CPU.
+    Forked first thing, the walk overlaps the whole search on the other core. Where fork is not
+    available the check runs inline when the result is asked for.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._pid = 0
+        self._read = -1
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            return
+        try:
+            pid = os.fork()
+        except (AttributeError, OSError):
+            os.close(read_end)
+            os.close(write_end)
+            return
+        if pid == 0:  # the child: count, report, leave without running any exit handler
+            code = 0
+            try:
+                os.close(read_end)
+                # let go of the caller's stdout/stderr: a reader waiting for their end of file
+                # must not wait for this child
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                os.write(write_end, str(_stale_at(root, split=True)).encode())
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        self._pid, self._read = pid, read_end
+
+    def result(self) -> int | None:
+        """The count (waiting for the child if it is still walking), or None when it cannot tell."""
+        if not self._pid:
+            return _stale_at(self.root)
+        text = _read_all(self._read)
+        os.waitpid(self._pid, 0)
+        self._pid, self._read = 0, -1
+        return int(text) if text.isdigit() else None
+
+    def cancel(self) -> None:
+        """Stop the child (its answer is not wanted) and reap it; ask no `result()` after this."""
+        if self._pid:
+            try:  # noqa: SIM105 (contextlib is not imported here: see the module docstring)
+                os.kill(self._pid, 9)  # SIGKILL (nor is the signal module)
+            except OSError:
+                pass
+            self._close()
+
+    def _close(self) -> None:
+        os.close(self._read)
+        os.waitpid(self._pid, 0)
+        self._pid, self._read = 0, -1
