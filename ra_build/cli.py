@@ -301,6 +301,16 @@ def get(
     sys.stdout.write(get_command(store, chunk_id, full_document=full_document, json=json).text)
 
 
+@app.command("mcp")
+def mcp_cmd(artifacts: ArtifactsOpt = None) -> None:
+    """Serve search, get and list_sources to an agent over MCP (stdio); every call refreshes the index."""
+    from ra_query.mcp import build_server, run_stdio
+
+    # read once: edits to .ra.toml take effect when the agent runtime restarts the server
+    config = _load_config()
+    run_stdio(build_server(lambda: _refreshed_store(config, artifacts), stale=lambda _store: 0))
+
+
 def main() -> None:
     """Console entry point: run the app, turning RaError into a message and an exit code."""
     try:

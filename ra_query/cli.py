@@ -94,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     get.add_argument("id", help="tree:path (a document) or tree:path#slug (a chunk)")
     get.add_argument("--full-document", action="store_true", help="the whole document of a chunk id")
     get.add_argument("--json", action="store_true", help="print JSON")
+    sub.add_parser(
+        "mcp",
+        help="serve search, get and list_sources to an agent over MCP (stdio), read-only",
+        formatter_class=Formatter,
+    )
     return parser
 
 
@@ -192,6 +197,14 @@ def run(argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None
             early.cancel()
         raise
     root = find_artifacts(args.artifacts, env, cwd)
+    if args.command == "mcp":
+        if early is not None:
+            early.cancel()
+        from pathlib import Path
+
+        from ra_query.mcp import serve_readonly
+
+        return serve_readonly(Path(root))
     stale: StaleCheck | None = None
     if args.command == "search":
         from ra_query.stale import StaleCheck

@@ -1,0 +1,232 @@
+"""The MCP server (DECISIONS 28, seed 000 "MCP Server"): ra's searches as tools an agent calls.
+
+Tools, all read-only (`readOnlyHint`), with seed 000's input schemas:
+
+    search        queries (a string, or an array of strings: one topic each), limit, max_tokens, list
+    get           id (`tree:path` or `tree:path#slug`), full_document
+    list_sources  the indexed trees with their file and chunk counts
+
+`context` (seed 000) is not offered yet: it needs `ra context`, which does not exist yet.
+
+Every tool returns the same JSON as the command line's `--json` (built by the same functions:
+`ra_query.search`, `ra_query.render.to_json`, `ra_query.get.get_to_dict`) as structured content,
+and the same JSON as text for clients that only read text, so the CLI and MCP cannot drift.
+Searches are always lenient (DECISIONS 18): a query that breaks the query language is searched
+as plain keywords, and the topic's `note` says so. Anything a caller can get wrong (an unknown id,
+a bad limit, a missing index) comes back as a tool error (`isError`) carrying the one-line
+`RaError` message; it never ends the server.
+
+The server is built around a callable that returns the `Store` to use for each call: `ra mcp`
+refreshes the index before every call (DECISIONS 25), `ra-query mcp` (`serve_readonly`) reopens
+the artifacts only when their manifest changed and never writes. In stdio mode nothing but
+protocol goes to stdout: the SDK points fd 1 at stderr while it serves, and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, cast
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from ra_query import __version__
+from ra_query.errors import InputError, RaError
+from ra_query.get import get, get_to_dict
+from ra_query.render import budgeted, to_json
+from ra_query.schema import MANIFEST_NAME, build_analyzer
+from ra_query.search import SearchParams, search
+from ra_query.stale import stale_files
+from ra_query.store import Store, open_store
+
+SERVER_NAME = "ra"
+StoreOpener = Callable[[], Store]
+StaleCounter = Callable[[Store], "int | None"]
+Payload = Annotated[CallToolResult, dict[str, Any]]  # a CallToolResult whose structured content is an object
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+
+SEARCH_DESCRIPTION = """\
+Search the knowledge base. Use an array of queries for multi-topic research in one call: each \
+query is a topic with its own results, a chunk appears once, and max_tokens spans all topics.
+Query language: words must all match (AND); "exact phrase"; -excluded; a OR b; ( groups ); \
+title:, tags:, body:, path:, tree: fields; term^2 boosts. A query with a syntax error is searched \
+as plain keywords and its `note` says so. Returns JSON: queries[] → {query, results[], \
+total_matches, note?}, each result with id, breadcrumb, line range, score, snippet and content \
+(content is left out with list=true); `tokens` reports the budget used and results omitted."""
+GET_DESCRIPTION = """\
+Retrieve a specific document or chunk by ID: a chunk by `tree:path#heading-slug`, a whole \
+document in document order by `tree:path` (ids come from search results)."""
+SOURCES_DESCRIPTION = "List available knowledge trees and their statistics (files and chunks indexed)."
+
+Queries = Annotated[
+    str | list[str],
+    Field(description="Search term(s). Quote for exact phrase. Array for multi-topic."),
+]
+Limit = Annotated[int | None, Field(description="Results per query (default: the index's default_limit)")]
+MaxTokens = Annotated[int | None, Field(description="Total token budget across all results (cl100k tokens)")]
+ListMode = Annotated[bool, Field(description="Return snippets only, omit full content (default: false)")]
+ChunkId = Annotated[str, Field(description="Chunk ID (tree:path#heading) or document ID (tree:path)")]
+FullDocument = Annotated[bool, Field(description="Return full document even if ID specifies a chunk")]
+
+
+def search_params(store: Store, limit: int | None) -> SearchParams:
+    """The build's search settings, always lenient, with `limit` when given.
+
+    Raises:
+        InputError: `limit` is less than 1.
+    """
+    defaults: dict[str, Any] = store.search_defaults()
+    if "global_trees" in defaults:  # JSON gives a list
+        defaults["global_trees"] = frozenset(defaults["global_trees"])
+    params = SearchParams(**defaults)._replace(lenient=True)
+    if limit is None:
+        return params
+    if limit < 1:
+        raise InputError(f"limit must be at least 1 (got {limit})")
+    return params._replace(limit=limit)
+
+
+def search_payload(
+    store: Store,
+    queries: list[str],
+    *,
+    limit: int | None = None,
+    max_tokens: int | None = None,
+    list_mode: bool = False,
+    stale: int | None = None,
+) -> dict[str, Any]:
+    """What the `search` tool returns: `ra search --json`'s payload for the same arguments.
+
+    Raises:
+        InputError: no query, or `limit` / `max_tokens` below 1.
+    """
+    if not queries:
+        raise InputError("queries is empty — give at least one query")
+    if max_tokens is not None and max_tokens < 1:
+        raise InputError(f"max_tokens must be at least 1 (got {max_tokens})")
+    topics = search(store, queries, search_params(store, limit))
+    view = "list" if list_mode else "full"
+    outcome = budgeted(topics, view, max_tokens, build_analyzer(store.stemmer))
+    return to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False)
+
+
+def sources_payload(store: Store, stale: int | None = None) -> dict[str, Any]:
+    """What `list_sources` returns: each tree with its counts, the totals, and the build's facts."""
+    global_trees: set[str] = {str(name) for name in store.search_defaults().get("global_trees") or ()}
+    trees: list[dict[str, Any]] = []
+    for name, entry in sorted(store.trees().items()):
+        sources: object = entry.get("sources")
+        root = cast(dict[str, object], sources).get("root") if isinstance(sources, dict) else None
+        trees.append(
+            {
+                "name": name,
+                "files": int(entry.get("files", 0)),
+                "chunks": int(entry.get("chunks", 0)),
+                "skipped": int(entry.get("skipped", 0)),
+                "global": name in global_trees,
+                "root": root if isinstance(root, str) else None,
+            }
+        )
+    return {
+        "trees": trees,
+        "files": sum(t["files"] for t in trees),
+        "chunks": sum(t["chunks"] for t in trees),
+        "built_at": store.manifest.get("built_at"),
+        "ra_version": store.manifest.get("ra_version"),
+        "stale": stale,
+    }
+
+
+def build_server(open_store: StoreOpener, stale: StaleCounter | None = None) -> MCPServer[Any]:
+    """An MCP server whose tools search the store `open_store()` returns at each call.
+
+    Args:
+        open_store: called once per tool call; `ra` refreshes the index in it, `ra-query`
+            reopens the artifacts when they changed. A `RaError` it raises becomes a tool error.
+        stale: how many source files changed since the store was built (None: cannot tell);
+            reported as `stale` by `search` and `list_sources`. Not given: `stale` is null.
+    """
+    server: MCPServer[Any] = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    # one call at a time: a refresh runs the build, which must not run twice at once
+    lock = threading.Lock()
+
+    def answer(make: Callable[[Store], dict[str, Any]]) -> CallToolResult:
+        with lock:
+            try:
+                payload = make(open_store())
+            except RaError as exc:
+                return CallToolResult(content=[TextContent(type="text", text=exc.message)], is_error=True)
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+    def staleness(store: Store) -> int | None:
+        return stale(store) if stale is not None else None
+
+    def search_tool(
+        queries: Queries, limit: Limit = None, max_tokens: MaxTokens = None, list: ListMode = False
+    ) -> Payload:
+        topics = [queries] if isinstance(queries, str) else queries
+        return answer(
+            lambda store: search_payload(
+                store, topics, limit=limit, max_tokens=max_tokens, list_mode=list, stale=staleness(store)
+            )
+        )
+
+    def get_tool(id: ChunkId, full_document: FullDocument = False) -> Payload:
+        return answer(lambda store: get_to_dict(get(store, id, full_document=full_document)))
+
+    def list_sources_tool() -> Payload:
+        return answer(lambda store: sources_payload(store, staleness(store)))
+
+    for fn, name, description in (
+        (search_tool, "search", SEARCH_DESCRIPTION),
+        (get_tool, "get", GET_DESCRIPTION),
+        (list_sources_tool, "list_sources", SOURCES_DESCRIPTION),
+    ):
+        server.add_tool(fn, name=name, description=description, annotations=_READ_ONLY)
+    return server
+
+
+class ReadOnlyStore:
+    """Opens the artifacts at `root`, again only when their manifest has been replaced.
+
+    A build writes the manifest last and atomically (a new file), so a changed inode, size or
+    mtime means a new generation: the next call searches it, as a fresh `ra-query` would.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._store: Store | None = None
+        self._key: tuple[int, int, int] | None = None
+
+    def __call__(self) -> Store:
+        try:
+            st = (self.root / MANIFEST_NAME).stat()
+            key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            key = None
+        if self._store is None or key is None or key != self._key:
+            self._store = None
+            self._store = open_store(self.root)  # raises ArtifactError when there is nothing to open
+            self._key = key
+        return self._store
+
+
+def run_stdio(server: MCPServer[Any]) -> None:
+    """Serve `server` over stdin/stdout until the client closes stdin."""
+    server.run("stdio")
+
+
+def serve_readonly(root: Path) -> int:
+    """`ra-query mcp`: serve the artifacts at `root` over stdio, read-only; returns the exit code.
+
+    The sources are never built here; `stale` counts the source files changed since the build
+    when they are visible from here (null when they are not).
+    """
+    run_stdio(build_server(ReadOnlyStore(root), stale=lambda store: stale_files(store.root, store.manifest)))
+    return 0

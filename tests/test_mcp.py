@@ -1,0 +1,446 @@
+"""`ra mcp` and the read-only server behind `ra-query mcp`, driven by the MCP SDK's real client over stdio.
+
+The tests that only read share one `ra mcp` session (and one read-only session) per module, over
+a copy of tests/fixtures/corpus built once; a test that edits files starts its own server. The
+client runs on an anyio blocking portal, so the tests themselves are plain functions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.types import CallToolResult, TextContent, Tool
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
+
+from tests.conftest import BIN, CORPUS, Run, build, run_cmd
+
+NO_MATCH = "zanzibar"
+
+
+def read_only(artifacts: Path) -> list[str]:
+    """The command line of the read-only server over `artifacts`."""
+    return [str(BIN / "ra-query"), "--artifacts", str(artifacts), "mcp"]
+
+
+@dataclass(frozen=True)
+class Server:
+    """A connected client session to a server process."""
+
+    portal: BlockingPortal
+    session: ClientSession
+    errlog: Path
+
+    def call(self, tool: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+        return self.portal.call(partial(self.session.call_tool, tool, arguments or {}))
+
+    def ok(self, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The structured content of a call that must succeed; its text content is the same JSON."""
+        result = self.call(tool, arguments)
+        assert not result.is_error, text_of(result)
+        assert result.structured_content is not None
+        assert json.loads(text_of(result)) == result.structured_content
+        return result.structured_content
+
+    def tools(self) -> dict[str, Tool]:
+        return {tool.name: tool for tool in self.portal.call(self.session.list_tools).tools}
+
+
+def text_of(result: CallToolResult) -> str:
+    assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
+    return result.content[0].text
+
+
+@contextmanager
+def serve(command: list[str], cwd: Path, home: Path) -> Iterator[Server]:
+    """Start `command` as an MCP server over stdio and open an initialized client session to it."""
+    errlog = cwd.parent / f"{cwd.name}-server-stderr.txt"
+    params = StdioServerParameters(
+        command=command[0], args=command[1:], env={"HOME": str(home), "NO_COLOR": "1"}, cwd=cwd
+    )
+    with ExitStack() as stack:
+        log = stack.enter_context(errlog.open("w", encoding="utf-8"))
+        portal = stack.enter_context(start_blocking_portal())
+        read, write = stack.enter_context(portal.wrap_async_context_manager(stdio_client(params, errlog=log)))
+        session = stack.enter_context(portal.wrap_async_context_manager(ClientSession(read, write)))
+        portal.call(session.initialize)
+        yield Server(portal, session, errlog)
+
+
+@dataclass(frozen=True)
+class Kb:
+    """A built copy of the fixture corpus (tree `docs`) and the HOME its commands run with."""
+
+    root: Path
+    home: Path
+
+    def rq(self, *args: str) -> Run:
+        return run_cmd(
+            "ra-query", "--artifacts", str(self.root / ".ra"), *args, cwd=self.root, home=self.home
+        )
+
+    def ra_mcp(self) -> list[str]:
+        return [str(BIN / "ra"), "mcp"]
+
+
+def make_kb(base: Path) -> Kb:
+    home = base / "home"
+    home.mkdir()
+    kb = Kb(base / "kb", home)
+    shutil.copytree(CORPUS, kb.root)
+    build(kb.root, home)
+    return kb
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Kb:
+    """Built once per module: tests using it must not change it."""
+    return make_kb(tmp_path_factory.mktemp("mcp"))
+
+
+@pytest.fixture(scope="module")
+def ra_mcp(shared: Kb) -> Iterator[Server]:
+    """One `ra mcp` session shared by the tests that only read."""
+    with serve(shared.ra_mcp(), shared.root, shared.home) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def readonly_kb(tmp_path_factory: pytest.TempPathFactory) -> Kb:
+    """A separate build for the read-only server, so nothing else could have written to it."""
+    return make_kb(tmp_path_factory.mktemp("mcp_readonly"))
+
+
+@pytest.fixture(scope="module")
+def ra_query_mcp(readonly_kb: Kb) -> Iterator[Server]:
+    with serve(read_only(readonly_kb.root / ".ra"), readonly_kb.root, readonly_kb.home) as server:
+        yield server
+
+
+def ids(payload: dict[str, Any], topic: int = 0) -> list[str]:
+    return [r["id"] for r in payload["queries"][topic]["results"]]
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(root.rglob("*"))
+    }
+
+
+# ── tools ────────────────────────────────────────────────────────────────────────────────────
+
+
+def test_the_server_lists_search_get_and_list_sources_as_read_only_tools(ra_mcp: Server) -> None:
+    tools = ra_mcp.tools()
+    assert sorted(tools) == ["get", "list_sources", "search"]
+    for tool in tools.values():
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.description
+
+
+def test_the_search_tool_takes_seed_000s_arguments(ra_mcp: Server) -> None:
+    schema = ra_mcp.tools()["search"].input_schema
+    assert set(schema["properties"]) == {"queries", "limit", "max_tokens", "list"}
+    assert schema["required"] == ["queries"]
+    assert {"type": "string"} in schema["properties"]["queries"]["anyOf"]
+    assert {"type": "array", "items": {"type": "string"}} in schema["properties"]["queries"]["anyOf"]
+    assert schema["properties"]["list"]["type"] == "boolean"
+
+
+def test_the_get_tool_takes_an_id_and_full_document(ra_mcp: Server) -> None:
+    schema = ra_mcp.tools()["get"].input_schema
+    assert set(schema["properties"]) == {"id", "full_document"}
+    assert schema["required"] == ["id"]
+
+
+def test_the_list_sources_tool_takes_no_arguments(ra_mcp: Server) -> None:
+    assert ra_mcp.tools()["list_sources"].input_schema["properties"] == {}
+
+
+# ── search ───────────────────────────────────────────────────────────────────────────────────
+
+
+def test_search_returns_the_same_json_as_ra_query_search_json(ra_mcp: Server, shared: Kb) -> None:
+    cli = shared.rq("search", "--json", "pool OR fixtures OR logging")
+    assert cli.code == 0, cli.err
+    assert ra_mcp.ok("search", {"queries": "pool OR fixtures OR logging"}) == json.loads(cli.out)
+
+
+def test_search_in_list_mode_returns_the_same_json_as_ra_query_search_json_list(
+    ra_mcp: Server, shared: Kb
+) -> None:
+    cli = shared.rq("search", "--json", "--list", "-n", "2", "--max-tokens", "40", "once", "pool")
+    payload = ra_mcp.ok("search", {"queries": ["once", "pool"], "limit": 2, "max_tokens": 40, "list": True})
+    assert payload == json.loads(cli.out)
+
+
+def test_an_array_of_queries_answers_each_topic_in_order_showing_a_chunk_once(ra_mcp: Server) -> None:
+    payload = ra_mcp.ok("search", {"queries": ["once", "fixtures", "pool"]})
+    assert [q["query"] for q in payload["queries"]] == ["once", "fixtures", "pool"]
+    everything = [i for t in range(3) for i in ids(payload, t)]
+    assert "docs:notes/pool.txt" in everything
+    assert len(everything) == len(set(everything))
+
+
+def test_a_single_query_string_is_one_topic(ra_mcp: Server) -> None:
+    payload = ra_mcp.ok("search", {"queries": "connection pool"})
+    assert [q["query"] for q in payload["queries"]] == ["connection pool"]
+    assert ids(payload) == ["docs:notes/pool.txt"]
+
+
+def test_limit_keeps_the_best_results_of_each_topic(ra_mcp: Server) -> None:
+    every = ids(ra_mcp.ok("search", {"queries": "pool OR fixtures OR logging"}))
+    assert len(every) == 3
+    assert ids(ra_mcp.ok("search", {"queries": "pool OR fixtures OR logging", "limit": 2})) == every[:2]
+
+
+def test_max_tokens_fits_the_results_into_the_budget_and_reports_it(ra_mcp: Server) -> None:
+    unlimited = ra_mcp.ok("search", {"queries": "pool OR fixtures OR logging"})
+    payload = ra_mcp.ok("search", {"queries": "pool OR fixtures OR logging", "max_tokens": 40})
+    assert payload["tokens"]["max"] == 40
+    assert 0 < payload["tokens"]["used"] <= 40
+    assert payload["tokens"]["omitted"] == len(ids(unlimited)) - len(ids(payload)) > 0
+
+
+def test_list_mode_returns_snippets_without_content(ra_mcp: Server) -> None:
+    results = ra_mcp.ok("search", {"queries": "pool", "list": True})["queries"][0]["results"]
+    assert results and all("content" not in r and r["snippet"] for r in results)
+    full = ra_mcp.ok("search", {"queries": "pool"})["queries"][0]["results"]
+    assert all("connection pool" in r["content"] for r in full)
+
+
+def test_a_query_that_matches_nothing_is_an_empty_answer_with_a_note_not_an_error(ra_mcp: Server) -> None:
+    topic = ra_mcp.ok("search", {"queries": NO_MATCH})["queries"][0]
+    assert topic["results"] == []
+    assert "no results" in topic["note"]
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ('"connection pool', ["docs:notes/pool.txt"]),
+        ("(pool size", ["docs:notes/pool.txt"]),
+        ("title:", []),
+    ],
+)
+def test_a_query_with_a_syntax_error_is_searched_as_keywords_and_says_so(
+    ra_mcp: Server, query: str, found: list[str]
+) -> None:
+    result = ra_mcp.call("search", {"queries": query})
+    assert not result.is_error
+    topic = (result.structured_content or {})["queries"][0]
+    assert ids({"queries": [topic]}) == found
+    assert topic["note"].startswith("query syntax error at column ")
+    assert "searched the words as plain keywords" in topic["note"] or "found no words" in topic["note"]
+
+
+def test_a_syntax_error_fallback_that_is_then_relaxed_still_says_it_fell_back(ra_mcp: Server) -> None:
+    topic = ra_mcp.ok("search", {"queries": f"(pool {NO_MATCH}"})["queries"][0]
+    assert topic["relaxed"] is True
+    assert "query syntax error" in topic["note"]
+
+
+def test_a_limit_below_one_is_a_tool_error_naming_the_argument(ra_mcp: Server) -> None:
+    result = ra_mcp.call("search", {"queries": "pool", "limit": 0})
+    assert result.is_error
+    assert text_of(result) == "limit must be at least 1 (got 0)"
+
+
+def test_a_budget_below_one_token_is_a_tool_error(ra_mcp: Server) -> None:
+    result = ra_mcp.call("search", {"queries": "pool", "max_tokens": 0})
+    assert result.is_error
+    assert text_of(result) == "max_tokens must be at least 1 (got 0)"
+
+
+def test_an_empty_array_of_queries_is_a_tool_error(ra_mcp: Server) -> None:
+    result = ra_mcp.call("search", {"queries": []})
+    assert result.is_error
+    assert "give at least one query" in text_of(result)
+
+
+def test_arguments_of_the_wrong_type_are_a_tool_error(ra_mcp: Server) -> None:
+    result = ra_mcp.call("search", {"queries": "pool", "limit": "many"})
+    assert result.is_error
+    assert "limit" in text_of(result)
+
+
+# ── get ──────────────────────────────────────────────────────────────────────────────────────
+
+
+def test_get_returns_one_chunk_by_its_id(ra_mcp: Server) -> None:
+    payload = ra_mcp.ok("get", {"id": "docs:guides/errors.md#logging"})
+    assert payload["id"] == "docs:guides/errors.md#logging"
+    assert payload["whole_document"] is False
+    assert [c["id"] for c in payload["chunks"]] == ["docs:guides/errors.md#logging"]
+    assert "Log an error once" in payload["chunks"][0]["content"]
+
+
+def test_get_returns_a_whole_document_in_document_order_by_its_doc_id(ra_mcp: Server, shared: Kb) -> None:
+    payload = ra_mcp.ok("get", {"id": "docs:guides/errors.md"})
+    assert payload["whole_document"] is True
+    lines = [c["line_start"] for c in payload["chunks"]]
+    assert lines == sorted(lines) and len(lines) > 1
+    assert payload == json.loads(shared.rq("get", "--json", "docs:guides/errors.md").out)
+
+
+def test_get_with_full_document_returns_the_document_of_a_chunk_id(ra_mcp: Server) -> None:
+    payload = ra_mcp.ok("get", {"id": "docs:guides/errors.md#logging", "full_document": True})
+    assert payload["id"] == "docs:guides/errors.md"
+    assert payload["whole_document"] is True
+
+
+@pytest.mark.parametrize(
+    "unknown", ["docs:guides/nope.md", "docs:guides/errors.md#nope", "nope:x.md", "docs:../../etc/passwd"]
+)
+def test_an_unknown_id_is_a_tool_error_with_a_one_line_message(ra_mcp: Server, unknown: str) -> None:
+    result = ra_mcp.call("get", {"id": unknown})
+    assert result.is_error
+    assert text_of(result) == f"not found: {unknown} — list ids with: ra ls chunks"
+
+
+def test_the_server_keeps_answering_after_a_tool_error(ra_mcp: Server) -> None:
+    assert ra_mcp.call("get", {"id": "docs:nope.md"}).is_error
+    assert ids(ra_mcp.ok("search", {"queries": "pool"})) == ["docs:notes/pool.txt"]
+
+
+# ── list_sources ─────────────────────────────────────────────────────────────────────────────
+
+
+def test_list_sources_lists_the_fixture_tree_with_its_counts(ra_mcp: Server, shared: Kb) -> None:
+    payload = ra_mcp.ok("list_sources")
+    assert payload["trees"] == [
+        {"name": "docs", "files": 3, "chunks": 10, "skipped": 0, "global": False, "root": str(shared.root)}
+    ]
+    assert (payload["files"], payload["chunks"], payload["stale"]) == (3, 10, 0)
+
+
+# ── freshness, read-only, stdout ─────────────────────────────────────────────────────────────
+
+
+def test_an_edited_source_file_is_found_by_the_next_search_without_ra_update(tmp_path: Path) -> None:
+    kb = make_kb(tmp_path)
+    with serve(kb.ra_mcp(), kb.root, kb.home) as server:
+        assert ids(server.ok("search", {"queries": NO_MATCH})) == []
+        with (kb.root / "guides" / "testing.md").open("a", encoding="utf-8") as fh:
+            fh.write(f"\n## Travel\n\nThe {NO_MATCH} suite runs nightly.\n")
+        assert ids(server.ok("search", {"queries": NO_MATCH})) == ["docs:guides/testing.md#travel"]
+        assert server.ok("list_sources")["chunks"] == 11
+
+
+def test_ra_mcp_builds_a_missing_index_into_artifacts_on_the_first_call(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    root = tmp_path / "kb"
+    shutil.copytree(CORPUS, root)
+    elsewhere = tmp_path / "elsewhere"
+    with serve([str(BIN / "ra"), "mcp", "--artifacts", str(elsewhere)], root, tmp_path / "home") as server:
+        assert ids(server.ok("search", {"queries": "connection pool"})) == ["docs:notes/pool.txt"]
+    assert (elsewhere / "manifest.json").is_file()
+    assert not (root / ".ra").exists()
+
+
+def test_the_read_only_server_answers_like_ra_query_and_writes_nothing(
+    ra_query_mcp: Server, readonly_kb: Kb
+) -> None:
+    before = snapshot(readonly_kb.root)
+    cli = readonly_kb.rq("search", "--json", "pool OR fixtures OR logging")
+    assert ra_query_mcp.ok("search", {"queries": "pool OR fixtures OR logging"}) == json.loads(cli.out)
+    assert ra_query_mcp.ok("get", {"id": "docs:notes/pool.txt"})["whole_document"] is True
+    assert ra_query_mcp.ok("list_sources")["stale"] == 0
+    assert snapshot(readonly_kb.root) == before
+
+
+def test_the_read_only_server_counts_stale_files_and_never_rebuilds(tmp_path: Path) -> None:
+    kb = make_kb(tmp_path)
+    with serve(read_only(kb.root / ".ra"), kb.root, kb.home) as server:
+        (kb.root / "notes" / "new.md").write_text(f"# New\n\n{NO_MATCH}\n", encoding="utf-8")
+        payload = server.ok("search", {"queries": NO_MATCH})
+        assert (ids(payload), payload["stale"]) == ([], 1)
+
+
+def test_the_read_only_server_without_an_index_answers_every_call_with_a_tool_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / ".ra"
+    (tmp_path / "home").mkdir()
+    with serve(read_only(missing), tmp_path, tmp_path / "home") as server:
+        for tool, arguments in (
+            ("search", {"queries": "pool"}),
+            ("get", {"id": "docs:a.md"}),
+            ("list_sources", {}),
+        ):
+            result = server.call(tool, arguments)
+            assert result.is_error
+            assert text_of(result).startswith(
+                f"no artifacts at {missing}: no such directory — build them with: ra update"
+            )
+
+
+def test_stdout_carries_only_protocol_while_warnings_go_to_stderr(tmp_path: Path) -> None:
+    kb = make_kb(tmp_path)
+    config = kb.root / ".ra.toml"
+    config.write_text(config.read_text(encoding="utf-8") + "bogus_key = 1\n", encoding="utf-8")
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LATEST_HANDSHAKE_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "search", "arguments": {"queries": "pool"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get", "arguments": {"id": "docs:nope.md"}},
+        },
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RA_")} | {"HOME": str(kb.home)}
+    errlog = tmp_path / "stderr.txt"
+    with (
+        errlog.open("w", encoding="utf-8") as stderr,
+        subprocess.Popen(
+            [str(BIN / "ra"), "mcp"],
+            cwd=kb.root,
+            env=env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        ) as proc,
+    ):
+        assert proc.stdin is not None and proc.stdout is not None
+        lines: list[str] = []
+        for message in messages:  # one at a time: wait for each answer before the next request
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            while "id" in message and not any(json.loads(line).get("id") == message["id"] for line in lines):
+                lines.append(proc.stdout.readline())
+        out, _ = proc.communicate(timeout=60)
+    lines += out.splitlines(keepends=True)
+    err = errlog.read_text(encoding="utf-8")
+    replies = [json.loads(line) for line in lines]
+    assert all(reply["jsonrpc"] == "2.0" for reply in replies)
+    by_id = {reply["id"]: reply for reply in replies if "id" in reply}
+    assert by_id[2]["result"]["structuredContent"]["queries"][0]["results"][0]["id"] == "docs:notes/pool.txt"
+    assert by_id[3]["result"]["isError"] is True
+    assert "ra: warning:" in err and "bogus_key" in err
+    assert proc.returncode == 0
