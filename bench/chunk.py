@@ -56,7 +56,7 @@ def run(corpus: list[tuple[str, bytes]]) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--tarball", type=Path, default=DEFAULT_TARBALL)
     parser.add_argument("--dir", type=Path, help="use an already unpacked corpus")
     parser.add_argument("--limit", type=int, help="only the first N files (sorted by path)")

@@ -17,11 +17,11 @@
    --json`` runs after opening — ``search_command(store, [q], params, json=True)`` with the
    params of ``ra_query.cli.search_params`` — timed with ``perf_counter`` after a warm-up pass.
    The figure per query is the median over ``--passes`` passes; p50/p95/p99/max are over queries.
-   A separate pass times the stages (search, budget, to_json + orjson) without a profiler.
+   A separate pass times the stages (search, budget, to_json + JSON text) without a profiler.
 4. Cold: ``ra-query --artifacts DIR search Q --json`` as a subprocess beside ``rg -il -e w1 …``
    over the same markdown folder, in one hyperfine run per query (``--warmup 3 --runs 30``; own
    timing loop when hyperfine is missing). Also: bare python start, the bare floor (python +
-   ``import tantivy`` + ``Index.open`` + one search + ``orjson.dumps``), ``-X importtime`` of the
+   ``import tantivy`` + ``Index.open`` + one search + ``json.dumps``), ``-X importtime`` of the
    CLI, and a phase breakdown of one cold search measured inside fresh processes.
 5. A table of figures vs floors (warm p50 ≤ 5 ms, warm p95 ≤ 20 ms, cold ra-query p50 ≤ rg p50)
    and one dated line appended to bench/results/query.txt.
@@ -92,8 +92,13 @@ def ra_executable(name: str) -> Path:
 
 
 def clean_env(home: Path | None = None) -> dict[str, str]:
-    """The environment without RA_* (and with HOME replaced when given)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RA_")}
+    """The environment without RA_* (and with HOME replaced when given).
+
+    PYTHONDONTWRITEBYTECODE is dropped too: with it set, every process recompiles each module
+    edited since its .pyc was written, which measures the compiler, not ra (an installed ra
+    has its .pyc files; `compile_package` writes ours before the cold runs).
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RA_") and k != "PYTHONDONTWRITEBYTECODE"}
     if home is not None:
         env["HOME"] = str(home)
     return env
@@ -413,8 +418,7 @@ def warm(store: Any, queries: Sequence[Query], passes: int) -> list[Timed]:
 
 def stage_pass(store: Any, params: Any, timed: Sequence[Timed]) -> None:
     """One more pass timing search_command's stages separately (search, budget, JSON)."""
-    import orjson
-
+    from ra_query.commands import dumps
     from ra_query.render import budgeted, to_json
     from ra_query.schema import build_analyzer
     from ra_query.search import search
@@ -428,7 +432,7 @@ def stage_pass(store: Any, params: Any, timed: Sequence[Timed]) -> None:
         outcome = budgeted(topics, "full", None, build_analyzer(store.stemmer))
         c = time.perf_counter()
         payload = to_json(topics, outcome, list_mode=False, stale=None, explain=False)
-        orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
+        dumps(payload)
         d = time.perf_counter()
         t.stages = ((b - a) * 1000, (c - b) * 1000, (d - c) * 1000)
 
@@ -481,7 +485,7 @@ def profile_warm(store: Any, queries: Sequence[Query], top: int = 25) -> None:
         ("budgeted (token counts)", lambda k: k[2] == "budgeted"),
         ("count_tokens", lambda k: k[2] == "count_tokens"),
         ("to_json", lambda k: k[2] == "to_json"),
-        ("orjson.dumps", lambda k: k[2] == "<orjson.dumps>"),
+        ("commands.dumps (json)", lambda k: k[2] == "dumps" and k[0].endswith("commands.py")),
     ]
     print(f"\n{'suspect':<34}{'cum ms':>9}{'share':>8}{'calls':>9}")
     for label, match in suspects:
@@ -601,11 +605,11 @@ def cold(artifacts: Path, corpus: Path, queries: Sequence[Query], runs: int, cwd
 
 FLOOR_SCRIPT = """\
 import sys
-import orjson, tantivy
+import json, tantivy
 index = tantivy.Index.open(sys.argv[1])
 searcher = index.searcher()
 result = searcher.search(tantivy.Query.term_query(index.schema, "body", sys.argv[2]), limit=5)
-sys.stdout.write(orjson.dumps([searcher.doc(a).to_dict() for _, a in result.hits]).decode())
+sys.stdout.write(json.dumps([searcher.doc(a).to_dict() for _, a in result.hits]))
 """
 
 # One cold search split into phases, inside a fresh process: what a cold `ra-query` pays for.
@@ -617,7 +621,7 @@ from pathlib import Path
 from ra_query.cli import _parser, search_params
 t1 = time.perf_counter()
 from ra_query.commands import search_command
-from ra_query.sources import stale_files
+from ra_query.stale import stale_files
 from ra_query.store import open_store
 t2 = time.perf_counter()
 import tantivy
@@ -636,10 +640,10 @@ print("PHASES", *(f"{(b - a) * 1000:.3f}" for a, b in zip(marks, marks[1:])), fi
 """
 PHASES = (
     "import ra_query.cli",
-    "import commands/sources/store (+render, search, tiktoken, orjson)",
+    "import commands/stale/store (+render, search, json)",
     "import tantivy",
     "open_store (manifest, symlinks, Index.open)",
-    "stale_files (the CLI runs it in a forked child, overlapping the rest)",
+    "stale_files (the CLI forks it first; it overlaps everything else)",
     "search_command (search, budget, JSON)",
     "write stdout",
 )
@@ -738,7 +742,7 @@ def print_warm(timed: Sequence[Timed]) -> dict[str, float]:
         "\nstages (separate pass, no profiler), share of total: "
         + "  ".join(
             f"{name} {s / whole:.0%} ({s / len(staged):.2f} ms/query)"
-            for name, s in zip(("search", "budget/token count", "to_json+orjson"), sums, strict=True)
+            for name, s in zip(("search", "budget/token count", "to_json+dumps"), sums, strict=True)
         )
     )
     print("\nslowest 12 queries:")
@@ -792,10 +796,21 @@ def prepare(args: argparse.Namespace) -> tuple[Path, Path, float | None]:
     return artifacts, corpus, seconds
 
 
+def compile_package() -> None:
+    """Write the .pyc files of ra_query (as installing a wheel does), so no cold run compiles."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(REPO / "ra_query")],
+        env=clean_env(),
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
 def run_cold(
     artifacts: Path, corpus: Path, queries: Sequence[Query], runs: int, work: Path
 ) -> tuple[list[Row], str]:
     """Every subprocess measurement; (table rows, fields for the results line)."""
+    compile_package()
     print(f"\ncold: ra-query vs rg -il, hyperfine -N --warmup 3 --runs {runs} per query")
     pairs = cold(artifacts, corpus, cold_queries(queries), runs, work)
     ra_all = [s * 1000 for p in pairs for s in p.ra_s]
@@ -812,7 +827,7 @@ def run_cold(
     start_ms, floor_ms = start_ms * 1000, floor_ms * 1000
     imp_cli, _ = importtime("import ra_query.cli", 5, work)
     everything = (
-        "import ra_query.cli, ra_query.commands, ra_query.store, ra_query.sources, ra_query.tokens, tantivy"
+        "import ra_query.cli, ra_query.commands, ra_query.store, ra_query.stale, tantivy"
     )
     imp_all, ranked = importtime(everything, 5, work)
     probe = pairs[0].query.text
@@ -823,7 +838,7 @@ def run_cold(
         f" ra-query ≤ rg on {wins} of {len(pairs)} queries"
     )
     print(f"python -c pass                             {start_ms:7.1f} ms")
-    print(f"bare floor (tantivy+open+search+orjson)    {floor_ms:7.1f} ms")
+    print(f"bare floor (tantivy+open+search+json)      {floor_ms:7.1f} ms")
     print(f"-X importtime: import ra_query.cli         {imp_cli:7.1f} ms")
     print(f"-X importtime: all a search imports        {imp_all:7.1f} ms; top modules by self time:")
     for name, self_ms, cum_ms in ranked[:12]:

@@ -274,6 +274,10 @@ class StaleCheck:
         self.root = root
         self._pid = 0
         self._read = -1
+        # imported before the fork: the child needs it and `ra-query` loads it anyway, so one
+        # import serves both processes (cold start is bound by the CPU time of all of them)
+        import json  # noqa: F401  # pyright: ignore[reportUnusedImport]
+
         try:
             read_end, write_end = os.pipe()
         except OSError:
