@@ -50,3 +50,43 @@ def test_importing_the_query_cli_loads_no_build_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+# Modules a cold `ra-query search` must not load: each was measured costing milliseconds of
+# every search (bench/query.py; see ra_query/models.py and ra_query/stale.py for why).
+COLD_START_EXCLUDED = (
+    "dataclasses",
+    "inspect",
+    "orjson",
+    "pathlib",
+    "tempfile",
+    "shutil",
+    "tiktoken",
+    "ra_query.get",
+    "ra_query.sources",
+    "ra_query.mcp",
+)
+
+
+def _modules_after(argv: list[str], cwd: Path) -> set[str]:
+    """The modules loaded when `ra-query *argv` ends (its exit handlers still run)."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
+        "from ra_query.cli import main\n"
+        f"sys.argv = ['ra-query', *{argv!r}]\n"
+        "main()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, check=False)
+    line = next(line for line in proc.stderr.splitlines() if line.startswith("MODULES "))
+    assert proc.returncode in (0, 1), proc.stderr
+    return set(line.split()[1:])
+
+
+def test_a_cold_search_loads_none_of_the_modules_it_was_slimmed_of(kb: Path, home: Path, tmp_path: Path) -> None:
+    from tests.conftest import build
+
+    build(kb, home)
+    loaded = _modules_after(["--artifacts", str(kb / ".ra"), "search", "pool", "--json"], tmp_path)
+    assert "tantivy" in loaded and "ra_query.search" in loaded  # it did search
+    assert sorted(m for m in COLD_START_EXCLUDED if m in loaded) == []

@@ -753,3 +753,36 @@ def test_error_outputs_are_pinned(shared: Kb, golden: Golden) -> None:
     ]
     text = "".join(f"[exit {r.code}]\n{r.err}{r.out}" for r in runs)
     golden("search_cli_errors.txt", shared.clean(text))
+
+
+# --- process behaviour ----------------------------------------------------------------------------
+
+
+def test_a_reader_that_goes_away_early_is_no_error(shared: Kb) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RA_")}
+    proc = subprocess.Popen(
+        [str(BIN / "ra-query"), "--artifacts", str(shared.artifacts), "search", "pool", "handled", "logging"],
+        cwd=shared.root,
+        env={**env, "HOME": str(shared.home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # like `ra-query search … | head -0`: every write now fails with EPIPE
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_ra_query_help_lists_the_commands_and_the_search_options(shared: Kb) -> None:
+    top = shared.rq("--help")
+    assert top.code == 0 and all(c in top.out for c in ("search", "get", "mcp"))
+    search = shared.rq("search", "--help")
+    assert search.code == 0 and "--max-tokens" in search.out and "--candidate-limit" in search.out
+
+
+def test_the_help_is_wrapped_to_the_columns_of_the_environment(shared: Kb) -> None:
+    narrow = shared.rq("search", "--help", env={"COLUMNS": "60"})
+    wide = shared.rq("search", "--help", env={"COLUMNS": "200"})
+    assert len(narrow.out.splitlines()) > len(wide.out.splitlines())
