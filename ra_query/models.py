@@ -31,7 +31,37 @@ class ChunkRecord(NamedTuple):
 
     @classmethod
     def from_stored(cls, doc: dict[str, list[Any]]) -> "ChunkRecord":
-        """Build from `tantivy.Document.to_dict()` (every field is a list of values)."""
+        """Build from `tantivy.Document.to_dict()` (every field is a list of values).
+
+        Every query builds a hundred of these, so the usual case (the build stores every field,
+        each with one value of the schema's type) reads them directly; anything else takes the
+        careful path.
+        """
+        try:
+            return cls(
+                doc["id"][0],
+                doc["tree"][0],
+                doc["path"][0],
+                doc["doc_id"][0],
+                doc["parent_id"][0] or None,
+                doc["title"][0],
+                tuple(json.loads(doc["breadcrumb"][0])),
+                doc["depth"][0],
+                doc["position"][0],
+                doc["sibling_count"][0],
+                doc["line_start"][0],
+                doc["line_end"][0],
+                doc["byte_start"][0],
+                doc["byte_end"][0],
+                doc["tokens"][0],
+                doc["body"][0],
+            )
+        except (KeyError, IndexError):
+            return cls._from_partial(doc)
+
+    @classmethod
+    def _from_partial(cls, doc: dict[str, list[Any]]) -> "ChunkRecord":
+        """`from_stored` for a document that lacks some field: defaults fill the gaps."""
 
         def one(name: str, default: Any = None) -> Any:
             values = doc.get(name) or []
