@@ -60,7 +60,9 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
 def _columns() -> int:
     """The terminal width as shutil.get_terminal_size() reports it: $COLUMNS, the tty, else 80."""
     try:
-        return int(os.environ["COLUMNS"])
+        columns = int(os.environ["COLUMNS"])
+        if columns > 0:  # as shutil: 0 or less means "not set"
+            return columns
     except (KeyError, ValueError):
         pass
     try:
@@ -188,58 +190,59 @@ def run(argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None
     """Run ra-query with `argv`; return the exit code.
 
     `early` is a stale check already forked for the artifacts `_early_root` guessed; it is used
-    when the guess was right, and stopped otherwise.
+    when the guess was right. Whatever happens, no check is left running when this returns.
     """
+    checks = [early] if early is not None else []
     try:
-        args = _parser().parse_args(argv)
-    except SystemExit:
-        if early is not None:
-            early.cancel()
-        raise
+        return _run(argv, env, cwd, early, checks)
+    finally:
+        for check in checks:
+            check.cancel()  # nothing to do for one whose result was taken
+
+
+def _run(
+    argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None, checks: list[StaleCheck]
+) -> int:
+    args = _parser().parse_args(argv)
     root = find_artifacts(args.artifacts, env, cwd)
+    stale: StaleCheck | None = None
+    if args.command == "search":
+        if early is not None and early.root == root:
+            stale = early
+        else:
+            from ra_query.stale import StaleCheck
+
+            if early is not None:
+                early.cancel()  # a wrong guess: stop it before forking the right one
+            stale = StaleCheck(root)
+            checks.append(stale)
+    elif early is not None:
+        early.cancel()
     if args.command == "mcp":
-        if early is not None:
-            early.cancel()
         from pathlib import Path
 
         from ra_query.mcp import serve_readonly
 
         return serve_readonly(Path(root))
-    stale: StaleCheck | None = None
-    if args.command == "search":
-        from ra_query.stale import StaleCheck
-
-        stale = early if early is not None and early.root == root else StaleCheck(root)
-    if early is not None and early is not stale:
-        early.cancel()
     from ra_query.commands import get_command, search_command
     from ra_query.store import open_store
 
-    try:
-        store = open_store(root)
-    except RaError:
-        if stale is not None:
-            stale.cancel()
-        raise
+    store = open_store(root)
     if stale is None:
         output = get_command(store, args.id, full_document=args.full_document, json=args.json)
     else:
         view, as_json = view_of(args)
-        try:
-            output = search_command(
-                store,
-                list(args.queries),
-                search_params(args, store.search_defaults()),
-                view=view,
-                json=as_json,
-                max_tokens=args.max_tokens,
-                explain=args.explain,
-                colour=use_colour(sys.stdout, env),
-                stale=stale.result,  # asked for after the search: the walk overlaps it
-            )
-        except RaError:
-            stale.cancel()
-            raise
+        output = search_command(
+            store,
+            list(args.queries),
+            search_params(args, store.search_defaults()),
+            view=view,
+            json=as_json,
+            max_tokens=args.max_tokens,
+            explain=args.explain,
+            colour=use_colour(sys.stdout, env),
+            stale=stale.result,  # asked for after the search: the walk overlaps it
+        )
     sys.stdout.write(output.text)
     return output.code
 
@@ -247,13 +250,13 @@ def run(argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None
 def main() -> None:
     """Console entry point."""
     argv, env, cwd = sys.argv[1:], dict(os.environ), os.getcwd()
-    early = None
-    root = _early_root(argv, env, cwd)
-    if root is not None:
-        from ra_query.stale import StaleCheck
-
-        early = StaleCheck(root)  # first thing: the walk then overlaps everything below
     try:
+        early = None
+        root = _early_root(argv, env, cwd)
+        if root is not None:
+            from ra_query.stale import StaleCheck
+
+            early = StaleCheck(root)  # first thing: the walk then overlaps everything below
         code = run(argv, env, cwd, early)
     except RaError as exc:
         sys.stderr.write(exc.report(PROG))
@@ -262,6 +265,10 @@ def main() -> None:
         code = 130
     except BrokenPipeError:  # the reader went away (`ra-query … | head`): it has what it wanted
         code = 0
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        if isinstance(exc.code, str):
+            sys.stderr.write(exc.code + "\n")
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     _exit(code)
 
 
@@ -274,8 +281,8 @@ def _exit(code: int) -> None:
     import atexit
     import contextlib
 
+    atexit._run_exitfuncs()  # pyright: ignore[reportPrivateUsage]  # e.g. store.py's temp-dir cleanup
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(BrokenPipeError):  # as above
             stream.flush()
-    atexit._run_exitfuncs()  # pyright: ignore[reportPrivateUsage]  # e.g. store.py's temp-dir cleanup
     os._exit(code)

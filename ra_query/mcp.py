@@ -67,11 +67,20 @@ Queries = Annotated[
     str | list[str],
     Field(description="Search term(s). Quote for exact phrase. Array for multi-topic."),
 ]
-Limit = Annotated[int | None, Field(description="Results per query (default: the index's default_limit)")]
-MaxTokens = Annotated[int | None, Field(description="Total token budget across all results (cl100k tokens)")]
-ListMode = Annotated[bool, Field(description="Return snippets only, omit full content (default: false)")]
+# strict: `true` is not a limit of 1, nor "yes" a boolean (pydantic's lax mode would take them)
+Limit = Annotated[
+    int | None, Field(strict=True, description="Results per query (default: the index's default_limit)")
+]
+MaxTokens = Annotated[
+    int | None, Field(strict=True, description="Total token budget across all results (cl100k tokens)")
+]
+ListMode = Annotated[
+    bool, Field(strict=True, description="Return snippets only, omit full content (default: false)")
+]
 ChunkId = Annotated[str, Field(description="Chunk ID (tree:path#heading) or document ID (tree:path)")]
-FullDocument = Annotated[bool, Field(description="Return full document even if ID specifies a chunk")]
+FullDocument = Annotated[
+    bool, Field(strict=True, description="Return full document even if ID specifies a chunk")
+]
 
 
 def search_params(store: Store, limit: int | None) -> SearchParams:

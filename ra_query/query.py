@@ -21,7 +21,6 @@ limit, and the parser runs in time linear in the length of the query.
 """
 
 import enum
-import math
 import re
 from typing import NamedTuple, NoReturn, TypeAlias
 
@@ -29,6 +28,8 @@ from ra_query.errors import QuerySyntaxError
 
 FIELDS: tuple[str, ...] = ("title", "tags", "body", "path", "tree")
 MAX_DEPTH = 64
+# tantivy scores are 32-bit floats: a larger boost would only push scores towards infinity
+MAX_BOOST = 1000.0
 
 _SPACE = re.compile(r"\s+")
 _RUN = re.compile(r'[^\s()"^]+')  # a word: up to whitespace, a parenthesis, a quote or a caret
@@ -309,8 +310,12 @@ class _Parser:
         if not _NUMBER.fullmatch(caret.text) or float(caret.text) <= 0:
             self.fail(caret.start, "boost is not a positive number", _BOOST_HINT)
         boost = _boost_of(node) * float(caret.text)
-        if not 0 < boost < math.inf:
-            self.fail(caret.start, "boost out of range", "use a boost such as 2 or 0.5")
+        if not 0 < boost <= MAX_BOOST:
+            self.fail(
+                caret.start,
+                "boost out of range",
+                f"use a boost above 0 and at most {MAX_BOOST:g}, such as 2 or 0.5",
+            )
         return _with_boost(node, boost)
 
     def primary(self, depth: int) -> Node:

@@ -7,6 +7,7 @@ only when the caller asks for it (a terminal, and no NO_COLOR).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -143,7 +144,8 @@ def to_json(
                 "line_end": r.line_end,
                 "byte_start": r.byte_start,
                 "byte_end": r.byte_end,
-                "score": round(hit.score, 4),
+                # JSON has no infinity: nested boosts can still overflow tantivy's 32-bit scores
+                "score": round(hit.score, 4) if math.isfinite(hit.score) else None,
                 "snippet": hit.snippet,
                 "tokens": r.tokens,
             }

@@ -18,7 +18,7 @@ import os
 
 TYPE_CHECKING = False  # typing is not imported here: see the module docstring
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any, cast
 else:
 
@@ -202,45 +202,78 @@ def _manifest_at(root: str) -> dict[str, Any] | None:
     return cast("dict[str, Any]", manifest) if isinstance(manifest, dict) else None
 
 
+# Below this many files one process stats them about as fast as two, counting the fork.
+SPLIT_AT = 2000
+
+
+def _cores() -> int:
+    """CPUs this process may run on (a container's affinity mask, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _count_in_two(trees: list[_Tree]) -> int | None:
-    """`stale_files` for loaded trees, with the stat calls shared with a forked helper process.
+    """`stale_files` for loaded trees, the stat calls shared with a forked helper process.
 
     Run inside the already forked check: the stat calls are most of the work, and split in two
-    they finish sooner on two cores than one child alone does (bench/query.py).
+    they finish sooner on two cores than one child alone does (bench/query.py). With few files,
+    or a single core, one process does it all.
     """
-    try:
-        read_end, write_end = os.pipe()
-    except OSError:
-        read_end = write_end = -1
-    pid = -1
-    if read_end >= 0:
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-    if pid == 0:  # the helper: the second half of every tree's files
-        code = 0
-        try:
-            os.close(read_end)
-            theirs = sum(_count_edits(t.top, t.rows[len(t.rows) // 2 :]) for t in trees)
-            os.write(write_end, str(theirs).encode())
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
+    pid, read_end = -1, -1
+    if sum(len(t.rows) for t in trees) >= SPLIT_AT and _cores() >= 2:
+        pid, read_end = _fork_with_pipe(
+            lambda: sum(_count_edits(t.top, t.rows[len(t.rows) // 2 :]) for t in trees)
+        )
     try:
         if pid < 0:
             return sum(_count_edits(t.top, t.rows) + _count_new(t) for t in trees)
-        os.close(write_end)
         mine = sum(_count_edits(t.top, t.rows[: len(t.rows) // 2]) + _count_new(t) for t in trees)
     except (TypeError, ValueError):
         mine = None  # a malformed snapshot
     if pid < 0:
         return mine
     theirs = _read_all(read_end)
-    os.waitpid(pid, 0)
+    _reap(pid)
     return mine + int(theirs) if mine is not None and theirs.isdigit() else None
+
+
+def _fork_with_pipe(work: Callable[[], object]) -> tuple[int, int]:
+    """Fork a process that writes `str(work())` to a pipe; (pid, read end), or (-1, -1).
+
+    The process leaves with `os._exit` (no exit handlers, no flushing of inherited buffers);
+    an exception in `work` leaves the pipe empty.
+    """
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return -1, -1
+    try:
+        pid = os.fork()
+    except (AttributeError, OSError):  # AttributeError: no fork on this platform
+        os.close(read_end)
+        os.close(write_end)
+        return -1, -1
+    if pid == 0:
+        code = 0
+        try:
+            os.close(read_end)
+            os.write(write_end, str(work()).encode())
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _reap(pid: int) -> None:
+    """Wait for a child; a caller that set SIGCHLD to SIG_IGN has it reaped already."""
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _read_all(fd: int) -> str:
@@ -262,68 +295,68 @@ def _stale_at(root: str, *, split: bool = False) -> int | None:
     return None if trees is None else _count_in_two(trees)
 
 
+def _count_in_child(root: str) -> int | None:
+    """The forked check's work: detached from the caller's terminal output, in its own group."""
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    # let go of the caller's stdin/stdout/stderr: a reader waiting for their end of file must
+    # not wait for this process (or its helper)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    return _stale_at(root, split=True)
+
+
 class StaleCheck:
     """`stale_files` for the artifacts at `root`, running in a forked child until `result()`.
 
     Walking the sources is mostly waiting on stat calls; a search is mostly imports and CPU.
     Forked first thing, the walk overlaps the whole search on the other core. Where fork is not
     available the check runs inline when the result is asked for.
+
+    Fork only where no other thread runs (the CLI starts it before anything else): a fork copies
+    just the calling thread, and locks held by others would stay locked in the child.
     """
 
     def __init__(self, root: str) -> None:
         self.root = root
-        self._pid = 0
-        self._read = -1
         # imported before the fork: the child needs it and `ra-query` loads it anyway, so one
         # import serves both processes (cold start is bound by the CPU time of all of them)
         import json  # noqa: F401  # pyright: ignore[reportUnusedImport]
 
-        try:
-            read_end, write_end = os.pipe()
-        except OSError:
-            return
-        try:
-            pid = os.fork()
-        except (AttributeError, OSError):
-            os.close(read_end)
-            os.close(write_end)
-            return
-        if pid == 0:  # the child: count, report, leave without running any exit handler
-            code = 0
+        self._pid, self._read = _fork_with_pipe(lambda: _count_in_child(root))
+        if self._pid > 0:
+            # its own process group, so that cancel() stops its helper too (set on both sides
+            # of the fork: whichever runs first, the group exists before anyone signals it)
             try:
-                os.close(read_end)
-                # let go of the caller's stdout/stderr: a reader waiting for their end of file
-                # must not wait for this child
-                null = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(null, fd)
-                os.write(write_end, str(_stale_at(root, split=True)).encode())
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(write_end)
-        self._pid, self._read = pid, read_end
+                os.setpgid(self._pid, self._pid)
+            except OSError:
+                pass  # it has already set it, or already exited
 
     def result(self) -> int | None:
         """The count (waiting for the child if it is still walking), or None when it cannot tell."""
-        if not self._pid:
+        if self._pid <= 0:
             return _stale_at(self.root)
         text = _read_all(self._read)
-        os.waitpid(self._pid, 0)
+        _reap(self._pid)
         self._pid, self._read = 0, -1
         return int(text) if text.isdigit() else None
 
     def cancel(self) -> None:
-        """Stop the child (its answer is not wanted) and reap it; ask no `result()` after this."""
-        if self._pid:
-            try:  # noqa: SIM105 (contextlib is not imported here: see the module docstring)
-                os.kill(self._pid, 9)  # SIGKILL (nor is the signal module)
-            except OSError:
-                pass
-            self._close()
+        """Stop the child and its helper (their answer is not wanted) and reap the child.
 
-    def _close(self) -> None:
+        Does nothing after `result()` or an earlier `cancel()`; ask no `result()` after this.
+        """
+        if self._pid <= 0:
+            return
+        for kill, target in ((os.killpg, self._pid), (os.kill, self._pid)):
+            try:
+                kill(target, 9)  # SIGKILL (the signal module is not imported here)
+                break
+            except OSError:
+                continue  # no such group yet: signal the child alone
         os.close(self._read)
-        os.waitpid(self._pid, 0)
+        _reap(self._pid)
         self._pid, self._read = 0, -1

@@ -83,7 +83,9 @@ def _modules_after(argv: list[str], cwd: Path) -> set[str]:
     return set(line.split()[1:])
 
 
-def test_a_cold_search_loads_none_of_the_modules_it_was_slimmed_of(kb: Path, home: Path, tmp_path: Path) -> None:
+def test_a_cold_search_loads_none_of_the_modules_it_was_slimmed_of(
+    kb: Path, home: Path, tmp_path: Path
+) -> None:
     from tests.conftest import build
 
     build(kb, home)

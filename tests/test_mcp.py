@@ -275,6 +275,22 @@ def test_arguments_of_the_wrong_type_are_a_tool_error(ra_mcp: Server) -> None:
     assert "limit" in text_of(result)
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments", "name"),
+    [
+        ("search", {"queries": "pool", "limit": True}, "limit"),
+        ("search", {"queries": "pool", "limit": "3"}, "limit"),
+        ("search", {"queries": "pool", "list": "yes"}, "list"),
+        ("get", {"id": "docs:guides/errors.md", "full_document": 1}, "full_document"),
+    ],
+)
+def test_arguments_are_not_coerced_from_other_types(
+    ra_mcp: Server, tool: str, arguments: dict[str, Any], name: str
+) -> None:
+    result = ra_mcp.call(tool, arguments)
+    assert result.is_error and name in text_of(result)
+
+
 # ── get ──────────────────────────────────────────────────────────────────────────────────────
 
 

@@ -352,8 +352,20 @@ FIELD_HINT = 'write title:word, title:"a phrase" or title:(a OR b), with no spac
         pytest.param(
             "a^1e400",
             1,
-            "query syntax error at column 2: boost out of range — use a boost such as 2 or 0.5",
+            "query syntax error at column 2: boost out of range — use a boost above 0 and at most 1000, such as 2 or 0.5",
             id="caret-infinite",
+        ),
+        pytest.param(
+            "a^1e300",
+            1,
+            "query syntax error at column 2: boost out of range — use a boost above 0 and at most 1000, such as 2 or 0.5",
+            id="caret-too-large",
+        ),
+        pytest.param(
+            "(a^10)^200",
+            6,
+            "query syntax error at column 7: boost out of range — use a boost above 0 and at most 1000, such as 2 or 0.5",
+            id="caret-product-too-large",
         ),
         pytest.param(
             "a ^2",
@@ -648,7 +660,7 @@ ROUND_TRIP = [
     "a -OR",
     "title:title:x",
     "(a^1e-7)^3",
-    "a^12345678901234567890",
+    "a^999.99999",
     "(title:(a body:b) c)^3 OR d",
 ]
 

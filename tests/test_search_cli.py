@@ -786,3 +786,55 @@ def test_the_help_is_wrapped_to_the_columns_of_the_environment(shared: Kb) -> No
     narrow = shared.rq("search", "--help", env={"COLUMNS": "60"})
     wide = shared.rq("search", "--help", env={"COLUMNS": "200"})
     assert len(narrow.out.splitlines()) > len(wide.out.splitlines())
+
+
+def test_scores_that_overflow_are_null_in_json_not_an_error(shared: Kb) -> None:
+    query = "pool^1000"
+    for word in "abcdefghijklm":  # each group may weigh 1000; thirteen nested overflow float32
+        query = f"({query} OR {word})^1000"
+    payload = as_json(shared.rq("search", query, "--json"))
+    scores = [r["score"] for r in payload["queries"][0]["results"]]
+    assert scores and None in scores
+
+
+def test_a_columns_value_of_zero_is_ignored_as_by_shutil(shared: Kb) -> None:
+    zero = shared.rq("search", "--help", env={"COLUMNS": "0"})
+    unset = shared.rq("search", "--help", env={"COLUMNS": ""})
+    assert zero.code == 0 and zero.out == unset.out
+
+
+@pytest.mark.parametrize(
+    ("argv", "guess"),
+    [
+        (["--artifacts", "/x/.ra", "search", "pool"], "/x/.ra"),
+        (["--artifacts=/x/.ra", "search", "pool", "--json"], "/x/.ra"),
+        (["search", "pool"], "<found>"),
+        (["--art", "/x/.ra", "search", "pool"], None),  # argparse's abbreviation: not guessed
+        (["--artifacts", "/x/.ra", "get", "docs:a.md"], None),
+        (["--artifacts", "/x/.ra", "--", "search", "pool"], None),
+        (["-h"], None),
+        ([], None),
+    ],
+)
+def test_the_early_guess_of_the_artifacts_takes_only_the_plain_spellings(
+    argv: list[str], guess: str | None, tmp_path: Path
+) -> None:
+    from ra_query.cli import _early_root  # pyright: ignore[reportPrivateUsage]
+
+    (tmp_path / ".ra").mkdir()
+    (tmp_path / ".ra" / "manifest.json").write_text("{}", encoding="utf-8")
+    expected = str(tmp_path / ".ra") if guess == "<found>" else guess
+    assert _early_root(argv, {}, str(tmp_path / "sub")) == expected
+
+
+def test_a_wrong_early_guess_is_stopped_and_the_right_artifacts_are_checked(
+    own: Kb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ra_query.cli import run
+    from ra_query.stale import StaleCheck
+
+    (own.root / "notes" / "extra.md").write_text("# Extra\n", encoding="utf-8")
+    wrong = StaleCheck(str(own.root / "elsewhere"))
+    code = run(["--artifacts", str(own.artifacts), "search", "logging", "--json"], {}, str(own.root), wrong)
+    assert code == 0 and json.loads(capsys.readouterr().out)["stale"] == 1
+    assert wrong._pid == 0  # pyright: ignore[reportPrivateUsage]  # cancelled and reaped

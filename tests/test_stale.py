@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import orjson
+import pytest
 
 from ra_build.config import load_config
 from ra_build.discover import discover_tree
-from ra_query import schema
+from ra_query import schema, stale
 from ra_query.sources import walk_tree
 from ra_query.stale import CHUNKS_DIR, MANIFEST_NAME, StaleCheck, stale_files
 from ra_query.store import read_manifest
-from tests.conftest import build, run_cmd
+from tests.conftest import BIN, build, run_cmd
 
 
 def _stale(kb: Path) -> int | None:
@@ -197,3 +201,90 @@ def test_ra_query_reports_stale_files_however_the_artifacts_are_named(
     assert _stale_line(kb, home, tmp_path, f"--artifacts={artifacts}") == expected
     assert _stale_line(kb, home, tmp_path, "--art", artifacts) == expected  # argparse's prefix match
     assert _stale_line(kb, home, kb / "notes") == expected  # found by walking up from the cwd
+
+
+def test_the_split_count_agrees_with_the_inline_count(
+    kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(kb, home)
+    (kb / "notes" / "extra.md").write_text("# Extra\n", encoding="utf-8")
+    for name in ("guides/testing.md", "notes/pool.txt"):
+        _bump_mtime(kb / name)
+    monkeypatch.setattr(stale, "SPLIT_AT", 1)  # the fixture is small: split it anyway
+    assert StaleCheck(str(kb / ".ra")).result() == _stale(kb) == 3
+
+
+def test_a_malformed_snapshot_means_cannot_tell_in_the_split_count_too(
+    kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(kb, home)
+    snapshot = kb / ".ra" / "chunks" / "docs.snapshot.json"
+    data = orjson.loads(snapshot.read_bytes())
+    data["files"][-1] = ["truncated", 1]
+    snapshot.write_bytes(orjson.dumps(data))
+    monkeypatch.setattr(stale, "SPLIT_AT", 1)
+    assert StaleCheck(str(kb / ".ra")).result() is None
+
+
+def test_cancel_stops_the_helper_process_too(kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    build(kb, home)
+    never, keep_open = os.pipe()  # nothing is ever written: a read blocks until the reader dies
+
+    def stuck(top: str, rows: object) -> int:
+        return len(os.read(never, 1))
+
+    monkeypatch.setattr(stale, "_count_edits", stuck)  # both halves now block for good
+    monkeypatch.setattr(stale, "SPLIT_AT", 1)
+    monkeypatch.setattr(stale, "_cores", lambda: 2)
+    check = StaleCheck(str(kb / ".ra"))
+    group = check._pid  # pyright: ignore[reportPrivateUsage]
+    try:
+        deadline = time.monotonic() + 60
+        while len(_members(group)) < 2:  # the check and its helper
+            assert time.monotonic() < deadline, "the helper never started"
+        check.cancel()
+        deadline = time.monotonic() + 10
+        while _members(group):  # SIGKILL lands asynchronously; init reaps the orphaned helper
+            assert time.monotonic() < deadline, f"still running after cancel: {_members(group)}"
+    finally:
+        for pid in _members(group):
+            os.kill(pid, 9)
+        os.close(never)
+        os.close(keep_open)
+
+
+def _members(group: int) -> list[int]:
+    """Live (not zombie) processes of a process group, from /proc."""
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def test_a_caller_that_ignores_sigchld_still_gets_the_count(kb: Path, home: Path, tmp_path: Path) -> None:
+    build(kb, home)
+    (kb / "notes" / "extra.md").write_text("# Extra\n", encoding="utf-8")
+    ra_query = str(BIN / "ra-query")
+    launcher = (
+        "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); "
+        "os.execv(sys.argv[1], sys.argv[1:])"
+    )
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", launcher, ra_query, "--artifacts", *args],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    found = run(str(kb / ".ra"), "search", "pool", "--list")
+    assert found.returncode == 0 and found.stderr == ""
+    assert found.stdout.splitlines()[-1] == "stale: 1 file changed since the build"
+    missing = run(str(tmp_path / "none"), "search", "x")  # the check is cancelled on this error
+    assert missing.returncode == 2 and missing.stderr.startswith("ra-query: error: no artifacts at")
