@@ -5,9 +5,10 @@ the analyzer splits into several tokens (`error-handling`, `api/handlers`) becom
 (DECISIONS 17). An unfielded word matches in any of title, tags, path (and its components)
 and body, each with its configured boost (DECISIONS 16). `tree:` matches a tree name exactly.
 
-With `fuzzy` set, each single-token word also matches terms within the configured Levenshtein
-distance. tantivy scores fuzzy matches with a constant, so the search layer only uses the
-fuzzy variant when the exact query finds nothing; fuzzy results never compete with exact ones.
+With `fuzzy` set, each word also matches terms within the configured Levenshtein distance (a
+word the analyzer splits needs all its parts, each fuzzy when long enough, in any order).
+tantivy scores fuzzy matches with a constant, so the search layer only uses the fuzzy variant
+when the exact query finds nothing; fuzzy results never compete with exact ones.
 """
 
 from __future__ import annotations
@@ -87,10 +88,7 @@ class Compiler:
             for target in targets:
                 clauses.append(_boosted(self._match(target, tokens), boost))
                 if self._fuzzy_ok(node, tokens):
-                    fuzzy = tantivy.Query.fuzzy_term_query(
-                        self.schema, target, tokens[0], distance=self.fuzzy_distance
-                    )
-                    clauses.append(_boosted(fuzzy, boost * FUZZY_WEIGHT))
+                    clauses.append(_boosted(self._fuzzy(target, tokens), boost * FUZZY_WEIGHT))
         query = clauses[0] if len(clauses) == 1 else _any(clauses)
         return _boosted(query, node.boost)
 
@@ -102,12 +100,25 @@ class Compiler:
         words: list[str | tuple[int, str]] = list(tokens)
         return tantivy.Query.phrase_query(self.schema, target, words)
 
+    def _fuzzy(self, target: str, tokens: list[str]) -> tantivy.Query:
+        """Tokens within the fuzzy distance; a word the analyzer split (`Get-ADUsr`) needs all its
+        parts, each fuzzy when long enough, in any order (tantivy has no fuzzy phrase)."""
+        import tantivy
+
+        def one(token: str) -> tantivy.Query:
+            if len(token) < MIN_FUZZY_LENGTH:
+                return tantivy.Query.term_query(self.schema, target, token)
+            return tantivy.Query.fuzzy_term_query(self.schema, target, token, distance=self.fuzzy_distance)
+
+        if len(tokens) == 1:
+            return one(tokens[0])
+        return tantivy.Query.boolean_query([(tantivy.Occur.Must, one(token)) for token in tokens])
+
     def _fuzzy_ok(self, node: Term | Phrase, tokens: list[str]) -> bool:
         return (
             self.fuzzy_distance > 0
             and isinstance(node, Term)
-            and len(tokens) == 1
-            and len(tokens[0]) >= MIN_FUZZY_LENGTH
+            and any(len(token) >= MIN_FUZZY_LENGTH for token in tokens)
         )
 
 

@@ -193,6 +193,15 @@ def test_a_one_letter_typo_is_found_by_fuzzy_matching_and_marked(find: Search) -
     assert topic.fuzzy and not topic.relaxed
 
 
+def test_a_typo_inside_a_hyphenated_word_is_found_by_fuzzy_matching(find: Search) -> None:
+    topic = find("On-calll", aggregation=False, cutoff_ratio=0.0)
+    assert "notes:oncall.md" in ids(topic) and topic.fuzzy
+
+
+def test_the_fuzzy_parts_of_a_split_word_must_all_match(find: Search) -> None:
+    assert find("kubernetis-zyxwvut", aggregation=False, cutoff_ratio=0.0).hits == ()
+
+
 def test_an_exact_query_is_not_marked_fuzzy(find: Search) -> None:
     assert not find("kubernetes").fuzzy
 
