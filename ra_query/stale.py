@@ -8,8 +8,8 @@ listing only of directories whose mtime moved (an added, removed or renamed file
 Cold start is a measured floor (bench/query.py), and the stat calls are most of the cost, so
 `ra-query` forks this check before it imports anything else: the child runs on the other core
 while the parent imports, opens the index and searches. That is why this module imports only
-`os` at module level (even `json` pulls in `re`: the child imports it). It reads only; it never
-writes.
+`os` at module level (`json`, which pulls in `re`, is imported just before the fork: the search
+needs it too). It reads only; it never writes.
 """
 
 from __future__ import annotations
