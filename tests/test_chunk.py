@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ra_build.chunk import Chunk, Document, Slugger, chunk_document, content_hash, slugify
 from ra_query.tokens import count_tokens
 
@@ -441,3 +443,34 @@ def test_content_hash_changes_when_a_tag_changes() -> None:
     first = chunk_document("d", "a.md", "---\ntags: [a]\n---\n# H\nx\n").chunks[1]
     second = chunk_document("d", "a.md", "---\ntags: [b]\n---\n# H\nx\n").chunks[1]
     assert first.content_hash != second.content_hash
+
+
+# --- token counts remembered by text -------------------------------------------------------------
+
+_REPEATED = "# Title\n\nSame words in every version.\n\n## Notes\n\nA note that recurs.\n"
+
+
+def test_a_custom_token_counter_is_used_for_every_chunk() -> None:
+    calls: list[str] = []
+
+    def counter(text: str) -> int:
+        calls.append(text)
+        return 7
+
+    first = chunk_document("docs", "v1/a.md", _REPEATED, count_tokens=counter)
+    second = chunk_document("docs", "v2/a.md", _REPEATED, count_tokens=counter)
+    assert {c.tokens for c in (*first.chunks, *second.chunks)} == {7}
+    assert len(calls) == len(first.chunks) + len(second.chunks)  # nothing remembered for it
+
+
+def test_remembered_counts_equal_fresh_counts_even_after_the_cache_starts_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ra_build import chunk
+
+    tiny = chunk._TokenCountCache(40)  # pyright: ignore[reportPrivateUsage]  # starts over every few texts
+    monkeypatch.setattr(chunk, "_TOKEN_CACHE", tiny)
+    fresh = [c.tokens for c in chunk_document("docs", "v1/a.md", _REPEATED, count_tokens=count_tokens).chunks]
+    for version in ("v1", "v2", "v3"):
+        cached = chunk_document("docs", f"{version}/a.md", _REPEATED)
+        assert [c.tokens for c in cached.chunks] == fresh

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
 from ra_build.parse import (
     decode,
     find_headings,
@@ -303,3 +307,39 @@ def test_plain_text_keeps_intraword_underscores_and_lone_stars() -> None:
 
 def test_plain_text_unescapes_backslash_escapes_and_entities() -> None:
     assert plain_text(r"\*not emphasis\* \# &amp; &copy;") == "*not emphasis* # & ©"
+
+
+# --- the tuned block tokenizer against markdown-it's own ----------------------------------------
+
+_ATOMS = (
+    "#", "##", "###", " ", "  ", "   ", "    ", "\t", "\n", "\n", "\n", "\r\n", ">", "> ", "-", "- ", "*",
+    "* ", "+ ", "1. ", "2) ", "10.", "_", "___", "---", "===", "=", "```", "~~~", "`", "<div>", "</div>",
+    "<!--", "-->", "<pre>", "</pre>", "<x>", "[a]: /u", "[a]", "text", "word", "é", "\\", "&amp;", "<?",
+    "?>", "<![CDATA[", "]]>", "|",
+    # whole lines, so that blocks meet other blocks (a list item ended by a rule, a quote by a fence…)
+    "\n- a", "\n* b", "\n1. c", "\n***", "\n   ***", "\n- - -", "\n> q", "\n```", "\n~~~ x", "\n# h",
+    "\n## h ##", "\nText", "\n===", "\n---", "\n<div>", "\n<!-- c -->", "\n[r]: /u", "\n    code", "\n  ",
+)  # fmt: skip
+
+
+def _block_tokens(parser: MarkdownIt, source: str) -> list[tuple[object, ...]]:
+    from markdown_it.rules_block import StateBlock
+    from markdown_it.token import Token
+
+    tokens: list[Token] = []
+    state = StateBlock(source, parser, {}, tokens)
+    parser.block.tokenize(state, state.line, state.lineMax)
+    return [(t.type, t.tag, t.map, t.level, t.nesting, t.markup, t.info, t.content) for t in tokens]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_ATOMS), max_size=40).map("".join))
+def test_the_heading_parser_tokenizes_blocks_exactly_as_markdown_it_does(source: str) -> None:
+    from ra_build.parse import _MD, _MD_NO_SETEXT, _may_have_setext  # pyright: ignore[reportPrivateUsage]
+
+    source = source.replace("\r\n", "\n")  # as find_headings normalises before tokenizing
+    stock = MarkdownIt("commonmark").disable(["inline", "text_join"])
+    expected = _block_tokens(stock, source)
+    assert _block_tokens(_MD, source) == expected
+    if not _may_have_setext(source):  # the parser without setext runs only on such text
+        assert _block_tokens(_MD_NO_SETEXT, source) == expected
