@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ra_query.schema import CHUNKS_DIR, FILES_TABLE, INDEX_DIR, MANIFEST_NAME
-from ra_query.stale import dirs_path, snapshot_path
+from ra_query.stale import dirs_path, snapshot_path, stat_table_path
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,10 @@ class Layout:
     def snapshot(self, tree: str) -> Path:
         """What discovery saw: (path, size, mtime) of every file; the chunk stage's file_dep."""
         return Path(snapshot_path(self.root, tree))
+
+    def stat_table(self, tree: str) -> Path:
+        """The snapshot's files as a stat table (ra-query's stale check loads it fastest)."""
+        return Path(stat_table_path(self.root, tree))
 
     def dirs(self, tree: str) -> Path:
         """The mtime of every directory discovery walked (ra-query's stale check reads it)."""

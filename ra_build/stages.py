@@ -39,6 +39,7 @@ from ra_build.tables import (
     write_chunk_table,
     write_file_table,
 )
+from ra_query.stale import encode_stat_table
 from ra_query.tokens import encoding
 
 # bumped when chunking output changes for the same input and settings
@@ -75,9 +76,11 @@ def discover_stage(tree: TreeConfig, layout: Layout) -> bool:
         "files": [[f.path, f.size, f.mtime_ns] for f in found.files],
         "skipped": [[s.path, s.reason] for s in found.skipped],
     }
-    # directory mtimes let ra-query count stale files without walking (not a build input:
-    # a new swap file must not re-run the chunk stage)
+    # directory mtimes and the stat table let ra-query count stale files without walking (not
+    # build inputs: a new swap file must not re-run the chunk stage)
     write_if_changed(layout.dirs(tree.name), orjson.dumps(found.dirs))
+    stat_rows = ((f.path, f.size, f.mtime_ns) for f in found.files)
+    write_if_changed(layout.stat_table(tree.name), encode_stat_table(stat_rows))
     return write_if_changed(layout.snapshot(tree.name), orjson.dumps(snapshot))
 
 

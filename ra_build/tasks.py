@@ -132,7 +132,7 @@ def make_tasks(
             yield {
                 "name": tree.name,
                 "actions": [_call(discover_stage, tree, layout)],
-                "targets": [str(layout.snapshot(tree.name))],
+                "targets": [str(layout.snapshot(tree.name)), str(layout.stat_table(tree.name))],
                 "uptodate": [False],
                 "verbosity": 0,
             }

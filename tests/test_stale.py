@@ -11,12 +11,21 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ra_build.config import load_config
 from ra_build.discover import discover_tree
 from ra_query import schema, stale
 from ra_query.sources import walk_tree
-from ra_query.stale import CHUNKS_DIR, MANIFEST_NAME, StaleCheck, stale_files
+from ra_query.stale import (
+    CHUNKS_DIR,
+    MANIFEST_NAME,
+    StaleCheck,
+    decode_stat_table,
+    encode_stat_table,
+    stale_files,
+)
 from ra_query.store import read_manifest
 from tests.conftest import BIN, build, run_cmd
 
@@ -94,6 +103,7 @@ def test_staleness_is_unknown_for_a_manifest_without_sources(kb: Path, home: Pat
 def test_staleness_is_unknown_without_the_discovery_snapshot(kb: Path, home: Path) -> None:
     build(kb, home)
     (kb / ".ra" / "chunks" / "docs.snapshot.json").unlink()
+    (kb / ".ra" / "chunks" / "docs.stat").unlink()
     assert stale_files(kb / ".ra", read_manifest(kb / ".ra")) is None
 
 
@@ -173,10 +183,51 @@ def test_the_forked_check_of_missing_artifacts_cannot_tell(tmp_path: Path) -> No
     assert StaleCheck(str(tmp_path / "nothing-here")).result() is None
 
 
-def test_a_malformed_snapshot_means_cannot_tell(kb: Path, home: Path) -> None:
+@pytest.mark.parametrize("row", [["a.md", 1], "abc", ["a.md", "1", 2], {"p": "a.md", "s": 1, "m": 2}, None])
+def test_a_malformed_snapshot_means_cannot_tell(kb: Path, home: Path, row: object) -> None:
     build(kb, home)
-    (kb / ".ra" / "chunks" / "docs.snapshot.json").write_text('{"files": [["a.md", 1]]}', encoding="utf-8")
+    (kb / ".ra" / "chunks" / "docs.stat").unlink()  # the snapshot is read only without the stat table
+    snapshot = kb / ".ra" / "chunks" / "docs.snapshot.json"
+    snapshot.write_bytes(orjson.dumps({**orjson.loads(snapshot.read_bytes()), "files": [row]}))
     assert _stale(kb) is None
+
+
+def test_a_damaged_stat_table_is_passed_over_for_the_snapshot(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "notes" / "extra.md").write_text("# Extra\n", encoding="utf-8")
+    table = kb / ".ra" / "chunks" / "docs.stat"
+    table.write_bytes(table.read_bytes()[:20])  # truncated
+    assert _stale(kb) == 1
+
+
+def test_the_build_writes_the_stat_table_of_its_snapshot(kb: Path, home: Path) -> None:
+    build(kb, home)
+    chunks = kb / ".ra" / "chunks"
+    rows = [tuple(row) for row in orjson.loads((chunks / "docs.snapshot.json").read_bytes())["files"]]
+    decoded = decode_stat_table((chunks / "docs.stat").read_bytes())
+    assert decoded is not None and list(zip(*decoded, strict=True)) == rows
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.text(st.characters(blacklist_characters="\0", blacklist_categories=["Cs"]), min_size=1),
+            st.integers(0, 2**63 - 1),
+            st.integers(-(2**63), 2**63 - 1),
+        ),
+        max_size=30,
+    )
+)
+def test_a_stat_table_round_trips_its_rows(rows: list[tuple[str, int, int]]) -> None:
+    decoded = decode_stat_table(encode_stat_table(rows))
+    assert decoded is not None and list(zip(*decoded, strict=True)) == rows
+
+
+def test_bytes_that_are_not_a_whole_stat_table_decode_to_none() -> None:
+    whole = encode_stat_table([("a.md", 1, 2), ("b.md", 3, 4)])
+    assert decode_stat_table(whole) is not None
+    for broken in (b"", b"ra-stat0" + whole[8:], whole[:30], whole[:-1] + b"\0x"):
+        assert decode_stat_table(broken) is None
 
 
 def test_the_stale_check_names_the_artifact_files_as_the_schema_does() -> None:
@@ -218,6 +269,7 @@ def test_a_malformed_snapshot_means_cannot_tell_in_the_split_count_too(
     kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     build(kb, home)
+    (kb / ".ra" / "chunks" / "docs.stat").unlink()
     snapshot = kb / ".ra" / "chunks" / "docs.snapshot.json"
     data = orjson.loads(snapshot.read_bytes())
     data["files"][-1] = ["truncated", 1]
