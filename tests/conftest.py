@@ -102,6 +102,16 @@ def kb(tmp_path: Path) -> Path:
     return target
 
 
+def built_copy(corpus: Path, base: Path) -> tuple[Path, Path]:
+    """Copy `corpus` to base/kb, build it with HOME base/home; (kb, home)."""
+    home = base / "home"
+    home.mkdir()
+    kb = base / "kb"
+    shutil.copytree(corpus, kb)
+    build(kb, home)
+    return kb, home
+
+
 def build(kb: Path, home: Path, *, full: bool = False) -> BuildReport:
     """Build `kb` into kb/.ra in-process through the real task graph; fail on any failure."""
     from ra_build.config import load_config

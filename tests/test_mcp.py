@@ -24,7 +24,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent, Tool
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-from tests.conftest import BIN, CORPUS, Run, build, run_cmd
+from tests.conftest import BIN, CORPUS, Run, built_copy, run_cmd
 
 NO_MATCH = "zanzibar"
 
@@ -95,12 +95,7 @@ class Kb:
 
 
 def make_kb(base: Path) -> Kb:
-    home = base / "home"
-    home.mkdir()
-    kb = Kb(base / "kb", home)
-    shutil.copytree(CORPUS, kb.root)
-    build(kb.root, home)
-    return kb
+    return Kb(*built_copy(CORPUS, base))
 
 
 @pytest.fixture(scope="module")

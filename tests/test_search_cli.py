@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from ra_query.tokens import count_tokens
-from tests.conftest import BIN, Run, build, drain, run_cmd
+from tests.conftest import BIN, Run, built_copy, drain, run_cmd
 
 QUERY_CORPUS = Path(__file__).parent / "fixtures" / "query_corpus"
 Golden = Callable[[str, str], None]
@@ -51,12 +51,7 @@ class Kb:
 
 
 def _make(base: Path) -> Kb:
-    home = base / "home"
-    home.mkdir()
-    kb = Kb(base / "kb", home)
-    shutil.copytree(QUERY_CORPUS, kb.root)
-    build(kb.root, home)
-    return kb
+    return Kb(*built_copy(QUERY_CORPUS, base))
 
 
 @pytest.fixture(scope="module")
