@@ -22,7 +22,7 @@ limit, and the parser runs in time linear in the length of the query.
 
 import enum
 import re
-from typing import NamedTuple, NoReturn, TypeAlias
+from typing import NamedTuple, NoReturn, TypeAlias, TypeVar
 
 from ra_query.errors import QuerySyntaxError
 
@@ -50,59 +50,59 @@ def _node_hash(self: tuple[object, ...]) -> int:
     return hash((type(self).__name__, *self))
 
 
-# The nodes are NamedTuples (cheap to define: see ra_query.models) whose equality also compares
-# the type, so Term("a") != Phrase("a") although both hold ("a", None, 1.0).
+_Class = TypeVar("_Class", bound=type)
 
 
+def _typed_equality(cls: _Class) -> _Class:
+    """Make a node class's ==, != and hash compare its type too.
+
+    The nodes are NamedTuples (cheap to define: see ra_query.models), and tuples compare by
+    their items alone: Term("a") would equal Phrase("a"), both being ("a", None, 1.0).
+    """
+    for name, method in (("__eq__", _same_node), ("__ne__", _other_node), ("__hash__", _node_hash)):
+        setattr(cls, name, method)
+    return cls
+
+
+@_typed_equality
 class Term(NamedTuple):
     """One word, matched after analysis; `field` None means every searchable field."""
 
     text: str
     field: str | None = None
     boost: float = 1.0
-    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
-    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
-    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
+@_typed_equality
 class Phrase(NamedTuple):
     """Words that must appear together in this order (whitespace inside is normalised)."""
 
     text: str
     field: str | None = None
     boost: float = 1.0
-    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
-    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
-    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
+@_typed_equality
 class And(NamedTuple):
     """Every item must match (negated items must not)."""
 
     items: "tuple[Node, ...]"
     boost: float = 1.0
-    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
-    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
-    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
+@_typed_equality
 class Or(NamedTuple):
     """At least one item must match."""
 
     items: "tuple[Node, ...]"
     boost: float = 1.0
-    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
-    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
-    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
+@_typed_equality
 class Not(NamedTuple):
     """The item must not match; only ever appears among the items of an `And`."""
 
     item: "Node"
-    __eq__ = _same_node  # pyright: ignore[reportAssignmentType]
-    __ne__ = _other_node  # pyright: ignore[reportAssignmentType]
-    __hash__ = _node_hash  # pyright: ignore[reportAssignmentType]
 
 
 Node: TypeAlias = Term | Phrase | And | Or | Not

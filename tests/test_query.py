@@ -719,3 +719,11 @@ def test_every_parsed_query_round_trips_through_to_query(text: str) -> None:
     node = _checked_parse(text)
     if node is not None:
         assert parse_query(to_query(node)) == node
+
+
+def test_nodes_of_different_kinds_are_never_equal_even_with_the_same_fields() -> None:
+    assert Term("a") != Phrase("a")
+    assert (Term("a") == Phrase("a")) is False
+    assert And((Term("a"),)) != Or((Term("a"),))
+    assert len({Term("a"), Phrase("a"), Term("a")}) == 2
+    assert Not(Term("a")) == Not(Term("a")) and hash(Not(Term("a"))) == hash(Not(Term("a")))
