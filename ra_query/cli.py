@@ -142,9 +142,7 @@ def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
     from ra_query.errors import InputError
     from ra_query.search import SearchParams
 
-    if "global_trees" in defaults:  # JSON gives a list
-        defaults = {**defaults, "global_trees": frozenset(defaults["global_trees"])}
-    base = SearchParams(**defaults)
+    base = SearchParams.from_settings(defaults)
     overrides: dict[str, Any] = {}
     for flag, name in (
         ("limit", "limit"),

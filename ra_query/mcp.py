@@ -89,10 +89,7 @@ def search_params(store: Store, limit: int | None) -> SearchParams:
     Raises:
         InputError: `limit` is less than 1.
     """
-    defaults: dict[str, Any] = store.search_defaults()
-    if "global_trees" in defaults:  # JSON gives a list
-        defaults["global_trees"] = frozenset(defaults["global_trees"])
-    params = SearchParams(**defaults)._replace(lenient=True)
+    params = SearchParams.from_settings(store.search_defaults())._replace(lenient=True)
     if limit is None:
         return params
     if limit < 1:

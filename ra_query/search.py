@@ -50,6 +50,17 @@ class SearchParams(NamedTuple):
     lenient: bool = False
     raw: bool = False
 
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> "SearchParams":
+        """The params a build recorded (`Store.search_defaults()`), JSON lists made frozensets.
+
+        Keys this ra does not know (from a newer build) are ignored, not a crash.
+        """
+        known = {name: value for name, value in settings.items() if name in cls._fields}
+        if "global_trees" in known:
+            known["global_trees"] = frozenset(known["global_trees"])
+        return cls(**known)
+
 
 class SearchHit(NamedTuple):
     """One result: a chunk, its score, and what was merged into it."""

@@ -340,3 +340,10 @@ def test_a_chunk_ranked_equally_in_two_topics_stays_with_the_first(store: Store)
 def test_the_same_topic_twice_leaves_the_second_empty(store: Store) -> None:
     first, second = search(store, ["image", "image"], SearchParams())
     assert ids(first) == ["docs:deploy.md#deployment"] and second.hits == ()
+
+
+def test_search_settings_recorded_by_a_build_become_params_and_unknown_keys_are_ignored() -> None:
+    params = SearchParams.from_settings(
+        {"limit": 3, "global_trees": ["home"], "boosts": {"title": 5.0}, "setting_of_a_newer_ra": 1}
+    )
+    assert params == SearchParams(limit=3, global_trees=frozenset({"home"}), boosts={"title": 5.0})
