@@ -347,3 +347,23 @@ def test_search_settings_recorded_by_a_build_become_params_and_unknown_keys_are_
         {"limit": 3, "global_trees": ["home"], "boosts": {"title": 5.0}, "setting_of_a_newer_ra": 1}
     )
     assert params == SearchParams(limit=3, global_trees=frozenset({"home"}), boosts={"title": 5.0})
+
+
+def test_a_section_is_its_chunk_and_every_chunk_below_it_in_document_order(store: Store) -> None:
+    from ra_query.search import section
+
+    doc = store.doc_chunks("docs:kubernetes.md")
+    assert len(doc) > 2
+    by_id = {c.id: c for c in doc}
+
+    def ancestors(chunk_id: str) -> set[str]:
+        found: set[str] = set()
+        parent = by_id[chunk_id].parent_id
+        while parent is not None:
+            found.add(parent)
+            parent = by_id[parent].parent_id
+        return found
+
+    for chunk in doc:
+        expected = [chunk, *(c for c in doc if chunk.id in ancestors(c.id))]
+        assert list(section(store, chunk)) == expected
