@@ -826,9 +826,7 @@ def run_cold(
     floor_ms = statistics.median(hyperfine([("floor", floor_cmd)], 3, 20, work)[0])
     start_ms, floor_ms = start_ms * 1000, floor_ms * 1000
     imp_cli, _ = importtime("import ra_query.cli", 5, work)
-    everything = (
-        "import ra_query.cli, ra_query.commands, ra_query.store, ra_query.stale, tantivy"
-    )
+    everything = "import ra_query.cli, ra_query.commands, ra_query.store, ra_query.stale, tantivy"
     imp_all, ranked = importtime(everything, 5, work)
     probe = pairs[0].query.text
     phases, wall = phase_breakdown(artifacts, probe, 10, work)

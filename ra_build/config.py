@@ -83,10 +83,14 @@ class SearchSettings:
     candidate_limit: int = 100
     cutoff_ratio: float = 0.5
     aggregation_threshold: float = 0.5
-    boost_title: float = 3.0
-    boost_tags: float = 2.5
-    boost_path: float = 2.0
-    boost_body: float = 1.0
+    phrase_boost: float = 0.2
+    stopwords: bool = True
+    # one combined BM25 field plus small bonuses: chosen with bench/quality.py (docs/searching.md)
+    boost_text: float = 1.0
+    boost_title: float = 0.1
+    boost_tags: float = 0.0
+    boost_path: float = 0.1
+    boost_body: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,10 @@ def _positive(v: Any) -> str | None:
     return None if v > 0 else f"must be greater than 0, got {v!r}"
 
 
+def _not_negative(v: Any) -> str | None:
+    return None if v >= 0 else f"must be 0 or more, got {v!r}"
+
+
 def _stemmer(v: Any) -> str | None:
     if v.lower() in STEMMERS:
         return None
@@ -164,10 +172,13 @@ KEYS: tuple[Key, ...] = (
     Key("search", "candidate_limit", int, "candidate_limit", _at_least(1)),
     Key("search", "cutoff_ratio", float, "cutoff_ratio", _between(0, 1)),
     Key("search", "aggregation_threshold", float, "aggregation_threshold", _between(0, 1)),
-    Key("search.boost", "title", float, "boost_title", _positive),
-    Key("search.boost", "tags", float, "boost_tags", _positive),
-    Key("search.boost", "path", float, "boost_path", _positive),
-    Key("search.boost", "body", float, "boost_body", _positive),
+    Key("search", "phrase_boost", float, "phrase_boost", _not_negative),
+    Key("search", "stopwords", bool, "stopwords"),
+    Key("search.boost", "text", float, "boost_text", _not_negative),
+    Key("search.boost", "title", float, "boost_title", _not_negative),
+    Key("search.boost", "tags", float, "boost_tags", _not_negative),
+    Key("search.boost", "path", float, "boost_path", _not_negative),
+    Key("search.boost", "body", float, "boost_body", _not_negative),
     Key("context", "limit", int, "limit", _at_least(1)),
     Key("context", "terms", int, "terms", _at_least(1)),
     Key("context", "min_term_frequency", int, "min_term_frequency", _at_least(1)),

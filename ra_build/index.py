@@ -25,7 +25,7 @@ from ra_build.atomic import write_bytes
 from ra_build.layout import Layout
 from ra_build.stages import prune_tables
 from ra_build.tables import read_file_rows, shard_of
-from ra_query.schema import SCHEMA_VERSION, build_schema, register_analyzer
+from ra_query.schema import SCHEMA_VERSION, build_schema, join_breadcrumb, register_analyzer
 
 WRITER_HEAP = 256 * 1024 * 1024
 
@@ -155,6 +155,17 @@ def _changed_batches(layout: Layout, tree: str, docs: set[str] | None) -> Iterat
             yield from table.to_batches(max_chunksize=BATCH_ROWS)
 
 
+def ranked_text(breadcrumb: list[str], tags: list[str], body: str) -> str:
+    """The `text` field: breadcrumb, tags and body as one field; nothing for an empty body.
+
+    The breadcrumb puts the document title and the headings above a chunk into its text, so
+    `Get-ADUser examples` finds the Examples section of the Get-ADUser page.
+    """
+    if not body.strip():
+        return ""
+    return "\n".join([*breadcrumb, " ".join(tags), body])
+
+
 def _documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantivy.Document]:
     cols = batch.to_pydict()
     for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
@@ -168,11 +179,12 @@ def _documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantiv
                 "parent_id": parent_id or "",
                 "tree": tree,
                 "slug": slug,
-                "breadcrumb": orjson.dumps(breadcrumb).decode(),
+                "breadcrumb": join_breadcrumb(breadcrumb),
                 "title": title,
                 "tags": " ".join(tags),
                 "path": path,
                 "path_components": " ".join(path.replace(".", "/").split("/")),
+                "text": ranked_text(breadcrumb, tags, body),
                 "body": body,
                 "depth": depth,
                 "position": position,

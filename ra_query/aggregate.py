@@ -1,6 +1,6 @@
 """The result pipeline after candidate retrieval: hierarchical aggregation, elbow cutoff, limit.
 
-    candidates → aggregate (sibling merge, cascade, ancestor dedup) → elbow → limit
+    candidates → aggregate (sibling merge, cascade, ancestor dedup) → show → elbow → limit
 
 This is DECISIONS item 19. The rules, exactly as implemented:
 
@@ -47,6 +47,11 @@ Ancestor dedup
 Ranking
     Results sort by score descending, ties broken by id, so equal inputs give equal outputs.
     *Decision*: a candidate id given more than once keeps its highest score.
+
+Show
+    An optional step the caller supplies (ra_query.search: a result with an empty body yields to
+    its best descendant, results with the same content collapse into one). It gets the ranked
+    results and returns them as they will be shown, still ranked.
 
 Elbow
     Walk the ranked scores; cut before result i+1 when `score[i+1] / score[i] < cutoff_ratio`
@@ -106,12 +111,15 @@ class PipelineTrace(NamedTuple):
     after_aggregation: int
     after_elbow: int
     after_limit: int
+    after_show: int | None = None  # None: no show step
 
     def stages(self) -> tuple[tuple[str, int], ...]:
         """The stage counts in pipeline order, as (name, count) pairs."""
+        shown = () if self.after_show is None else (("after_show", self.after_show),)
         return (
             ("candidates", self.candidates),
             ("after_aggregation", self.after_aggregation),
+            *shown,
             ("after_elbow", self.after_elbow),
             ("after_limit", self.after_limit),
         )
@@ -280,8 +288,9 @@ def pipeline(
     limit: int,
     lookup: ParentLookup,
     aggregation: bool = True,
+    show: Callable[[list[Result]], list[Result]] | None = None,
 ) -> PipelineTrace:
-    """Run candidates → aggregate → elbow → limit and count what survives each stage.
+    """Run candidates → aggregate → show → elbow → limit and count what survives each stage.
 
     Args:
         cands: the retrieved chunks (at most `candidate_limit` of them).
@@ -290,6 +299,7 @@ def pipeline(
         limit: the most results to return, at least 1.
         lookup: fetches parents that are not among the candidates.
         aggregation: False skips aggregation and dedup (`--no-aggregation`).
+        show: turns the ranked results into the ranked results to show (see "Show").
 
     Raises:
         ValueError: if `limit` < 1 or `cutoff_ratio` is negative.
@@ -300,7 +310,8 @@ def pipeline(
         merged = aggregate(cands, threshold=threshold, lookup=lookup)
     else:
         merged = _ranked([Result(id=c.id, score=c.score) for c in _unique(cands).values()])
-    cut = elbow(merged, cutoff_ratio=cutoff_ratio)
+    shown = merged if show is None else show(merged)
+    cut = elbow(shown, cutoff_ratio=cutoff_ratio)
     final = cut[:limit]
     return PipelineTrace(
         results=tuple(final),
@@ -308,4 +319,5 @@ def pipeline(
         after_aggregation=len(merged),
         after_elbow=len(cut),
         after_limit=len(final),
+        after_show=None if show is None else len(shown),
     )

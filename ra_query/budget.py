@@ -1,10 +1,12 @@
 """`--max-tokens`: fit ranked results from one or more topics into one token budget.
 
-Results are taken round-robin across topics in rank order (rank 1 of every topic, then rank 2,
-…), so every topic gets its best result before any topic gets its second. Each is kept if it still
-fits, otherwise omitted; a later, smaller result may still fit. A search that matched never comes
-back empty: when the very first result is larger than the whole budget it is cut to fit — at a
-line boundary, or inside its first line at a cl100k token boundary — and marked truncated.
+Every topic that matched shows its first result before any topic gets its second (DECISIONS 21):
+the first results share the budget fairly — smallest first, each whole when it fits its share of
+what is left, else cut to that share at a line boundary (or inside its first line at a cl100k
+token boundary) and marked truncated. The rest are then taken round-robin in rank order (rank 2
+of every topic, then rank 3, …); each is kept if it still fits, otherwise omitted, and a later,
+smaller result may still fit. So a search that matched never comes back empty, and no topic that
+matched is left with only its header.
 """
 
 from collections.abc import Callable, Sequence
@@ -66,25 +68,37 @@ def apply_budget(
     """
     if max_tokens is not None and max_tokens < 1:
         raise InputError("--max-tokens must be at least 1")
-    depth = max((len(results) for results in topics), default=0)
-    order = [
-        (topic, rank) for rank in range(depth) for topic, results in enumerate(topics) if rank < len(results)
-    ]
     kept: list[Budgeted] = []
     used = 0
     omitted = 0
-    for position, (topic, rank) in enumerate(order):
-        record, text = topics[topic][rank]
-        cost = count(text)
-        if max_tokens is None or used + cost <= max_tokens:
-            kept.append(Budgeted(topic, rank + 1, record, text, cost, truncated=False))
+    firsts = [(topic, results[0]) for topic, results in enumerate(topics) if results]
+    costs = {topic: count(text) for topic, (_, text) in firsts}
+    # smallest first: what a small first result leaves over goes to the larger ones
+    for position, (topic, (record, text)) in enumerate(sorted(firsts, key=lambda f: (costs[f[0]], f[0]))):
+        cost = costs[topic]
+        share = cost if max_tokens is None else (max_tokens - used) // (len(firsts) - position)
+        if cost <= share:
+            kept.append(Budgeted(topic, 1, record, text, cost, truncated=False))
             used += cost
-        elif position == 0:
-            cut = truncate(text, max_tokens, count, total=cost)
-            kept.append(Budgeted(topic, rank + 1, record, cut, count(cut), truncated=True))
+            continue
+        cut = truncate(text, share, count, total=cost) if share > 0 else ""
+        if cut:
+            kept.append(Budgeted(topic, 1, record, cut, count(cut), truncated=True))
             used += kept[-1].tokens
         else:
             omitted += 1
+    depth = max((len(results) for results in topics), default=0)
+    for rank in range(1, depth):
+        for topic, results in enumerate(topics):
+            if rank >= len(results):
+                continue
+            record, text = results[rank]
+            cost = count(text)
+            if max_tokens is None or used + cost <= max_tokens:
+                kept.append(Budgeted(topic, rank + 1, record, text, cost, truncated=False))
+                used += cost
+            else:
+                omitted += 1
     kept.sort(key=lambda item: (item.topic, item.rank))
     return BudgetOutcome(
         kept=tuple(kept),

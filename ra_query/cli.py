@@ -50,9 +50,15 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-aggregation", action="store_true", help="never merge siblings into parents")
     syntax = parser.add_mutually_exclusive_group()
-    syntax.add_argument("--strict", action="store_true", help="no OR fallback when all words match nothing")
     syntax.add_argument(
-        "--lenient", action="store_true", help="on a syntax error search the words as keywords"
+        "--strict",
+        action="store_true",
+        help="every word must match, and a query syntax error is an error (exit 1)",
+    )
+    syntax.add_argument(
+        "--lenient",
+        action="store_true",
+        help="repair a query syntax error and say how the query was read (the default)",
     )
     syntax.add_argument("--raw", action="store_true", help="pass the query to tantivy's own parser")
 
@@ -163,7 +169,6 @@ def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
         aggregation=base.aggregation and not args.no_aggregation,
         trees=tuple(args.tree),
         strict=args.strict,
-        lenient=args.lenient,
         raw=args.raw,
     )
 

@@ -1,96 +1,261 @@
-"""Turn a parsed query (ra_query.query) into a tantivy query, with ra's field boosts.
+"""Turn a parsed query (ra_query.query) into one tantivy query that ranks chunks (DECISIONS 16–18).
 
-Every word is analyzed exactly as the index analyzed the documents (ra_query.schema); a word
-the analyzer splits into several tokens (`error-handling`, `api/handlers`) becomes a phrase
-(DECISIONS 17). An unfielded word matches in any of title, tags, path (and its components)
-and body, each with its configured boost (DECISIONS 16). `tree:` matches a tree name exactly.
+What each part of a query does:
 
-With `fuzzy` set, each word also matches terms within the configured Levenshtein distance (a
-word the analyzer splits needs all its parts, each fuzzy when long enough, in any order).
-tantivy scores fuzzy matches with a constant, so the search layer only uses the fuzzy variant
-when the exact query finds nothing; fuzzy results never compete with exact ones.
+- **Plain words are ranked, not required.** Every chunk holding any of them is a candidate; BM25
+  ranks chunks with more, and rarer, words first. A word typed twice counts twice.
+- **Stop words never decide what matches**: when a query has other words, the stop words of the
+  stemmer's language (`stopwords_of`) are left out.
+- **Quoted phrases and `field:` terms are required**, `-x` excludes, `a OR b` needs one side,
+  `^N` weighs, `tree:` filters. (The search layer relaxes requirements that match nothing.)
+- **A word the analyzer splits** (`IGF-1`, `error-handling`) is searched as a phrase when the
+  index holds that phrase, else as its parts, each a ranked word.
+- `strict` makes every plain word required: the AND that DECISIONS 18 started with.
+
+How a word scores: BM25 over the combined `text` field (breadcrumb, tags and body as one field;
+weight `boosts["text"]`) plus BM25 bonuses over `title`, `tags`, `path` (and its components) and
+`body` with their weights (0 leaves a clause out). Each pair of consecutive plain words adds a
+proximity bonus (`phrase_boost`: the two words at most one word apart). The weights were chosen
+with bench/quality.py (docs/searching.md has the table).
+
+Typos (`fuzzy_distance` > 0): a plain word of four letters or more that no chunk holds matches
+the words within that Levenshtein distance, with a tiny constant score (tantivy scores fuzzy
+matches with a constant), so a chunk with the misspelt word ranks above one without it, but
+below every chunk that matched a word exactly. With `fuzzy` set (the search layer's retry when
+nothing matched), phrases and `field:` terms match within the distance too (a word the analyzer
+split needs all its parts, each fuzzy when long enough, in any order).
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import TYPE_CHECKING
 
-from ra_query.query import And, Node, Not, Phrase, Term
+from ra_query.query import And, Node, Not, Or, Phrase, Term
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     import tantivy
 
-TEXT_FIELDS = ("title", "tags", "path", "body")
-# a fuzzy clause counts for this share of the field's boost: enough to rank among fuzzy hits
+# the fields a word is scored in, in clause order; `path` also covers `path_components`
+SCORED_FIELDS = ("text", "title", "tags", "path", "body")
+# the score of a typo match: below any exact match (BM25 of one word is rarely under 0.1), but
+# enough to rank a chunk with a misspelt word above one without it
+TYPO_SCORE = 0.01
+# in the retry, a fuzzy clause counts for this share of the field's weight
 FUZZY_WEIGHT = 0.5
 MIN_FUZZY_LENGTH = 4  # fuzzy matching of very short words finds mostly noise
+PROXIMITY_SLOP = 1
 
 
 class Compiler:
-    """Compiles query nodes for one index; collects the analyzed terms for highlighting."""
+    """Compiles query nodes for one index; records what it did for highlighting and --explain."""
 
     def __init__(
         self,
         schema: tantivy.Schema,
         analyzer: tantivy.TextAnalyzer,
         boosts: Mapping[str, float],
+        *,
+        searcher: tantivy.Searcher | None = None,
         fuzzy_distance: int = 0,
+        fuzzy: bool = False,
+        phrase_boost: float = 0.0,
+        split_boost: float = 1.0,
+        is_stopword: Callable[[str], bool] | None = None,
+        strict: bool = False,
+        relax: bool = False,
     ) -> None:
         self.schema = schema
         self.analyzer = analyzer
         self.boosts = boosts
+        self.searcher = searcher
         self.fuzzy_distance = fuzzy_distance
-        self.terms: set[str] = set()
+        self.fuzzy = fuzzy  # every word may match within the distance (the retry)
+        self.phrase_boost = phrase_boost
+        self.split_boost = split_boost
+        self.is_stopword = is_stopword
+        self.strict = strict
+        self.relax = relax  # nothing is required: every part is ranked (a query that found nothing)
+        self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
+        self.dropped: list[str] = []  # stop words left out
+        self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
+        self.required = False  # whether any compiled part is required
+        self._drop_stopwords = False
 
     def compile(self, node: Node) -> tantivy.Query | None:
         """The tantivy query for `node`, or None when it has nothing left to search for."""
-        import tantivy
+        self._drop_stopwords = self.is_stopword is not None and _has_content(node, self.is_stopword)
+        query, _ = self._node(node)
+        return query
 
+    # ---- nodes ----------------------------------------------------------------------------------
+
+    def _node(self, node: Node) -> tuple[tantivy.Query | None, bool]:
+        """(query, required): a required part must match; a ranked one only scores."""
+        if isinstance(node, Term) and _is_plain(node) and not self.strict:
+            return self._and(And((node,)))  # its boost weighs its tokens
+        if isinstance(node, Phrase) and node.field is None and self.relax:  # its words, ranked
+            return self._and(And(tuple(Term(word) for word in node.text.split()), node.boost))
         if isinstance(node, Term | Phrase):
             return self._leaf(node)
-        if isinstance(node, Not):
-            return self.compile(node.item)
+        if isinstance(node, Not):  # only reached as an And's item; see _and
+            return self._node(node.item)
         if isinstance(node, And):
-            clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
-            for item in node.items:
-                query = self.compile(item)
-                if query is None:
-                    continue
-                occur = tantivy.Occur.MustNot if isinstance(item, Not) else tantivy.Occur.Must
-                clauses.append((occur, query))
-            if not any(occur == tantivy.Occur.Must for occur, _ in clauses):
-                return None
-            return _boosted(tantivy.Query.boolean_query(clauses), node.boost)
-        should = [q for q in (self.compile(item) for item in node.items) if q is not None]
-        if not should:
-            return None
-        query = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])
-        return _boosted(query, node.boost)
+            return self._and(node)
+        return self._or(node)
 
-    def _leaf(self, node: Term | Phrase) -> tantivy.Query | None:
+    def _and(self, node: And) -> tuple[tantivy.Query | None, bool]:
         import tantivy
 
+        must: list[tantivy.Query] = []  # required parts
+        should: list[tantivy.Query] = []  # ranked parts
+        filters: list[tantivy.Query] = []  # tree: — required, but never relaxed, and score nothing
+        must_not: list[tantivy.Query] = []
+        words: list[Term] = []  # plain words, ranked together
+        for item in _flattened(node.items):
+            if isinstance(item, Not):
+                query, _ = self._node(item.item)
+                if query is not None:
+                    must_not.append(query)
+            elif isinstance(item, Term) and item.field == "tree":
+                filters.append(self._tree(item.text))
+            elif isinstance(item, Term) and _is_plain(item) and not self.strict:
+                words.append(item)
+            else:
+                query, required = self._node(item)
+                if query is not None:
+                    (must if required else should).append(query)
+        ranked, bonus = self._ranked(words)
+        should += ranked
+        required = bool(must)
+        self.required = self.required or required
+        if not must and not should:
+            if not filters:
+                return None, False
+        elif not must:  # ranked words alone: any one of them admits a chunk
+            must, should = [should[0] if len(should) == 1 else _any(should)], []
+        should += bonus
+        clauses = [(tantivy.Occur.Must, q) for q in must + filters]
+        clauses += [(tantivy.Occur.Should, q) for q in should]
+        clauses += [(tantivy.Occur.MustNot, q) for q in must_not]
+        if len(clauses) == 1:
+            return _boosted(clauses[0][1], node.boost), required
+        return _boosted(tantivy.Query.boolean_query(clauses), node.boost), required
+
+    def _ranked(self, words: list[Term]) -> tuple[list[tantivy.Query], list[tantivy.Query]]:
+        """Plain words as ranked clauses, and the bonuses for words found together.
+
+        Each distinct token counts as often as it was typed (a word's boost multiplies). A word
+        the analyzer splits (`IGF-1`) contributes its parts as words, plus a bonus where they
+        stand together as a phrase, so chunks with the phrase rank first. Consecutive tokens found
+        at most one word apart add `phrase_boost`.
+        """
+        weights: dict[str, float] = {}
+        sequence: list[str] = []  # the tokens in query order, for the proximity bonus
+        phrases: dict[tuple[str, ...], float] = {}
+        for word in words:
+            tokens: list[str] = self.analyzer.analyze(word.text)
+            if self._drop_stopwords and self.is_stopword is not None:
+                kept = _without_stopwords(word.text, tokens, self.is_stopword)
+                if not kept:
+                    self.dropped.append(word.text)
+                    continue
+            else:
+                kept = tokens
+            if len(tokens) > 1:
+                phrases[tuple(tokens)] = max(phrases.get(tuple(tokens), 0.0), word.boost)
+            for token in kept:
+                weights[token] = weights.get(token, 0.0) + word.boost
+            sequence += kept
+        self.terms.update(weights)
+        fields = self._fields(None)
+        ranked = [self._ranked_token(fields, token, w) for token, w in weights.items()]
+        bonus = [
+            _boosted(self._scored({"text": 1.0}, list(tokens), fuzzy_ok=False), boost * self.split_boost)
+            for tokens, boost in phrases.items()
+        ]
+        return ranked, bonus + self._proximity(sequence)
+
+    def _ranked_token(self, fields: Mapping[str, float], token: str, weight: float) -> tantivy.Query:
+        """One ranked token: scored in `fields`, or as a typo when no chunk holds it."""
+        import tantivy
+
+        if (
+            not self.fuzzy
+            and self.fuzzy_distance > 0
+            and self.searcher is not None
+            and len(token) >= MIN_FUZZY_LENGTH
+            and self.searcher.doc_freq("text", token) == 0
+        ):
+            self.typos.append(token)
+            fuzzy = tantivy.Query.fuzzy_term_query(self.schema, "text", token, distance=self.fuzzy_distance)
+            return _boosted(fuzzy, TYPO_SCORE * weight)
+        return _boosted(self._scored(fields, [token], fuzzy_ok=True), weight)
+
+    def _or(self, node: Or) -> tuple[tantivy.Query | None, bool]:
+        import tantivy
+
+        compiled = [self._node(item) for item in node.items]
+        alternatives = [(q, required) for q, required in compiled if q is not None]
+        if not alternatives:
+            return None, False
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q, _ in alternatives])
+        return _boosted(query, node.boost), all(required for _, required in alternatives)
+
+    def _tree(self, name: str) -> tantivy.Query:
+        import tantivy
+
+        return tantivy.Query.const_score_query(tantivy.Query.term_query(self.schema, "tree", name), 0.0)
+
+    def _fields(self, field: str | None) -> dict[str, float]:
+        """The fields a word is scored in, with their weights: one named field, or all of them."""
+        if field is not None:
+            return {field: 1.0}
+        fields = {name: self.boosts.get(name, 0.0) for name in SCORED_FIELDS}
+        return {name: w for name, w in fields.items() if w > 0} or {"text": 1.0}
+
+    def _leaf(self, node: Term | Phrase) -> tuple[tantivy.Query | None, bool]:
+        """A required word or phrase: a quoted phrase, a `field:` term, or a word under `strict`."""
         if node.field == "tree":
-            return tantivy.Query.const_score_query(
-                tantivy.Query.term_query(self.schema, "tree", node.text), 0.0
-            )
+            return self._tree(node.text), True
         tokens: list[str] = self.analyzer.analyze(node.text)
         if not tokens:
-            return None
+            return None, False
         self.terms.update(tokens)
-        fields = [node.field] if node.field else list(TEXT_FIELDS)
+        query = self._scored(self._fields(node.field), tokens, fuzzy_ok=isinstance(node, Term))
+        self.required = self.required or not self.relax
+        return _boosted(query, node.boost), not self.relax
+
+    # ---- scoring --------------------------------------------------------------------------------
+
+    def _scored(self, fields: Mapping[str, float], tokens: list[str], fuzzy_ok: bool) -> tantivy.Query:
+        """`tokens` (one word, or a phrase) in each of `fields`, each clause with its weight.
+
+        When `text` is among the fields, a chunk must hold the word in its text; the other fields
+        only add their bonus. So a chunk with no text of its own (a heading with only
+        sub-headings, a document node whose text sits under its h1) is never a candidate for its
+        title alone: the chunks below it, whose text includes their breadcrumb, stand for it.
+        """
+        import tantivy
+
         clauses: list[tantivy.Query] = []
-        for name in fields:
-            boost = self.boosts.get(name, 1.0)
-            targets = ["path", "path_components"] if name == "path" else [name]
-            for target in targets:
-                clauses.append(_boosted(self._match(target, tokens), boost))
-                if self._fuzzy_ok(node, tokens):
-                    clauses.append(_boosted(self._fuzzy(target, tokens), boost * FUZZY_WEIGHT))
-        query = clauses[0] if len(clauses) == 1 else _any(clauses)
-        return _boosted(query, node.boost)
+        for name, weight in fields.items():
+            for target in ("path", "path_components") if name == "path" else (name,):
+                clauses.append(_boosted(self._match(target, tokens), weight))
+        fuzzy = fuzzy_ok and self.fuzzy and self._fuzzy_ok(tokens)
+        if fuzzy:  # a chunk's text holds its title: no need to look at both
+            targets = ["text"] if "text" in fields else list(fields)
+            for name in targets:
+                weight = fields[name] * FUZZY_WEIGHT
+                for target in ("path_components",) if name == "path" else (name,):
+                    clauses.append(_boosted(self._fuzzy(target, tokens), weight))
+        if "text" in fields and not fuzzy:
+            bonus = [(tantivy.Occur.Should, q) for q in clauses[1:]]
+            return tantivy.Query.boolean_query([(tantivy.Occur.Must, clauses[0]), *bonus])
+        return _any(clauses)
 
     def _match(self, target: str, tokens: list[str]) -> tantivy.Query:
         import tantivy
@@ -99,6 +264,21 @@ class Compiler:
             return tantivy.Query.term_query(self.schema, target, tokens[0])
         words: list[str | tuple[int, str]] = list(tokens)
         return tantivy.Query.phrase_query(self.schema, target, words)
+
+    def _proximity(self, tokens: list[str]) -> list[tantivy.Query]:
+        """A bonus for each pair of consecutive words found close together in the text."""
+        import tantivy
+
+        if self.phrase_boost <= 0 or self.fuzzy:
+            return []
+        pairs = dict.fromkeys((a, b) for a, b in itertools.pairwise(tokens) if a != b)
+        return [
+            _boosted(
+                tantivy.Query.phrase_query(self.schema, "text", [a, b], slop=PROXIMITY_SLOP),
+                self.phrase_boost,
+            )
+            for a, b in pairs
+        ]
 
     def _fuzzy(self, target: str, tokens: list[str]) -> tantivy.Query:
         """Tokens within the fuzzy distance; a word the analyzer split (`Get-ADUsr`) needs all its
@@ -114,12 +294,52 @@ class Compiler:
             return one(tokens[0])
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, one(token)) for token in tokens])
 
-    def _fuzzy_ok(self, node: Term | Phrase, tokens: list[str]) -> bool:
-        return (
-            self.fuzzy_distance > 0
-            and isinstance(node, Term)
-            and any(len(token) >= MIN_FUZZY_LENGTH for token in tokens)
-        )
+    def _fuzzy_ok(self, tokens: list[str]) -> bool:
+        return self.fuzzy_distance > 0 and any(len(token) >= MIN_FUZZY_LENGTH for token in tokens)
+
+
+def _is_plain(node: Node) -> bool:
+    """An unfielded word outside quotes: ranked, not required."""
+    return isinstance(node, Term) and node.field is None
+
+
+def _flattened(items: tuple[Node, ...]) -> list[Node]:
+    """`items` with each unboosted group of plain words opened up: `(a b) c` ranks as `a b c`.
+
+    Parentheses in a sentence ("TSS (Time Sharing System)") group nothing when words are
+    ranked; opened up, their words count with the others and stand beside their neighbours.
+    """
+    out: list[Node] = []
+    for item in items:
+        if isinstance(item, And) and item.boost == 1.0 and all(_is_plain(i) for i in item.items):
+            out += item.items
+        else:
+            out.append(item)
+    return out
+
+
+_PIECE = re.compile(r"[^\W_]+")  # what the analyzer's tokenizer keeps, before it lowercases and stems
+
+
+def _pieces(text: str) -> list[str]:
+    return _PIECE.findall(text)
+
+
+def _without_stopwords(text: str, tokens: list[str], is_stopword: Callable[[str], bool]) -> list[str]:
+    """`tokens` (the analyzed `text`) less those whose word is a stop word (`I'd` → nothing)."""
+    pieces = _pieces(text)
+    if len(pieces) != len(tokens):  # the tokenizer split differently: judge the word as a whole
+        return [] if is_stopword(text) else tokens
+    return [token for piece, token in zip(pieces, tokens, strict=True) if not is_stopword(piece)]
+
+
+def _has_content(node: Node, is_stopword: Callable[[str], bool]) -> bool:
+    """Whether `node` holds something besides stop words (then the stop words can go)."""
+    if isinstance(node, Term | Phrase):
+        return not _is_plain(node) or not all(is_stopword(piece) for piece in _pieces(node.text))
+    if isinstance(node, Not):
+        return False
+    return any(_has_content(item, is_stopword) for item in node.items)
 
 
 def _any(queries: list[tantivy.Query]) -> tantivy.Query:

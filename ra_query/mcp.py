@@ -11,10 +11,10 @@ Tools, all read-only (`readOnlyHint`), with seed 000's input schemas:
 Every tool returns the same JSON as the command line's `--json` (built by the same functions:
 `ra_query.search`, `ra_query.render.to_json`, `ra_query.get.get_to_dict`) as structured content,
 and the same JSON as text for clients that only read text, so the CLI and MCP cannot drift.
-Searches are always lenient (DECISIONS 18): a query that breaks the query language is searched
-as plain keywords, and the topic's `note` says so. Anything a caller can get wrong (an unknown id,
-a bad limit, a missing index) comes back as a tool error (`isError`) carrying the one-line
-`RaError` message; it never ends the server.
+Searches read a query leniently, as the CLI does by default (DECISIONS 18): a query that breaks
+the query language is repaired, and the topic's `note` says how it was read. Anything a caller
+can get wrong (an unknown id, a bad limit, a missing index) comes back as a tool error
+(`isError`) carrying the one-line `RaError` message; it never ends the server.
 
 The server is built around a callable that returns the `Store` to use for each call: `ra mcp`
 refreshes the index before every call (DECISIONS 25), `ra-query mcp` (`serve_readonly`) reopens
@@ -53,11 +53,13 @@ _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempo
 SEARCH_DESCRIPTION = """\
 Search the knowledge base. Use an array of queries for multi-topic research in one call: each \
 query is a topic with its own results, a chunk appears once, and max_tokens spans all topics.
-Query language: words must all match (AND); "exact phrase"; -excluded; a OR b; ( groups ); \
-title:, tags:, body:, path:, tree: fields; term^2 boosts. A query with a syntax error is searched \
-as plain keywords and its `note` says so. Returns JSON: queries[] → {query, results[], \
+Query language: plain words are ranked (chunks with more of them first, so a whole sentence \
+or a pasted error message works); "exact phrase" (required); -excluded; a OR b; ( groups ); \
+title:, tags:, body:, path:, tree: fields; term^2 boosts. A query with a syntax error is read \
+leniently and its `note` says how. Returns JSON: queries[] → {query, results[], \
 total_matches, note?}, each result with id, breadcrumb, line range, score, snippet and content \
-(content is left out with list=true); `tokens` reports the budget used and results omitted."""
+(content is left out with list=true), and `also` (ids of copies of the same text); `tokens` \
+reports the budget used and results omitted."""
 GET_DESCRIPTION = """\
 Retrieve a specific document or chunk by ID: a chunk by `tree:path#heading-slug`, a whole \
 document in document order by `tree:path` (ids come from search results)."""
@@ -89,7 +91,7 @@ def search_params(store: Store, limit: int | None) -> SearchParams:
     Raises:
         InputError: `limit` is less than 1.
     """
-    params = SearchParams.from_settings(store.search_defaults())._replace(lenient=True)
+    params = SearchParams.from_settings(store.search_defaults())
     if limit is None:
         return params
     if limit < 1:

@@ -8,8 +8,9 @@ field's annotation string (1.3 ms for ChunkRecord instead of 0.2 ms), so the mod
 records write their few forward references in quotes instead.
 """
 
-import json
 from typing import Any, NamedTuple
+
+from ra_query.schema import split_breadcrumb
 
 
 class ChunkRecord(NamedTuple):
@@ -48,7 +49,7 @@ class ChunkRecord(NamedTuple):
                 doc["doc_id"][0],
                 doc["parent_id"][0] or None,
                 doc["title"][0],
-                tuple(json.loads(doc["breadcrumb"][0])),
+                split_breadcrumb(doc["breadcrumb"][0]),
                 doc["depth"][0],
                 doc["position"][0],
                 doc["sibling_count"][0],
@@ -77,7 +78,7 @@ class ChunkRecord(NamedTuple):
             doc_id=str(one("doc_id", "")),
             parent_id=str(one("parent_id", "")) or None,
             title=str(one("title", "")),
-            breadcrumb=tuple(json.loads(one("breadcrumb", "[]"))),
+            breadcrumb=split_breadcrumb(str(one("breadcrumb", ""))),
             depth=int(one("depth", 0)),
             position=int(one("position", 0)),
             sibling_count=int(one("sibling_count", 1)),

@@ -3,21 +3,26 @@
 Grammar, loosest binding first::
 
     query    := or_expr                                  empty or blank text is no query at all
-    or_expr  := and_expr ( OR and_expr )*                OR in any case; AND and NOT are plain words
-    and_expr := unary unary*                             juxtaposition means AND
+    or_expr  := and_expr ( OR and_expr )*                upper-case OR only; or, and, not are words
+    and_expr := unary unary*                             juxtaposition: the items side by side
     unary    := "-" operand | operand                    "-" negates only at the start of a token
     operand  := primary ( "^" NUMBER )?                  no space before "^"; NUMBER > 0
     primary  := WORD | "phrase" | "(" or_expr ")" | FIELD ":" ( WORD | "phrase" | "(" or_expr ")" )
 
-FIELD is one of `FIELDS`, spelt in lowercase as tantivy spells it. Any other `x:y` (`std::vector`,
-`http://x`, `DEC:1`) is a plain word for the analyzer to split. A `-` inside a word
-(`error-handling`) or doubled (`--strict`) is part of the word. A field on a group applies to every
-word and phrase in it that names no field of its own.
+What juxtaposition means is the compiler's business (ra_query.compile): plain words are ranked,
+not required. FIELD is one of `FIELDS`, spelt in lowercase as tantivy spells it. Any other `x:y`
+(`std::vector`, `http://x`, `DEC:1`) is a plain word for the analyzer to split. A `-` inside a
+word (`error-handling`) or doubled (`--strict`) is part of the word; a lone `-` (`Homebrew - a
+package manager`) separates words. A field on a group applies to every word and phrase in it that
+names no field of its own.
 
 Every and-group (the whole query, a group, one side of an OR) needs at least one thing that must
 match: a group made only of negations is an error rather than a query that silently matches
 nothing. Groups nest at most `MAX_DEPTH` deep, so parsing never approaches Python's recursion
 limit, and the parser runs in time linear in the length of the query.
+
+`parse_query` raises on a syntax error (`--strict`); `read_query`, what searches use by default,
+never does: it repairs the text (`read_leniently`) and says how it read it.
 """
 
 import enum
@@ -34,7 +39,7 @@ MAX_BOOST = 1000.0
 _SPACE = re.compile(r"\s+")
 _RUN = re.compile(r'[^\s()"^]+')  # a word: up to whitespace, a parenthesis, a quote or a caret
 _NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_OR = frozenset({"OR", "Or", "oR", "or"})
+_OR = frozenset({"OR"})
 _FALLBACK_SPLIT = re.compile(r'[\s()"]+')
 
 
@@ -180,6 +185,8 @@ def _lex(query: str) -> list[_Token]:
             end = number.end() if number else i + 1
             tokens.append(_Token(_Kind.CARET, query[i + 1 : end], i, end))
             i = end
+        elif c == "-" and (i + 1 == n or query[i + 1].isspace()):
+            i += 1  # a lone `-` separates words
         elif c == "-" and not query.startswith("-", i + 1):
             tokens.append(_Token(_Kind.MINUS, c, i, i + 1))
             i += 1
@@ -392,22 +399,69 @@ def parse_query(text: str) -> Node | None:
     return _Parser(text).parse()
 
 
-def parse_lenient(text: str) -> tuple[Node | None, str | None]:
-    """Parse `text`, falling back to its words as plain keywords when it is not valid syntax.
+def read_query(text: str) -> tuple[Node | None, str | None]:
+    """Read `text` the way a search does by default: a syntax error is repaired, never raised.
 
-    Never raises. Returns the AST and a one-line note saying why the fallback happened (None
-    when the query parsed as written). The fallback is an AND of every word in the text, with
-    operators, `-`, boosts and known `field:` prefixes stripped off.
+    Each error's culprit — a quote or parenthesis with no partner, an OR with nothing on one
+    side, a `-` or `^` with nothing to act on, a `field:` with nothing after it — is read as a
+    space, and the rest is parsed again, so everything that was well formed keeps its meaning.
+    A query that still fails after `MAX_REPAIRS` repairs (or is too long to repair cheaply) is
+    read as its plain words.
+
+    Returns:
+        The AST (None when there is nothing to search for) and a one-line note saying how a
+        broken query was read (None when it parsed as written).
     """
     try:
         return parse_query(text), None
     except QuerySyntaxError as exc:
+        first = exc
+    node = _repaired(text) if len(text) <= MAX_REPAIR_LENGTH else None
+    if node is None:
         words = _fallback_words(text)
-        where = f"query syntax error at column {exc.column + 1} ({exc.what})"
-        if not words:
-            return None, f"{where}; found no words to search for"
-        node: Node = Term(words[0]) if len(words) == 1 else And(tuple(Term(w) for w in words))
-        return node, f"{where}; searched the words as plain keywords"
+        node = None if not words else Term(words[0]) if len(words) == 1 else And(tuple(map(Term, words)))
+    where = f"query syntax error at column {first.column + 1} ({first.what})"
+    if node is None:
+        return None, f"{where}; found no words to search for"
+    return node, f"{where}; read as: {_shorten(to_query(node))}"
+
+
+MAX_REPAIRS = 64
+MAX_REPAIR_LENGTH = 4096  # each repair parses the text again: longer text is read as its words
+_NOTE_QUERY_CHARS = 80
+
+
+def _repaired(text: str) -> Node | None:
+    """`text` parsed after blanking the culprit of each syntax error in turn; None if that fails."""
+    for _ in range(MAX_REPAIRS):
+        try:
+            return parse_query(text)
+        except QuerySyntaxError as exc:
+            blanked = _blank_culprit(text, exc.column)
+            if blanked == text:
+                return None
+            text = blanked
+    return None
+
+
+def _blank_culprit(text: str, column: int) -> str:
+    """`text` with the token at `column` that a syntax error names replaced by spaces."""
+    if column >= len(text):
+        return text
+    if text.startswith("OR", column):
+        width = 2
+    elif text[column] in '"()^-':
+        width = 1
+    else:  # a `field:` with nothing after it: the colon goes, the name stays a word
+        colon = text.find(":", column)
+        if colon < 0:
+            return text
+        column, width = colon, 1
+    return text[:column] + " " * width + text[column + width :]
+
+
+def _shorten(query: str) -> str:
+    return query if len(query) <= _NOTE_QUERY_CHARS else query[: _NOTE_QUERY_CHARS - 1].rstrip() + "…"
 
 
 def _fallback_words(text: str) -> list[str]:
@@ -420,34 +474,6 @@ def _fallback_words(text: str) -> list[str]:
         if word not in _OR and any(c.isalnum() for c in word):
             words.append(word)
     return words
-
-
-def is_plain_words(node: Node | None) -> bool:
-    """True for a single unfielded, unboosted word or an unboosted AND of such words.
-
-    Only such queries may be relaxed from AND to a ranked OR when nothing matches (DECISIONS 18).
-    """
-    if isinstance(node, And):
-        return node.boost == 1.0 and all(_is_plain_term(item) for item in node.items)
-    return node is not None and _is_plain_term(node)
-
-
-def _is_plain_term(node: Node) -> bool:
-    return isinstance(node, Term) and node.field is None and node.boost == 1.0
-
-
-def plain_words(node: Node | None) -> list[str]:
-    """The words of a plain-words query, in order ([] for no query).
-
-    Raises:
-        ValueError: when `is_plain_words(node)` is false.
-    """
-    if node is None:
-        return []
-    if not is_plain_words(node):
-        raise ValueError(f"not a plain-words query: {render(node)}")
-    items = node.items if isinstance(node, And) else (node,)
-    return [item.text for item in items if isinstance(item, Term)]
 
 
 def _fmt_boost(boost: float) -> str:

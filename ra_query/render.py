@@ -28,8 +28,9 @@ def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any) -
     """One hit as plain text in view `mode`."""
     record = hit.record
     crumb = " › ".join(record.breadcrumb)
+    also = f"  also: {', '.join(hit.also)}\n" if hit.also else ""
     if mode == "list":
-        return f"{record.id}  {crumb}\n  {hit.snippet}\n"
+        return f"{record.id}  {crumb}\n  {hit.snippet}\n{also}"
     if mode == "matches":
         shown = [
             f"  L{number}: {line}"
@@ -38,9 +39,12 @@ def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any) -
             if matching_words(line, terms, analyzer)
         ]
         return (
-            f"─── {record.id} ───\n" + ("\n".join(shown) if shown else "  (matched by title or path)") + "\n"
+            f"─── {record.id} ───\n{also}"
+            + ("\n".join(shown) if shown else "  (matched by title or path)")
+            + "\n"
         )
-    return f"─── {record.id} ───\n> {crumb}\n\n{record.content()}\n"
+    also = f"> also: {', '.join(hit.also)}\n" if hit.also else ""
+    return f"─── {record.id} ───\n> {crumb}\n{also}\n{record.content()}\n"
 
 
 def numbered_lines(chunk: ChunkRecord) -> list[tuple[int, str]]:
@@ -154,6 +158,8 @@ def to_json(
                 result["truncated"] = item.truncated
             if hit.aggregated:
                 result["constituents"] = list(hit.constituents)
+            if hit.also:
+                result["also"] = list(hit.also)
             results.append(result)
         entry: dict[str, Any] = {
             "query": topic.query,

@@ -1,19 +1,25 @@
-"""The search pipeline: parse → candidates → aggregate → elbow → limit, per topic.
+"""The search pipeline: read → candidates → aggregate → show → collapse → elbow → limit, per topic.
 
-For each topic (DECISIONS 18–20):
-1. parse the query language (`--lenient` falls back to keywords and says so; `--raw` hands the
-   text to tantivy's own parser);
-2. fetch up to `candidate_limit` chunks by BM25 with field boosts; if the exact query finds
-   nothing, retry with fuzzy clauses (marked `fuzzy`); if an all-plain-words query still finds
-   nothing, run the words as a ranked OR (marked `relaxed`) unless `strict`;
+For each topic (DECISIONS 16–20):
+1. read the query: by default a syntax error is repaired and noted (`read_query`); `strict`
+   raises it instead; `raw` hands the text to tantivy's own parser;
+2. fetch up to `candidate_limit` chunks ranked by BM25 (ra_query.compile: plain words ranked, not
+   required). A query whose required parts (phrases, `field:` terms) match nothing is run again
+   with every part ranked (marked `relaxed`, unless `strict`); a query that still finds nothing is
+   retried with fuzzy clauses (marked `fuzzy`);
 3. multiply the scores of local-tree chunks by `local_boost` and re-rank;
-4. aggregate siblings into parents over the real parent chain, cut at the elbow, keep `limit`.
+4. aggregate siblings into parents over the real parent chain;
+5. show: a result whose own body is empty yields to its best-matching descendant, or shows its
+   whole section when no descendant matched — never an empty answer;
+6. collapse results with the same content (the same page in several places) into the first,
+   which lists the others as `also`;
+7. cut at the elbow, keep `limit`.
 
 Across topics a chunk is shown once, under the topic where it ranks best.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -21,15 +27,20 @@ from ra_query.aggregate import Candidate, PipelineTrace, Result, pipeline
 from ra_query.compile import Compiler, tree_filter
 from ra_query.errors import QuerySyntaxError
 from ra_query.models import ChunkRecord
-from ra_query.query import Node, Or, Term, is_plain_words, parse_lenient, parse_query, plain_words, render
-from ra_query.schema import build_analyzer
+from ra_query.query import Node, parse_query, read_query, render
+from ra_query.schema import build_analyzer, stopwords_of
 from ra_query.store import Store
 
 if TYPE_CHECKING:
     import tantivy
 
-DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType({"title": 3.0, "tags": 2.5, "path": 2.0, "body": 1.0})
+# chosen with bench/quality.py (docs/searching.md): one combined field, small title and path bonuses
+DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType(
+    {"text": 1.0, "title": 0.1, "tags": 0.0, "path": 0.1, "body": 0.0}
+)
+DEFAULT_PHRASE_BOOST = 0.2
 SNIPPET_CHARS = 150
+RELAXED_NOTE = "nothing has every phrase and field term; showing chunks with any of the words"
 _WORD = re.compile(r"\w+")
 
 
@@ -45,9 +56,10 @@ class SearchParams(NamedTuple):
     local_boost: float = 1.5
     global_trees: frozenset[str] = frozenset()
     fuzzy_distance: int = 1
+    phrase_boost: float = DEFAULT_PHRASE_BOOST
+    stopwords: bool = True
     trees: tuple[str, ...] = ()
     strict: bool = False
-    lenient: bool = False
     raw: bool = False
 
     @classmethod
@@ -71,6 +83,7 @@ class SearchHit(NamedTuple):
     aggregated: bool = False
     snippet: str = ""
     parts: tuple[ChunkRecord, ...] = ()  # the chunks shown, in document order (a section's all)
+    also: tuple[str, ...] = ()  # results with the same content, shown once as this one
 
     @property
     def id(self) -> str:
@@ -103,13 +116,21 @@ class _Run:
         self.searcher = store.index.searcher()
         self.analyzer = build_analyzer(store.stemmer)
         self.records: dict[str, ChunkRecord] = {}
+        self.sections: dict[str, tuple[ChunkRecord, ...]] = {}
+        self.shown: dict[str, Shown] = {}
 
-    def compiler(self, fuzzy: bool) -> Compiler:
+    def compiler(self, *, fuzzy: bool = False, relax: bool = False) -> Compiler:
         return Compiler(
             schema=self.store.index.schema,
             analyzer=self.analyzer,
             boosts=self.params.boosts,
-            fuzzy_distance=self.params.fuzzy_distance if fuzzy else 0,
+            searcher=self.searcher,
+            fuzzy_distance=self.params.fuzzy_distance,
+            fuzzy=fuzzy,
+            phrase_boost=self.params.phrase_boost,
+            is_stopword=stopwords_of(self.store.stemmer) if self.params.stopwords else None,
+            strict=self.params.strict,
+            relax=relax,
         )
 
     def candidates(self, query: "tantivy.Query") -> tuple[list[tuple[ChunkRecord, float]], int]:
@@ -134,17 +155,33 @@ class _Run:
         return found, int(count or 0)
 
     def lookup(self, chunk_id: str) -> Candidate | None:
-        record = self.records.get(chunk_id) or self.store.get_chunk(chunk_id)
+        record = self.record(chunk_id)
         if record is None:
             return None
-        self.records[record.id] = record
         return Candidate(record.id, record.parent_id, record.depth, record.sibling_count, 0.0)
 
+    def record(self, chunk_id: str) -> ChunkRecord | None:
+        record = self.records.get(chunk_id) or self.store.get_chunk(chunk_id)
+        if record is not None:
+            self.records[record.id] = record
+        return record
 
-def _parse(text: str, params: SearchParams) -> tuple[Node | None, str | None]:
-    if params.lenient:
-        return parse_lenient(text)
-    return parse_query(text), None
+    def show(self, results: list[Result], found: list[tuple[ChunkRecord, float]]) -> list[Result]:
+        """The pipeline's show step (`_shown`); remembers how each result is shown."""
+        shown = _shown(self, results, found)
+        self.shown = {s.id: s for s in shown}
+        return [s.result for s in shown]
+
+    def section(self, record: ChunkRecord) -> tuple[ChunkRecord, ...]:
+        if record.id not in self.sections:
+            self.sections[record.id] = section(self.store, record)
+        return self.sections[record.id]
+
+
+def _read(text: str, params: SearchParams) -> tuple[Node | None, str | None]:
+    if params.strict:
+        return parse_query(text), None
+    return read_query(text)
 
 
 def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
@@ -157,42 +194,31 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
         node, note, terms = None, None, frozenset[str]()
         explain.append(f"raw query: {text}")
     else:
-        node, note = _parse(text, params)
+        node, note = _read(text, params)
         if node is None:
             return TopicResult(text, (), 0, note=note or "nothing to search for — give at least one word")
         explain.append(f"parsed: {render(node)}")
-        exact = run.compiler(fuzzy=False)
-        compiled = exact.compile(node)
-        terms = frozenset(exact.terms)
+        compiler = run.compiler()
+        compiled = compiler.compile(node)
+        terms = frozenset(compiler.terms)
+        explain += _reading(compiler)
         if compiled is None:
             return TopicResult(
                 text, (), 0, terms, note=_also(note, "no searchable words (only punctuation?)")
             )
         found, total = run.candidates(compiled)
-        fuzzy_on = params.fuzzy_distance > 0
-        if not found and fuzzy_on:
-            fuzzy_query = run.compiler(fuzzy=True).compile(node)
+        fuzzy = bool(found and compiler.typos)
+        if not found and compiler.required and not params.strict:
+            loose = run.compiler(relax=True).compile(node)
+            found, total = run.candidates(loose) if loose is not None else ([], 0)
+            if found:
+                relaxed = True
+                note = _also(note, RELAXED_NOTE)
+        if not found and params.fuzzy_distance > 0:
+            fuzzy_query = run.compiler(fuzzy=True, relax=not params.strict).compile(node)
             if fuzzy_query is not None:
                 found, total = run.candidates(fuzzy_query)
                 fuzzy = bool(found)
-        if not found and not params.strict and is_plain_words(node) and len(plain_words(node)) > 1:
-            words = plain_words(node)
-            relaxed_node = Or(tuple(Term(w) for w in words))
-            # typo matches join only below every exact match, so a fuzzy match never
-            # outranks an exact one (DECISIONS 16)
-            exact_or = run.compiler(fuzzy=False).compile(relaxed_node)
-            found, total = run.candidates(exact_or) if exact_or is not None else ([], 0)
-            if fuzzy_on and len(found) < params.candidate_limit:  # else typo matches could not rank
-                fuzzy_or = run.compiler(fuzzy=True).compile(relaxed_node)
-                if fuzzy_or is not None:
-                    typo, typo_total = run.candidates(fuzzy_or)
-                    found, fuzzy = _below(found, typo, params.candidate_limit)
-                    total = max(total, typo_total)
-            if found:
-                relaxed = True
-                note = _also(
-                    note, f"no chunk has all of {len(words)} words; showing chunks with the most of them"
-                )
     explain.append(
         f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
         f"{params.aggregation_threshold} cutoff_ratio={params.cutoff_ratio} limit={params.limit}"
@@ -203,45 +229,51 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
         f"counts: matches={total} "
         + " ".join(f"{name}={count}" for name, count in trace.stages())
         + (" (fuzzy)" if fuzzy else "")
-        + (" (relaxed to OR)" if relaxed else "")
+        + (" (relaxed)" if relaxed else "")
     )
-    hits = tuple(_hit(run, r, terms) for r in trace.results)
+    hits = tuple(_hit(run, run.shown[result.id], terms) for result in trace.results)
     if not hits and note is None:
         note = (
-            "no results — try fewer or different words"
-            if not params.strict
-            else ("no chunk matches every word — try fewer words, or drop --strict to rank partial matches")
+            "no chunk has every word — drop --strict to rank chunks with any of them"
+            if params.strict and not params.raw
+            else "no results — try fewer or different words"
         )
     return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain))
 
 
+def _reading(compiler: Compiler) -> list[str]:
+    """--explain lines on how the compiler read the query."""
+    lines: list[str] = []
+    if compiler.dropped:
+        lines.append("stop words left out: " + " ".join(compiler.dropped))
+    if compiler.typos:
+        lines.append("in no chunk, matched as typos: " + " ".join(compiler.typos))
+    return lines
+
+
 def _also(note: str | None, more: str) -> str:
-    """`more` after an earlier note (a lenient fallback must still say so once relaxed)."""
+    """`more` after an earlier note (a repaired query must still say so once relaxed)."""
     return f"{note}; {more}" if note else more
 
 
-def _below(
-    exact: list[tuple[ChunkRecord, float]], typo: list[tuple[ChunkRecord, float]], limit: int
-) -> tuple[list[tuple[ChunkRecord, float]], bool]:
-    """`exact`, then the chunks only `typo` found, rescaled to rank below the last exact one.
+class Shown(NamedTuple):
+    """A result as it will be shown: the chunk, the chunks its content spans, duplicates folded in."""
 
-    Returns the merged candidates and whether any typo-only chunk was added.
-    """
-    seen = {record.id for record, _ in exact}
-    extra = [(record, score) for record, score in typo if record.id not in seen]
-    if not extra:
-        return exact, False
-    ceiling = min((score for _, score in exact), default=extra[0][1]) * 0.99
-    top = extra[0][1] or 1.0
-    scaled = [(record, ceiling * score / top) for record, score in extra]
-    merged = (exact + scaled)[:limit]
-    return merged, len(merged) > len(exact)
+    result: Result
+    record: ChunkRecord
+    parts: tuple[ChunkRecord, ...]
+    also: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return self.record.id
 
 
-def _hit(run: _Run, result: Result, terms: frozenset[str]) -> SearchHit:
-    """A SearchHit; an aggregated result shows its whole section, constituents included."""
-    record = run.records[result.id]
-    parts = section(run.store, record) if result.aggregated else (record,)
+def _hit(run: _Run, shown: Shown, terms: frozenset[str]) -> SearchHit:
+    """A SearchHit; a section shows all of its parts, constituents included."""
+    record, parts = shown.record, shown.parts
+    if shown.result.aggregated:
+        parts = run.section(record)
     if len(parts) > 1:
         body = "\n\n".join([record.body, *(p.content() for p in parts[1:])]).strip("\n")
         record = record._replace(
@@ -252,12 +284,89 @@ def _hit(run: _Run, result: Result, terms: frozenset[str]) -> SearchHit:
         )
     return SearchHit(
         record=record,
-        score=result.score,
-        constituents=result.constituents,
-        aggregated=result.aggregated,
+        score=shown.result.score,
+        constituents=shown.result.constituents,
+        aggregated=shown.result.aggregated,
         snippet=snippet(record.body, terms, run.analyzer),
         parts=parts,
+        also=shown.also,
     )
+
+
+def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, float]]) -> list[Shown]:
+    """Ranked results as they will be shown: never empty, each content once (DECISIONS 19).
+
+    A result whose own body is empty (a document node whose text sits under its one h1, a
+    heading with only sub-headings) yields to its best-scoring descendant among the
+    candidates, or, when none matched, shows its whole section. Results with the same
+    breadcrumb and the same text (whitespace aside) collapse into the first, listing the others.
+    """
+    scores = {record.id: score for record, score in found}
+    out: list[Shown] = []
+    seen_ids: set[str] = set()
+    by_content: dict[tuple[object, ...], int] = {}
+    for result in results:
+        record = run.records.get(result.id) or run.record(result.id)
+        if record is None:
+            continue
+        parts: tuple[ChunkRecord, ...] = (record,)
+        if not result.aggregated and not record.body.strip():
+            best = _best_descendant(run, record, scores)
+            if best is not None:
+                record = best
+                result = Result(best.id, max(result.score, scores[best.id]))
+            else:
+                parts = run.section(record)
+        if record.id in seen_ids:
+            continue
+        seen_ids.add(record.id)
+        key = _content_key(run, result, record, parts)
+        first = by_content.get(key)
+        if first is not None:
+            out[first] = out[first]._replace(also=(*out[first].also, record.id))
+            continue
+        by_content[key] = len(out)
+        out.append(Shown(result, record, parts))
+    return out
+
+
+def _content_key(
+    run: _Run, result: Result, record: ChunkRecord, parts: tuple[ChunkRecord, ...]
+) -> tuple[object, ...]:
+    """What two results must share to be the same content: breadcrumb and text, whitespace aside.
+
+    An aggregated section is keyed by its own text and its matching constituents' (the copies of
+    one page match alike), which spares fetching every candidate section in full.
+    """
+    shown = parts
+    if result.aggregated:
+        matched = (run.records[c] for c in result.constituents if c in run.records and c != record.id)
+        shown = (record, *matched)
+    return (record.breadcrumb, *(" ".join(p.content().split()) for p in shown))
+
+
+def _best_descendant(run: _Run, record: ChunkRecord, scores: dict[str, float]) -> ChunkRecord | None:
+    """The best-scoring candidate below `record` that has text of its own."""
+    best: tuple[float, str] | None = None
+    for chunk_id, score in scores.items():
+        chunk = run.records[chunk_id]
+        if chunk.doc_id != record.doc_id or chunk.id == record.id or not chunk.body.strip():
+            continue
+        if _is_below(run, chunk, record.id) and (best is None or (-score, chunk_id) < (-best[0], best[1])):
+            best = (score, chunk_id)
+    return run.records[best[1]] if best is not None else None
+
+
+def _is_below(run: _Run, chunk: ChunkRecord, ancestor: str) -> bool:
+    parent = chunk.parent_id
+    for _ in range(chunk.depth + 1):  # a chain is never longer than the depth; guards a cycle
+        if parent is None:
+            return False
+        if parent == ancestor:
+            return True
+        above = run.record(parent)
+        parent = above.parent_id if above is not None else None
+    return False
 
 
 def section(store: Store, record: ChunkRecord) -> tuple[ChunkRecord, ...]:
@@ -301,6 +410,7 @@ def _pipeline(run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchP
         limit=params.limit,
         lookup=run.lookup,
         aggregation=params.aggregation,
+        show=lambda merged: run.show(merged, found),
     )
 
 
@@ -329,7 +439,11 @@ def search(store: Store, queries: list[str], params: SearchParams) -> list[Topic
 
 def matching_words(text: str, terms: frozenset[str], analyzer: Any) -> list[tuple[int, int]]:
     """(start, end) of every word in `text` whose analyzed form is one of `terms`."""
-    spans: list[tuple[int, int]] = []
+    return list(_matches(text, terms, analyzer))
+
+
+def _matches(text: str, terms: frozenset[str], analyzer: Any) -> Iterator[tuple[int, int]]:
+    """`matching_words`, lazily: a caller that wants the first match reads no further."""
     verdicts: dict[str, bool] = {}  # most words repeat: analyze each distinct one once
     for m in _WORD.finditer(text):
         word = m.group()
@@ -338,24 +452,30 @@ def matching_words(text: str, terms: frozenset[str], analyzer: Any) -> list[tupl
             tokens: list[str] = analyzer.analyze(word)
             hit = verdicts[word] = any(t in terms for t in tokens)
         if hit:
-            spans.append((m.start(), m.end()))
-    return spans
+            yield m.start(), m.end()
 
 
 def snippet(body: str, terms: frozenset[str], analyzer: Any, width: int = SNIPPET_CHARS) -> str:
-    """About `width` characters of `body` around the first match, matches wrapped in <em>."""
+    """About `width` characters of `body` around the first match, matches wrapped in <em>.
+
+    Only the text up to the first match and the window after it are analyzed: an aggregated
+    section can be a whole page.
+    """
     flat = " ".join(body.split())
-    spans = matching_words(flat, terms, analyzer) if terms else []
-    start = max(0, spans[0][0] - width // 4) if spans and len(flat) > width else 0
-    if start:
+    first = next(_matches(flat, terms, analyzer), (None, None))[0] if terms else None
+    start = max(0, first - width // 4) if first is not None and len(flat) > width else 0
+    if start and first is not None:
         space = flat.find(" ", start)
-        start = space + 1 if 0 <= space < spans[0][0] else start
+        start = space + 1 if 0 <= space < first else start
     end = min(len(flat), start + width)
+    stop = flat.find(" ", end)  # analyze whole words only: a word cut at `end` is not a match
+    window = flat[start : len(flat) if stop < 0 else stop]
+    spans = [(start + a, start + b) for a, b in matching_words(window, terms, analyzer)] if terms else []
     out: list[str] = ["…" if start else ""]
     pos = start
     for a, b in spans:
-        if a < start or b > end:
-            continue
+        if b > end:
+            break
         out += [flat[pos:a], "<em>", flat[a:b], "</em>"]
         pos = b
     out.append(flat[pos:end])

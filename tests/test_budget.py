@@ -1,4 +1,4 @@
-"""`--max-tokens`: greedy round-robin fill, omissions, truncation of a too-big first result."""
+"""`--max-tokens`: fair first results, greedy round-robin fill, omissions, truncation."""
 
 from __future__ import annotations
 
@@ -135,11 +135,29 @@ def test_an_empty_first_topic_lets_the_next_topics_first_result_lead() -> None:
 
 
 def test_omitted_counts_every_result_left_out_across_topics() -> None:
-    topics = [[result("a1", 3), result("a2", 9), result("a3", 9)], [result("b1", 9), result("b2", 1)]]
-    outcome = apply_budget(topics, 5, words)
-    assert kept_ids(outcome) == ["a1", "b2"]
-    assert outcome.omitted == 3
+    topics = [[result("a1", 3), result("a2", 9), result("a3", 9)], [result("b1", 4), result("b2", 1)]]
+    outcome = apply_budget(topics, 8, words)
+    assert kept_ids(outcome) == ["a1", "b1", "b2"]
+    assert outcome.omitted == 2
     assert len(outcome.kept) + outcome.omitted == 5
+
+
+def test_a_second_topic_shows_its_first_result_even_when_the_first_topic_could_fill_the_budget() -> None:
+    lines = "\n".join(f"a{i} a{i} a{i}" for i in range(10))  # 30 tokens in ten lines
+    outcome = apply_budget([[(record("a"), lines)], [result("b", 4)]], 12, words)
+    assert kept_ids(outcome) == ["a", "b"]
+    first, second = outcome.kept
+    assert first.truncated and not second.truncated
+    assert first.tokens + second.tokens <= 12
+
+
+def test_first_results_that_are_all_too_big_share_the_budget_evenly() -> None:
+    lines = "\n".join("x x" for _ in range(20))  # 40 tokens in twenty lines
+    outcome = apply_budget([[(record("a"), lines)], [(record("b"), lines)]], 20, words)
+    assert kept_ids(outcome) == ["a", "b"]
+    assert all(item.truncated for item in outcome.kept)
+    assert abs(outcome.kept[0].tokens - outcome.kept[1].tokens) <= 2
+    assert outcome.used_tokens <= 20
 
 
 # ---- truncation ---------------------------------------------------------------------------------
@@ -269,4 +287,6 @@ def test_used_tokens_never_exceed_the_budget(topics: list[list[str]], max_tokens
     if total:
         assert outcome.kept
     assert outcome.truncated == any(item.truncated for item in outcome.kept)
-    assert sum(item.truncated for item in outcome.kept) <= 1
+    # only first results are ever cut, and every topic that matched keeps its first unless it
+    # could not be cut to fit (an all-blank text, or a share below one token)
+    assert all(item.rank == 1 for item in outcome.kept if item.truncated)

@@ -13,16 +13,14 @@ from ra_build.parse import find_headings, line_count, line_starts, parse_frontma
 
 SETTINGS = settings(max_examples=200, deadline=None)
 
-words = st.text(
-    alphabet=st.sampled_from("abcxyzÄéß日本 _-*`!?<>#:1"), min_size=1, max_size=12
-).map(lambda s: s.strip() or "w")
+words = st.text(alphabet=st.sampled_from("abcxyzÄéß日本 _-*`!?<>#:1"), min_size=1, max_size=12).map(
+    lambda s: s.strip() or "w"
+)
 
 
 @st.composite
 def blocks(draw: st.DrawFn) -> str:
-    kind = draw(
-        st.sampled_from(["atx", "setext", "paragraph", "fence", "blank", "indented", "list"])
-    )
+    kind = draw(st.sampled_from(["atx", "setext", "paragraph", "fence", "blank", "indented", "list"]))
     if kind == "atx":
         return f"{'#' * draw(st.integers(1, 6))} {draw(words)}"
     if kind == "setext":
@@ -153,8 +151,7 @@ REFERENCE = MarkdownIt("commonmark")
 def test_headings_are_exactly_the_top_level_headings_of_stock_markdown_it(text: str) -> None:
     front = parse_frontmatter(text)
     found = [
-        (h.level, h.first_line, h.end_line)
-        for h in find_headings(text, front.body_start, front.body_line)
+        (h.level, h.first_line, h.end_line) for h in find_headings(text, front.body_start, front.body_line)
     ]
     tokens = REFERENCE.parse(text[front.body_start :])
     expected = [

@@ -153,8 +153,11 @@ def test_every_documented_key_is_read(project: Path, home: Path) -> None:
         candidate_limit = 50
         cutoff_ratio = 0.25
         aggregation_threshold = 1
+        phrase_boost = 0.5
+        stopwords = false
 
         [search.boost]
+        text = 2
         title = 5.0
         tags = 4
         path = 0.5
@@ -171,7 +174,7 @@ def test_every_documented_key_is_read(project: Path, home: Path) -> None:
     )
     config = load_config(project, home)
     assert config.settings == Settings(7, 2.0, 900, 2_000, 1000)
-    assert config.search == SearchSettings("swedish", 2, 50, 0.25, 1.0, 5.0, 4.0, 0.5, 1.5)
+    assert config.search == SearchSettings("swedish", 2, 50, 0.25, 1.0, 0.5, False, 2.0, 5.0, 4.0, 0.5, 1.5)
     assert config.context == ContextSettings(3, 9, 1, 2, 20, 1024)
     assert config.warnings == ()
 
@@ -355,9 +358,26 @@ def test_aggregation_threshold_accepts_both_ends_of_its_range(project: Path, hom
     assert (search.aggregation_threshold, search.cutoff_ratio) == (0.0, 1.0)
 
 
-def test_zero_boost_is_an_error(project: Path, home: Path) -> None:
-    source = write(project / ".ra.toml", "[search.boost]\nbody = 0\n")
-    assert error_of(project, home) == (f"{source}:2: [search.boost] body must be greater than 0, got 0.0")
+def test_a_negative_boost_is_an_error(project: Path, home: Path) -> None:
+    source = write(project / ".ra.toml", "[search.boost]\nbody = -1\n")
+    assert error_of(project, home) == (f"{source}:2: [search.boost] body must be 0 or more, got -1.0")
+
+
+def test_a_zero_boost_turns_a_field_off(project: Path, home: Path) -> None:
+    write(project / ".ra.toml", "[search.boost]\ntitle = 0\n")
+    assert load_config(project, home).search.boost_title == 0.0
+
+
+def test_a_negative_phrase_boost_is_an_error(project: Path, home: Path) -> None:
+    source = write(project / ".ra.toml", "[search]\nphrase_boost = -0.5\n")
+    assert error_of(project, home) == (f"{source}:2: [search] phrase_boost must be 0 or more, got -0.5")
+
+
+def test_stopwords_must_be_a_boolean(project: Path, home: Path) -> None:
+    source = write(project / ".ra.toml", '[search]\nstopwords = "no"\n')
+    assert error_of(project, home) == (
+        f"{source}:2: [search] stopwords must be a boolean (true or false), got string"
+    )
 
 
 def test_max_word_length_below_min_word_length_is_an_error(project: Path, home: Path) -> None:
@@ -624,7 +644,7 @@ def test_render_config_is_valid_toml_with_every_effective_value(layered: Path, h
     data = tomllib.loads(render_config(config))
     assert data["settings"]["local_boost"] == 2.0
     assert data["search"]["stemmer"] == "german"
-    assert data["search"]["boost"] == {"title": 3.0, "tags": 2.5, "path": 2.0, "body": 1.0}
+    assert data["search"]["boost"] == {"text": 1.0, "title": 0.1, "tags": 0.0, "path": 0.1, "body": 0.0}
     assert data["context"]["sample_size"] == 50_000
     assert data["tree"]["docs"]["exclude"] == ["drafts/**", 'quote"d']
     assert data["tree"]["notes"]["path"] == str(home / "notes")
@@ -662,7 +682,7 @@ def test_config_to_dict_is_json_serialisable(layered: Path, home: Path) -> None:
     data = json.loads(json.dumps(config_to_dict(load_config(layered, home))))
     assert data["trees"]["notes"]["global"] is True
     assert data["trees"]["docs"]["path"] == str(layered / "docs")
-    assert data["search"]["boost"]["title"] == 3.0
+    assert data["search"]["boost"]["title"] == 0.1
     assert data["key_sources"]["settings.local_boost"] == str(layered / ".ra.toml")
     assert data["rules"][1]["trees"] is None
 

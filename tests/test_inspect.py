@@ -70,9 +70,7 @@ Chunks (4):
 
 def test_inspect_output_for_a_small_guide_matches_the_golden_text() -> None:
     doc = chunk_document("docs", "guide.md", GUIDE)
-    assert render_inspect(doc, display_path="docs/guide.md", max_chunk_size=50_000) == (
-        GUIDE_GOLDEN
-    )
+    assert render_inspect(doc, display_path="docs/guide.md", max_chunk_size=50_000) == (GUIDE_GOLDEN)
 
 
 def test_inspect_flags_chunks_over_max_chunk_size_with_thousands_separators() -> None:
@@ -120,7 +118,7 @@ def test_inspect_of_a_text_file_reports_its_type() -> None:
 
 
 def test_inspect_quotes_frontmatter_values_that_need_it() -> None:
-    text = '---\ntitle: \'Say "hi"\'\nauthors: [Ann Lee, bob]\nmeta: {a: 1}\n---\nx\n'
+    text = "---\ntitle: 'Say \"hi\"'\nauthors: [Ann Lee, bob]\nmeta: {a: 1}\n---\nx\n"
     out = render_inspect(chunk_document("d", "q.md", text), display_path="q.md", max_chunk_size=9)
     assert '  title: "Say \\"hi\\""\n' in out
     assert '  authors: ["Ann Lee", bob]\n' in out
@@ -130,5 +128,6 @@ def test_inspect_quotes_frontmatter_values_that_need_it() -> None:
 def test_inspect_is_deterministic() -> None:
     doc = chunk_document("docs", "guide.md", GUIDE)
     first = render_inspect(doc, display_path="g", max_chunk_size=1)
-    assert first == render_inspect(chunk_document("docs", "guide.md", GUIDE), display_path="g",
-                                   max_chunk_size=1)
+    assert first == render_inspect(
+        chunk_document("docs", "guide.md", GUIDE), display_path="g", max_chunk_size=1
+    )

@@ -13,7 +13,7 @@ STORED: dict[str, list[Any]] = {
     "doc_id": ["docs:a.md"],
     "parent_id": ["docs:a.md"],
     "title": ["Intro"],
-    "breadcrumb": ['["A", "Intro"]'],
+    "breadcrumb": ["A\x1fIntro"],
     "depth": [1],
     "position": [1],
     "sibling_count": [2],

@@ -279,9 +279,7 @@ def test_plain_text_keeps_code_span_content() -> None:
 
 
 def test_plain_text_keeps_link_and_image_text() -> None:
-    assert plain_text("See [the guide](http://x.y/a_b) and ![logo](l.png)") == (
-        "See the guide and logo"
-    )
+    assert plain_text("See [the guide](http://x.y/a_b) and ![logo](l.png)") == ("See the guide and logo")
     assert plain_text("[ref link][ref]") == "ref link"
 
 
@@ -295,9 +293,7 @@ def test_plain_text_drops_html_tags_but_keeps_generic_types() -> None:
 
 
 def test_plain_text_drops_emphasis_markers() -> None:
-    assert plain_text("**Bold** and *em* and __strong__ and _em_") == (
-        "Bold and em and strong and em"
-    )
+    assert plain_text("**Bold** and *em* and __strong__ and _em_") == ("Bold and em and strong and em")
 
 
 def test_plain_text_keeps_intraword_underscores_and_lone_stars() -> None:

@@ -1,0 +1,140 @@
+"""Search quality: judged retrieval on CACM (a smoke version of bench/quality.py), and the answers
+a careful human would pick for the words agents type, each with its text.
+
+The CACM collection (`../shared/data/cacm`) becomes a tree of single-`# heading` files, built
+through the real pipeline; pytrec_eval (trec_eval) scores the ranking. The command pages under
+tests/fixtures/commands are tldr-shaped pages written for these tests.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from ra_query.commands import search_command
+from ra_query.mcp import search_payload
+from ra_query.search import SearchParams, search_topic
+from ra_query.store import Store, open_store
+from tests.conftest import build
+
+REPO = Path(__file__).resolve().parent.parent
+COMMANDS = Path(__file__).parent / "fixtures" / "commands"
+SMOKE_MAP_FLOOR = 0.30
+
+
+def _bench_quality() -> ModuleType:
+    """bench/quality.py as a module (bench/ is scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location("bench_quality", REPO / "bench" / "quality.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_quality", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+quality = _bench_quality()
+needs_cacm = pytest.mark.skipif(
+    not (quality.DATA / "cacm" / "cacm.jsonl").is_file(), reason="../shared/data/cacm is not here"
+)
+
+
+@pytest.fixture(scope="module")
+def cacm(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    root = tmp_path_factory.mktemp("cacm")
+    (root / "home").mkdir()
+    kb = root / "kb"
+    quality.write_tree(quality.cacm_docs(), kb / "docs")
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.cacm]\npath = "docs"\n', encoding="utf-8")
+    build(kb, root / "home")
+    return open_store(kb / ".ra")
+
+
+@pytest.fixture(scope="module")
+def commands(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    root = tmp_path_factory.mktemp("commands")
+    (root / "home").mkdir()
+    shutil.copytree(COMMANDS, root / "kb")
+    build(root / "kb", root / "home")
+    return open_store(root / "kb" / ".ra")
+
+
+def _empty(result: dict[str, Any]) -> bool:
+    return quality._is_empty(result)  # pyright: ignore[reportPrivateUsage]
+
+
+# ---- judged ranking (CACM) ----------------------------------------------------------------------
+
+
+@needs_cacm
+def test_cacm_ranking_reaches_a_map_of_at_least_0_30(cacm: Store) -> None:
+    run, failed = quality.ranking_run(cacm, quality.cacm_queries())
+    score = quality.evaluate(quality.cacm_qrels(), run, ["map"])["map"]
+    assert failed == 0
+    assert score >= SMOKE_MAP_FLOOR, f"CACM MAP {score:.4f} < {SMOKE_MAP_FLOOR}"
+
+
+@needs_cacm
+def test_every_cacm_topic_gets_a_short_answer_without_an_empty_result(cacm: Store) -> None:
+    default = quality.default_run(cacm, quality.cacm_queries())
+    assert (default.failed, default.no_result, default.empty) == (0, 0, 0)
+    assert sum(default.results) / len(default.results) <= 5
+
+
+@needs_cacm
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"aggregation": False}, {"cutoff_ratio": 0.0, "limit": 20}, {"candidate_limit": 5}],
+    ids=["default", "no-aggregation", "no-cutoff", "few-candidates"],
+)
+def test_a_tree_of_single_heading_files_never_answers_with_an_empty_result(
+    cacm: Store, overrides: dict[str, Any]
+) -> None:
+    params = quality.default_params(cacm)._replace(**overrides)
+    for text in list(quality.cacm_queries().values())[:20]:
+        payload = json.loads(search_command(cacm, [text], params, json=True).text)
+        assert not any(_empty(r) for r in payload["queries"][0]["results"]), text
+
+
+@needs_cacm
+def test_the_mcp_search_answers_a_single_heading_tree_with_text_too(cacm: Store) -> None:
+    texts = list(quality.cacm_queries().values())[:10]
+    payload = search_payload(cacm, texts)
+    results = [r for topic in payload["queries"] for r in topic["results"]]
+    assert results and not any(_empty(r) for r in results)
+
+
+# ---- the words agents type ----------------------------------------------------------------------
+
+
+def test_a_command_name_answers_with_the_text_of_its_page(commands: Store) -> None:
+    payload = json.loads(search_command(commands, ["tar"], SearchParams(), json=True).text)
+    results = payload["queries"][0]["results"]
+    assert results[0]["path"] == "tar.md"
+    assert all(not _empty(r) for r in results)
+    assert "tar xf path/to/source.tar" in results[0]["content"]
+
+
+def test_a_question_finds_the_page_that_answers_it_not_the_page_named_after_a_stop_word(
+    commands: Store,
+) -> None:
+    topic = search_topic(commands, "how do I list files sorted by size", SearchParams())
+    assert topic.hits[0].record.path == "ls.md"
+    assert "pages:do.md" not in [hit.record.doc_id for hit in topic.hits]
+
+
+def test_a_sentence_with_lower_case_or_is_ranked_words_not_an_error(commands: Store) -> None:
+    topic = search_topic(commands, "compress or decompress a file", SearchParams())
+    assert topic.hits[0].record.path == "gzip.md" and topic.note is None
+
+
+def test_a_pasted_line_with_a_lone_dash_and_an_unclosed_quote_still_answers(commands: Store) -> None:
+    topic = search_topic(commands, 'tar - extract "archive', SearchParams())
+    assert topic.hits[0].record.path == "tar.md"
+    assert topic.note is not None and topic.note.startswith("query syntax error")
