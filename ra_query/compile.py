@@ -48,6 +48,8 @@ TYPO_SCORE = 0.01
 FUZZY_WEIGHT = 0.5
 MIN_FUZZY_LENGTH = 4  # fuzzy matching of very short words finds mostly noise
 PROXIMITY_SLOP = 1
+# the bonus of a split word's parts standing together (`IGF-1`), on top of the parts' own scores
+SPLIT_PHRASE_BOOST = 1.0
 
 
 class Compiler:
@@ -63,7 +65,6 @@ class Compiler:
         fuzzy_distance: int = 0,
         fuzzy: bool = False,
         phrase_boost: float = 0.0,
-        split_boost: float = 1.0,
         is_stopword: Callable[[str], bool] | None = None,
         strict: bool = False,
         relax: bool = False,
@@ -75,7 +76,6 @@ class Compiler:
         self.fuzzy_distance = fuzzy_distance
         self.fuzzy = fuzzy  # every word may match within the distance (the retry)
         self.phrase_boost = phrase_boost
-        self.split_boost = split_boost
         self.is_stopword = is_stopword
         self.strict = strict
         self.relax = relax  # nothing is required: every part is ranked (a query that found nothing)
@@ -84,6 +84,7 @@ class Compiler:
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
         self.required = False  # whether any compiled part is required
         self._drop_stopwords = False
+        self._negated = 0  # inside a `-x`: an unknown word there excludes itself, not look-alikes
 
     def compile(self, node: Node) -> tantivy.Query | None:
         """The tantivy query for `node`, or None when it has nothing left to search for."""
@@ -117,7 +118,9 @@ class Compiler:
         words: list[Term] = []  # plain words, ranked together
         for item in _flattened(node.items):
             if isinstance(item, Not):
+                self._negated += 1
                 query, _ = self._node(item.item)
+                self._negated -= 1
                 if query is not None:
                     must_not.append(query)
             elif isinstance(item, Term) and item.field == "tree":
@@ -154,6 +157,7 @@ class Compiler:
         at most one word apart add `phrase_boost`.
         """
         weights: dict[str, float] = {}
+        typed: dict[str, str] = {}  # token → the word it came from, for --explain
         sequence: list[str] = []  # the tokens in query order, for the proximity bonus
         phrases: dict[tuple[str, ...], float] = {}
         for word in words:
@@ -169,28 +173,32 @@ class Compiler:
                 phrases[tuple(tokens)] = max(phrases.get(tuple(tokens), 0.0), word.boost)
             for token in kept:
                 weights[token] = weights.get(token, 0.0) + word.boost
+                typed.setdefault(token, word.text)
             sequence += kept
         self.terms.update(weights)
         fields = self._fields(None)
-        ranked = [self._ranked_token(fields, token, w) for token, w in weights.items()]
+        ranked = [self._ranked_token(fields, token, w, typed[token]) for token, w in weights.items()]
         bonus = [
-            _boosted(self._scored({"text": 1.0}, list(tokens), fuzzy_ok=False), boost * self.split_boost)
+            _boosted(self._scored({"text": 1.0}, list(tokens), fuzzy_ok=False), boost * SPLIT_PHRASE_BOOST)
             for tokens, boost in phrases.items()
         ]
         return ranked, bonus + self._proximity(sequence)
 
-    def _ranked_token(self, fields: Mapping[str, float], token: str, weight: float) -> tantivy.Query:
-        """One ranked token: scored in `fields`, or as a typo when no chunk holds it."""
+    def _ranked_token(
+        self, fields: Mapping[str, float], token: str, weight: float, word: str
+    ) -> tantivy.Query:
+        """One ranked token: scored in `fields`, or as a typo of `word` when no chunk holds it."""
         import tantivy
 
         if (
             not self.fuzzy
+            and not self._negated
             and self.fuzzy_distance > 0
             and self.searcher is not None
             and len(token) >= MIN_FUZZY_LENGTH
             and self.searcher.doc_freq("text", token) == 0
         ):
-            self.typos.append(token)
+            self.typos.append(word)
             fuzzy = tantivy.Query.fuzzy_term_query(self.schema, "text", token, distance=self.fuzzy_distance)
             return _boosted(fuzzy, TYPO_SCORE * weight)
         return _boosted(self._scored(fields, [token], fuzzy_ok=True), weight)

@@ -48,9 +48,9 @@ class SearchParams(NamedTuple):
     """Everything that shapes a search; defaults are DECISIONS 16–19's."""
 
     limit: int = 5
-    candidate_limit: int = 100
+    candidate_limit: int = 20
     cutoff_ratio: float = 0.5
-    aggregation_threshold: float = 0.5
+    aggregation_threshold: float = 0.75
     aggregation: bool = True
     boosts: Mapping[str, float] = DEFAULT_BOOSTS
     local_boost: float = 1.5
@@ -219,6 +219,7 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
             if fuzzy_query is not None:
                 found, total = run.candidates(fuzzy_query)
                 fuzzy = bool(found)
+                relaxed = fuzzy and compiler.required and not params.strict
     explain.append(
         f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
         f"{params.aggregation_threshold} cutoff_ratio={params.cutoff_ratio} limit={params.limit}"
@@ -415,24 +416,24 @@ def _pipeline(run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchP
 
 
 def search(store: Store, queries: list[str], params: SearchParams) -> list[TopicResult]:
-    """Search every topic; a chunk appears once, under the topic where it ranks best."""
+    """Search every topic; a chunk appears once, under the topic where it ranks best.
+
+    A result stands for its `also` copies too: a copy shown under one topic is not shown again
+    under another.
+    """
     topics = [search_topic(store, q, params) for q in queries]
     best: dict[str, tuple[int, int]] = {}
     for t, topic in enumerate(topics):
         for rank, hit in enumerate(topic.hits):
-            if hit.id not in best or rank < best[hit.id][1]:
-                best[hit.id] = (t, rank)
+            for chunk_id in (hit.id, *hit.also):
+                if chunk_id not in best or rank < best[chunk_id][1]:
+                    best[chunk_id] = (t, rank)
+
+    def owned(t: int, rank: int, hit: SearchHit) -> bool:
+        return all(best[chunk_id] == (t, rank) for chunk_id in (hit.id, *hit.also))
+
     return [
-        TopicResult(
-            topic.query,
-            tuple(h for h in topic.hits if best[h.id][0] == t),
-            topic.total_matches,
-            topic.terms,
-            topic.relaxed,
-            topic.fuzzy,
-            topic.note,
-            topic.explain,
-        )
+        topic._replace(hits=tuple(h for rank, h in enumerate(topic.hits) if owned(t, rank, h)))
         for t, topic in enumerate(topics)
     ]
 

@@ -139,7 +139,7 @@ def test_explain_lists_the_parsed_query_the_parameters_and_the_stage_counts(find
     topic = find("image")
     assert topic.explain == (
         "parsed: image",
-        "parameters: candidate_limit=100 aggregation_threshold=0.5 cutoff_ratio=0.5 limit=5"
+        "parameters: candidate_limit=20 aggregation_threshold=0.75 cutoff_ratio=0.5 limit=5"
         " aggregation=on fuzzy_distance=1",
         "counts: matches=3 candidates=3 after_aggregation=1 after_show=1 after_elbow=1 after_limit=1",
     )
@@ -148,7 +148,12 @@ def test_explain_lists_the_parsed_query_the_parameters_and_the_stage_counts(find
 def test_explain_lists_the_stop_words_left_out_and_the_typos(find: Search) -> None:
     explain = find("how do I roll out the imagge").explain
     assert "stop words left out: how do I the" in explain
-    assert "in no chunk, matched as typos: imagg" in explain
+    assert "in no chunk, matched as typos: imagge" in explain
+
+
+def test_an_excluded_word_that_no_chunk_holds_excludes_nothing_else(find: Search) -> None:
+    with_typo = find("image -kubernetis", base=PLAIN)
+    assert ids(with_typo) == ids(find("image", base=PLAIN)) and not with_typo.fuzzy
 
 
 # --- ranking -----------------------------------------------------------------------------------
@@ -339,7 +344,7 @@ def test_a_query_of_unknown_words_returns_nothing_and_suggests_fewer_words(find:
 
 def test_a_syntax_error_is_read_leniently_and_raises_only_when_strict(find: Search) -> None:
     topic = find("(canary")
-    assert ids(topic) == ["docs:deploy.md#deployment"]
+    assert ids(topic) == ["docs:deploy.md#rolling-back", "docs:deploy.md#rolling-out"]
     assert topic.note == "query syntax error at column 1 (unbalanced parenthesis); read as: canary"
     with pytest.raises(QuerySyntaxError):
         find("(canary", strict=True)
@@ -347,7 +352,7 @@ def test_a_syntax_error_is_read_leniently_and_raises_only_when_strict(find: Sear
 
 def test_a_repaired_query_that_is_then_relaxed_says_both(find: Search) -> None:
     topic = find('("canary xylophone"')
-    assert topic.relaxed and ids(topic)[0] == "docs:deploy.md#deployment"
+    assert topic.relaxed and ids(topic)[0] == "docs:deploy.md#rolling-back"
     assert topic.note is not None
     assert (
         'read as: "canary xylophone"' in topic.note and "showing chunks with any of the words" in topic.note

@@ -118,7 +118,7 @@ def test_lenient_is_the_default_and_still_accepted(shared: Kb) -> None:
     assert run.out.startswith(
         "note: query syntax error at column 1 (unbalanced parenthesis); read as: canary\n"
     )
-    assert headers(run.out) == ["docs:deploy.md#deployment"]
+    assert headers(run.out) == ["docs:deploy.md#rolling-back", "docs:deploy.md#rolling-out"]
 
 
 def test_the_reading_note_is_in_the_json(shared: Kb) -> None:
@@ -226,6 +226,15 @@ def test_a_global_trees_copy_of_a_local_page_is_shown_once_under_the_local_one(
     assert [(r["id"], r.get("also")) for r in results] == [
         ("notes:oncall.md#paging", ["common:oncall.md#paging"])
     ]
+
+
+def test_a_copy_shown_as_also_under_one_topic_is_not_shown_again_under_another(
+    ra: Callable[..., Run], home: Path, tmp_path: Path
+) -> None:
+    _with_global_tree(tmp_path / "kb", home)
+    payload = as_json(ra("search", *PLAIN, "pager", "pager tree:common", cwd=tmp_path / "kb"))
+    assert result_ids(payload, 0) == ["notes:oncall.md#paging"]
+    assert result_ids(payload, 1) == []
 
 
 def test_a_local_boost_of_one_ranks_local_and_global_trees_alike(
@@ -366,7 +375,7 @@ def test_explain_prints_the_parsed_query_the_parameters_and_the_stage_counts(sha
     assert run.code == 0, run.err
     assert run.out.startswith(
         "explain: parsed: image AND NOT canary\n"
-        "explain: parameters: candidate_limit=100 aggregation_threshold=0.5 cutoff_ratio=0.5 limit=5"
+        "explain: parameters: candidate_limit=20 aggregation_threshold=0.75 cutoff_ratio=0.5 limit=5"
         " aggregation=on fuzzy_distance=1\n"
         "explain: counts: matches=1 candidates=1 after_aggregation=1 after_show=1 after_elbow=1 after_limit=1\n"
     )
@@ -375,7 +384,7 @@ def test_explain_prints_the_parsed_query_the_parameters_and_the_stage_counts(sha
 def test_explain_shows_flag_overrides_and_the_json_carries_it_too(shared: Kb) -> None:
     payload = as_json(shared.rq("search", "--json", "--explain", "-n", "2", "--no-aggregation", "image"))
     assert payload["queries"][0]["explain"][1] == (
-        "parameters: candidate_limit=100 aggregation_threshold=0.5 cutoff_ratio=0.5 limit=2"
+        "parameters: candidate_limit=20 aggregation_threshold=0.75 cutoff_ratio=0.5 limit=2"
         " aggregation=off fuzzy_distance=1"
     )
 
