@@ -256,10 +256,12 @@ def search(ctx: typer.Context) -> None:
     import argparse
 
     from ra_build.tasks import search_defaults
-    from ra_query.cli import add_search_options, search_params, use_colour, view_of
+    from ra_query.cli import SEARCH_DESCRIPTION, add_search_options, search_params, use_colour, view_of
     from ra_query.commands import search_command
 
-    parser = argparse.ArgumentParser(prog="ra search", description="Search the knowledge base.")
+    parser = argparse.ArgumentParser(
+        prog="ra search", description=SEARCH_DESCRIPTION + " The index is refreshed first."
+    )
     parser.add_argument(
         "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
     )

@@ -23,6 +23,14 @@ if TYPE_CHECKING:
     from ra_query.stale import StaleCheck
 
 PROG = "ra-query"
+SEARCH_DESCRIPTION = (
+    "Search the knowledge base. Plain words are ranked, not required: chunks with more of them"
+    ' (and rarer ones) come first, so a sentence or a pasted error message works. "a phrase" and'
+    " field:word (title, tags, body, path, tree) are required, -word excludes, a OR b (upper-case)"
+    " joins alternatives, word^2 weighs. Stop words never decide what matches, and a broken query"
+    " is repaired with a note (--strict: every word required, syntax errors are errors)."
+    " See docs/searching.md."
+)
 
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:
@@ -96,7 +104,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     add_search_options(
-        sub.add_parser("search", help="search and print matching chunks", formatter_class=Formatter)
+        sub.add_parser(
+            "search",
+            help="search and print matching chunks",
+            description=SEARCH_DESCRIPTION,
+            formatter_class=Formatter,
+        )
     )
     get = sub.add_parser("get", help="print a chunk, or a whole document, by id", formatter_class=Formatter)
     get.add_argument("id", help="tree:path (a document) or tree:path#slug (a chunk)")

@@ -8,8 +8,11 @@ What each part of a query does:
   stemmer's language (`stopwords_of`) are left out.
 - **Quoted phrases and `field:` terms are required**, `-x` excludes, `a OR b` needs one side,
   `^N` weighs, `tree:` filters. (The search layer relaxes requirements that match nothing.)
-- **A word the analyzer splits** (`IGF-1`, `error-handling`) is searched as a phrase when the
-  index holds that phrase, else as its parts, each a ranked word.
+- **A word the analyzer splits** (`IGF-1`, `error-handling`) counts as its parts, each a ranked
+  word, plus a bonus where they stand together as that phrase, so chunks with the phrase rank
+  first. Excluded (`-error-handling`), it excludes the phrase, not each part.
+- **Inside `-x`** nothing is relaxed, fuzzy or typo-matched: an exclusion removes exactly what it
+  names, never look-alikes.
 - `strict` makes every plain word required: the AND that DECISIONS 18 started with.
 
 How a word scores: BM25 over the combined `text` field (breadcrumb, tags and body as one field;
@@ -48,6 +51,7 @@ TYPO_SCORE = 0.01
 FUZZY_WEIGHT = 0.5
 MIN_FUZZY_LENGTH = 4  # fuzzy matching of very short words finds mostly noise
 PROXIMITY_SLOP = 1
+MAX_PROXIMITY_PAIRS = 32  # a pasted page of text must not become thousands of phrase queries
 # the bonus of a split word's parts standing together (`IGF-1`), on top of the parts' own scores
 SPLIT_PHRASE_BOOST = 1.0
 
@@ -84,21 +88,22 @@ class Compiler:
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
         self.required = False  # whether any compiled part is required
         self._drop_stopwords = False
-        self._negated = 0  # inside a `-x`: an unknown word there excludes itself, not look-alikes
+        self._negated = 0  # inside a `-x`: exclude exactly what it names (see the module docstring)
 
     def compile(self, node: Node) -> tantivy.Query | None:
-        """The tantivy query for `node`, or None when it has nothing left to search for."""
+        """The tantivy query for `node`, or None when it has nothing left to search for (no word
+        that scores: only punctuation, only `tree:` filters)."""
         self._drop_stopwords = self.is_stopword is not None and _has_content(node, self.is_stopword)
         query, _ = self._node(node)
-        return query
+        return query if self.terms else None
 
     # ---- nodes ----------------------------------------------------------------------------------
 
     def _node(self, node: Node) -> tuple[tantivy.Query | None, bool]:
         """(query, required): a required part must match; a ranked one only scores."""
-        if isinstance(node, Term) and _is_plain(node) and not self.strict:
+        if isinstance(node, Term) and _is_plain(node) and not self.strict and not self._negated:
             return self._and(And((node,)))  # its boost weighs its tokens
-        if isinstance(node, Phrase) and node.field is None and self.relax:  # its words, ranked
+        if isinstance(node, Phrase) and node.field is None and self.relax and not self._negated:
             return self._and(And(tuple(Term(word) for word in node.text.split()), node.boost))
         if isinstance(node, Term | Phrase):
             return self._leaf(node)
@@ -125,7 +130,7 @@ class Compiler:
                     must_not.append(query)
             elif isinstance(item, Term) and item.field == "tree":
                 filters.append(self._tree(item.text))
-            elif isinstance(item, Term) and _is_plain(item) and not self.strict:
+            elif isinstance(item, Term) and _is_plain(item) and not self.strict and not self._negated:
                 words.append(item)
             else:
                 query, required = self._node(item)
@@ -226,14 +231,17 @@ class Compiler:
         return {name: w for name, w in fields.items() if w > 0} or {"text": 1.0}
 
     def _leaf(self, node: Term | Phrase) -> tuple[tantivy.Query | None, bool]:
-        """A required word or phrase: a quoted phrase, a `field:` term, or a word under `strict`."""
+        """A required word or phrase (a quoted phrase, a `field:` term, a word under `strict`), or
+        what an exclusion names (a split word as its phrase)."""
         if node.field == "tree":
             return self._tree(node.text), True
         tokens: list[str] = self.analyzer.analyze(node.text)
         if not tokens:
             return None, False
-        self.terms.update(tokens)
         query = self._scored(self._fields(node.field), tokens, fuzzy_ok=isinstance(node, Term))
+        if self._negated:  # excluded: nothing to highlight, nothing a relaxed query could drop
+            return _boosted(query, node.boost), False
+        self.terms.update(tokens)
         self.required = self.required or not self.relax
         return _boosted(query, node.boost), not self.relax
 
@@ -253,7 +261,7 @@ class Compiler:
         for name, weight in fields.items():
             for target in ("path", "path_components") if name == "path" else (name,):
                 clauses.append(_boosted(self._match(target, tokens), weight))
-        fuzzy = fuzzy_ok and self.fuzzy and self._fuzzy_ok(tokens)
+        fuzzy = fuzzy_ok and self.fuzzy and not self._negated and self._fuzzy_ok(tokens)
         if fuzzy:  # a chunk's text holds its title: no need to look at both
             targets = ["text"] if "text" in fields else list(fields)
             for name in targets:
@@ -280,6 +288,7 @@ class Compiler:
         if self.phrase_boost <= 0 or self.fuzzy:
             return []
         pairs = dict.fromkeys((a, b) for a, b in itertools.pairwise(tokens) if a != b)
+        pairs = dict.fromkeys(itertools.islice(pairs, MAX_PROXIMITY_PAIRS))
         return [
             _boosted(
                 tantivy.Query.phrase_query(self.schema, "text", [a, b], slop=PROXIMITY_SLOP),
@@ -329,20 +338,35 @@ def _flattened(items: tuple[Node, ...]) -> list[Node]:
 _PIECE = re.compile(r"[^\W_]+")  # what the analyzer's tokenizer keeps, before it lowercases and stems
 
 
+_CONTRACTION = re.compile(r"[^\W_]['’][^\W_]")
+
+
 def _pieces(text: str) -> list[str]:
     return _PIECE.findall(text)
 
 
 def _without_stopwords(text: str, tokens: list[str], is_stopword: Callable[[str], bool]) -> list[str]:
-    """`tokens` (the analyzed `text`) less those whose word is a stop word (`I'd` → nothing)."""
+    """`tokens` (the analyzed `text`) less those whose piece is a stop word.
+
+    A contraction of stop words (`I'd`, `don't`) goes; any other word made only of stop words
+    (`AT&T`) is kept whole: it names something.
+    """
     pieces = _pieces(text)
     if len(pieces) != len(tokens):  # the tokenizer split differently: judge the word as a whole
         return [] if is_stopword(text) else tokens
-    return [token for piece, token in zip(pieces, tokens, strict=True) if not is_stopword(piece)]
+    kept = [token for piece, token in zip(pieces, tokens, strict=True) if not is_stopword(piece)]
+    if kept or len(pieces) == 1 or _CONTRACTION.search(text):
+        return kept
+    return tokens
 
 
 def _has_content(node: Node, is_stopword: Callable[[str], bool]) -> bool:
-    """Whether `node` holds something besides stop words (then the stop words can go)."""
+    """Whether `node` holds something besides stop words (then the stop words can go).
+
+    A `tree:` filter scores nothing, so it is not something else to search for.
+    """
+    if isinstance(node, Term) and node.field == "tree":
+        return False
     if isinstance(node, Term | Phrase):
         return not _is_plain(node) or not all(is_stopword(piece) for piece in _pieces(node.text))
     if isinstance(node, Not):

@@ -416,8 +416,8 @@ def read_query(text: str) -> tuple[Node | None, str | None]:
         return parse_query(text), None
     except QuerySyntaxError as exc:
         first = exc
-    node = _repaired(text) if len(text) <= MAX_REPAIR_LENGTH else None
-    if node is None:
+    repaired, node = _repaired(text) if len(text) <= MAX_REPAIR_LENGTH else (False, None)
+    if not repaired:
         words = _fallback_words(text)
         node = None if not words else Term(words[0]) if len(words) == 1 else And(tuple(map(Term, words)))
     where = f"query syntax error at column {first.column + 1} ({first.what})"
@@ -431,33 +431,60 @@ MAX_REPAIR_LENGTH = 4096  # each repair parses the text again: longer text is re
 _NOTE_QUERY_CHARS = 80
 
 
-def _repaired(text: str) -> Node | None:
-    """`text` parsed after blanking the culprit of each syntax error in turn; None if that fails."""
+def _repaired(text: str) -> tuple[bool, Node | None]:
+    """(repaired, AST): `text` parsed after blanking the culprit of each syntax error in turn.
+
+    The AST is None when what is left holds nothing to search for; `repaired` is False when the
+    errors could not be repaired.
+    """
     for _ in range(MAX_REPAIRS):
         try:
-            return parse_query(text)
+            return True, parse_query(text)
         except QuerySyntaxError as exc:
-            blanked = _blank_culprit(text, exc.column)
+            blanked = _blank_culprit(text, exc.column, exc.what)
             if blanked == text:
-                return None
+                return False, None
             text = blanked
-    return None
+    return False, None
 
 
-def _blank_culprit(text: str, column: int) -> str:
-    """`text` with the token at `column` that a syntax error names replaced by spaces."""
+def _blank_culprit(text: str, column: int, what: str) -> str:
+    """`text` with the part a syntax error names replaced by spaces.
+
+    A group of only exclusions loses its first exclusion whole — `-x` alone asks for nothing, and
+    searching `x` would be the opposite; a bad boost loses its `^` and what follows it; a
+    `field:` with nothing after it loses its colon (the name stays a word); any other culprit
+    (a quote, a parenthesis, an OR, a `-`) is the token itself.
+    """
     if column >= len(text):
         return text
-    if text.startswith("OR", column):
+    if what == "only negations" and text[column] == "-":
+        width = _operand_end(text, column + 1) - column
+    elif text.startswith("OR", column):
         width = 2
-    elif text[column] in '"()^-':
+    elif text[column] == "^":
+        run = _RUN.match(text, column + 1)
+        width = 1 + (len(run.group()) if run else 0)
+    elif text[column] in '"()-':
         width = 1
-    else:  # a `field:` with nothing after it: the colon goes, the name stays a word
+    else:
         colon = text.find(":", column)
         if colon < 0:
             return text
         column, width = colon, 1
     return text[:column] + " " * width + text[column + width :]
+
+
+def _operand_end(text: str, start: int) -> int:
+    """Where the operand that starts at `start` ends: a word, a phrase, a field term or a group."""
+    depth = 0
+    for token in _lex(text[start:]):
+        if token.kind is _Kind.ERROR:
+            return len(text)
+        depth += {_Kind.LPAREN: 1, _Kind.RPAREN: -1}.get(token.kind, 0)
+        if depth <= 0 and token.kind is not _Kind.FIELD:
+            return start + token.end
+    return len(text)
 
 
 def _shorten(query: str) -> str:
@@ -467,7 +494,9 @@ def _shorten(query: str) -> str:
 def _fallback_words(text: str) -> list[str]:
     words: list[str] = []
     for piece in _FALLBACK_SPLIT.split(text):
-        word = piece.split("^", 1)[0].lstrip("-")
+        if piece.startswith("-") and not piece.startswith("--"):
+            continue  # an exclusion: searching its word would be the opposite
+        word = piece.split("^", 1)[0]
         field, colon, rest = word.partition(":")
         if colon and field in FIELDS:
             word = rest

@@ -41,6 +41,7 @@ DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType(
 DEFAULT_PHRASE_BOOST = 0.2
 SNIPPET_CHARS = 150
 RELAXED_NOTE = "nothing has every phrase and field term; showing chunks with any of the words"
+NOTHING_TO_SEARCH = "no words to search for (tree: and -word only filter) — add a word"
 _WORD = re.compile(r"\w+")
 
 
@@ -203,17 +204,18 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
         terms = frozenset(compiler.terms)
         explain += _reading(compiler)
         if compiled is None:
-            return TopicResult(
-                text, (), 0, terms, note=_also(note, "no searchable words (only punctuation?)")
-            )
+            return TopicResult(text, (), 0, terms, note=_also(note, NOTHING_TO_SEARCH))
         found, total = run.candidates(compiled)
         fuzzy = bool(found and compiler.typos)
         if not found and compiler.required and not params.strict:
-            loose = run.compiler(relax=True).compile(node)
+            relaxer = run.compiler(relax=True)
+            loose = relaxer.compile(node)
             found, total = run.candidates(loose) if loose is not None else ([], 0)
             if found:
                 relaxed = True
+                fuzzy = bool(relaxer.typos)
                 note = _also(note, RELAXED_NOTE)
+                explain += [f"relaxed: {line}" for line in _reading(relaxer)]
         if not found and params.fuzzy_distance > 0:
             fuzzy_query = run.compiler(fuzzy=True, relax=not params.strict).compile(node)
             if fuzzy_query is not None:
@@ -305,7 +307,7 @@ def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, floa
     scores = {record.id: score for record, score in found}
     out: list[Shown] = []
     seen_ids: set[str] = set()
-    by_content: dict[tuple[object, ...], int] = {}
+    by_content: dict[tuple[object, ...], list[int]] = {}
     for result in results:
         record = run.records.get(result.id) or run.record(result.id)
         if record is None:
@@ -321,14 +323,29 @@ def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, floa
         if record.id in seen_ids:
             continue
         seen_ids.add(record.id)
+        shown = Shown(result, record, parts)
         key = _content_key(run, result, record, parts)
-        first = by_content.get(key)
-        if first is not None:
-            out[first] = out[first]._replace(also=(*out[first].also, record.id))
+        same = next((i for i in by_content.get(key, []) if _same_section(run, out[i], shown)), None)
+        if same is not None:
+            out[same] = out[same]._replace(also=(*out[same].also, record.id))
             continue
-        by_content[key] = len(out)
-        out.append(Shown(result, record, parts))
+        by_content.setdefault(key, []).append(len(out))
+        out.append(shown)
+    # a result that yielded to a better descendant may now outrank the one before it
+    out.sort(key=lambda s: (-s.result.score, s.id))
     return out
+
+
+def _same_section(run: _Run, a: Shown, b: Shown) -> bool:
+    """Two results whose quick keys agree: aggregated sections are compared in full."""
+    if not (a.result.aggregated or b.result.aggregated):
+        return True
+
+    def text(shown: Shown) -> list[str]:
+        parts = run.section(shown.record) if shown.result.aggregated else shown.parts
+        return [" ".join(p.content().split()) for p in parts]
+
+    return text(a) == text(b)
 
 
 def _content_key(
@@ -337,7 +354,8 @@ def _content_key(
     """What two results must share to be the same content: breadcrumb and text, whitespace aside.
 
     An aggregated section is keyed by its own text and its matching constituents' (the copies of
-    one page match alike), which spares fetching every candidate section in full.
+    one page match alike), which spares fetching every candidate section in full; only sections
+    whose keys agree are then compared in full (`_same_section`).
     """
     shown = parts
     if result.aggregated:
@@ -403,6 +421,9 @@ def _raw_query(store: Store, text: str, params: SearchParams) -> "tantivy.Query"
 
 
 def _pipeline(run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchParams) -> PipelineTrace:
+    # a chunk that scored nothing matched only a filter (tree:): as an ancestor in aggregation it
+    # would hide the chunks below it that matched, and the elbow cuts it anyway
+    found = [(record, score) for record, score in found if score > 0]
     cands = [Candidate(r.id, r.parent_id, r.depth, r.sibling_count, score) for r, score in found]
     return pipeline(
         cands,
@@ -418,22 +439,24 @@ def _pipeline(run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchP
 def search(store: Store, queries: list[str], params: SearchParams) -> list[TopicResult]:
     """Search every topic; a chunk appears once, under the topic where it ranks best.
 
-    A result stands for its `also` copies too: a copy shown under one topic is not shown again
-    under another.
+    A result stands for its `also` copies too, so the same content is never shown under two
+    topics. Results are handed out best rank first (ties to the earlier topic); one whose chunk
+    or copies were already handed out is dropped.
     """
     topics = [search_topic(store, q, params) for q in queries]
-    best: dict[str, tuple[int, int]] = {}
-    for t, topic in enumerate(topics):
-        for rank, hit in enumerate(topic.hits):
-            for chunk_id in (hit.id, *hit.also):
-                if chunk_id not in best or rank < best[chunk_id][1]:
-                    best[chunk_id] = (t, rank)
-
-    def owned(t: int, rank: int, hit: SearchHit) -> bool:
-        return all(best[chunk_id] == (t, rank) for chunk_id in (hit.id, *hit.also))
-
+    claimed: set[str] = set()
+    kept: set[tuple[int, int]] = set()
+    depth = max((len(topic.hits) for topic in topics), default=0)
+    for rank in range(depth):
+        for t, topic in enumerate(topics):
+            if rank >= len(topic.hits):
+                continue
+            ids = {topic.hits[rank].id, *topic.hits[rank].also}
+            if ids.isdisjoint(claimed):
+                kept.add((t, rank))
+                claimed |= ids
     return [
-        topic._replace(hits=tuple(h for rank, h in enumerate(topic.hits) if owned(t, rank, h)))
+        topic._replace(hits=tuple(h for rank, h in enumerate(topic.hits) if (t, rank) in kept))
         for t, topic in enumerate(topics)
     ]
 

@@ -557,8 +557,13 @@ def test_reading_a_broken_query_keeps_what_was_well_formed() -> None:
 
 def test_reading_repairs_every_error_in_turn() -> None:
     node, note = read_query('title: -pool^x OR "config')
-    assert node == Or((And((t("title"), Not(t("pool")), t("x"))), t("config")))
-    assert note == "query syntax error at column 1 (nothing after title:); read as: title -pool x OR config"
+    assert node == Or((And((t("title"), Not(t("pool")))), t("config")))
+    assert note == "query syntax error at column 1 (nothing after title:); read as: title -pool OR config"
+
+
+def test_reading_a_bad_boost_drops_the_caret_and_its_number() -> None:
+    assert read_query("a^0 b")[0] == And((t("a"), t("b")))
+    assert read_query("(a)^2000")[0] == t("a")
 
 
 def test_reading_a_dangling_or_drops_it() -> None:
@@ -568,8 +573,18 @@ def test_reading_a_dangling_or_drops_it() -> None:
     )
 
 
-def test_reading_only_negations_searches_the_words() -> None:
-    assert read_query("-foo") == (t("foo"), "query syntax error at column 1 (only negations); read as: foo")
+def test_reading_only_exclusions_drops_them_instead_of_searching_their_words() -> None:
+    assert read_query("-foo") == (
+        None,
+        "query syntax error at column 1 (only negations); found no words to search for",
+    )
+    assert read_query("a OR -b") == (t("a"), "query syntax error at column 6 (only negations); read as: a")
+    assert read_query('-"old api" -(a OR b)')[0] is None
+
+
+def test_reading_too_long_a_query_to_repair_keeps_exclusions_out_of_its_words() -> None:
+    node, _ = read_query("(" + "word " * 1000 + "-draft")
+    assert isinstance(node, And) and Term("draft") not in node.items
 
 
 def test_reading_keeps_unknown_prefixes_as_words() -> None:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ra_query.errors import QuerySyntaxError
 from ra_query.search import SearchParams, TopicResult, search, search_topic
@@ -442,3 +444,101 @@ def test_a_section_is_its_chunk_and_every_chunk_below_it_in_document_order(store
     for chunk in doc:
         expected = [chunk, *(c for c in doc if chunk.id in ancestors(c.id))]
         assert list(section(store, chunk)) == expected
+
+
+# --- any query -----------------------------------------------------------------------------------
+
+WORDS = ["image", "canary", "the", "how", "do", "I", "kubernetis", "On-call", "latency", "OR", "or"]
+PIECES = [*WORDS, '"', "(", ")", "-", "^2", "^", "title:", "tree:docs", "body:", " ", " ", "x:y", "é"]
+queries = st.one_of(st.text(max_size=40), st.lists(st.sampled_from(PIECES), max_size=12).map(" ".join))
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=queries)
+def test_any_query_is_answered_without_an_error_and_every_result_has_text(store: Store, text: str) -> None:
+    topic = search_topic(store, text, SearchParams())
+    assert topic.hits or topic.note
+    for hit in topic.hits:
+        assert hit.record.content().strip() and (hit.record.body.strip() or hit.parts[1:])
+
+
+# --- exclusions, filters and relaxing stay exact ---------------------------------------------------
+
+
+def test_the_fuzzy_retry_does_not_exclude_look_alikes_of_an_excluded_word(find: Search) -> None:
+    # "requst" is a typo found only by the retry; "everx" must not exclude chunks with "every"
+    assert ids(find("title:requst -everx", base=PLAIN)) == ["docs:logging.md#request-logging"]
+
+
+def test_relaxing_a_query_keeps_an_excluded_phrase_a_phrase(find: Search) -> None:
+    topic = find('title:zzzz canary -"previous image"', base=PLAIN)
+    assert topic.relaxed and ids(topic) == ["docs:deploy.md#rolling-out"]
+
+
+def test_an_excluded_split_word_excludes_its_phrase_not_each_part(find: Search) -> None:
+    # Rolling back has "previous" but not "previous zzz"
+    assert "docs:deploy.md#rolling-back" in ids(find("image -previous-zzz", base=PLAIN))
+
+
+def test_a_tree_filter_does_not_make_stop_words_go(find: Search) -> None:
+    in_docs = {h.id for h in find("how do I", base=PLAIN).hits if h.record.tree == "docs"}
+    assert in_docs and {h.id for h in find("tree:docs how do I", base=PLAIN).hits} == in_docs
+
+
+def test_a_query_of_only_a_tree_filter_asks_for_a_word(find: Search) -> None:
+    topic = find("tree:docs")
+    assert topic.hits == ()
+    assert topic.note == "no words to search for (tree: and -word only filter) — add a word"
+
+
+def test_chunks_that_only_pass_a_filter_do_not_hide_the_chunks_that_match(find: Search) -> None:
+    assert set(ids(find("tree:docs OR canary"))) == {
+        "docs:deploy.md#rolling-back",
+        "docs:deploy.md#rolling-out",
+    }
+
+
+def test_a_relaxed_query_that_matched_through_a_typo_is_marked_fuzzy(find: Search) -> None:
+    topic = find('"canry zzzz"', base=PLAIN)
+    assert topic.relaxed and topic.fuzzy
+    assert "relaxed: in no chunk, matched as typos: canry zzzz" in topic.explain
+
+
+def test_excluded_words_are_not_highlighted(find: Search) -> None:
+    assert "canari" not in find("image -canary").terms
+
+
+# --- duplicates ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def versions(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """Three versions of one page: v1 and v2 identical, v3 with other Limits text."""
+    root = tmp_path_factory.mktemp("versions")
+    (root / "home").mkdir()
+    kb = root / "kb"
+    page = "# Client API\n\n## Connect\n\nOpen a sprocket handle.\n\n## Close\n\nClose the sprocket handle.\n\n## Limits\n\n{}\n"
+    for version, limits in (("v1", "At most four."), ("v2", "At most four."), ("v3", "At most eight.")):
+        (kb / "docs" / version).mkdir(parents=True)
+        (kb / "docs" / version / "api.md").write_text(page.format(limits), encoding="utf-8")
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    build(kb, root / "home")
+    return open_store(kb / ".ra")
+
+
+def test_copies_of_a_chunk_are_shown_once_listing_the_others(versions: Store) -> None:
+    topic = search_topic(versions, "open sprocket", SearchParams())
+    first = topic.hits[0]
+    assert (first.id, first.also) == (
+        "docs:v1/api.md#connect",
+        ("docs:v2/api.md#connect", "docs:v3/api.md#connect"),
+    )
+
+
+def test_sections_that_differ_only_in_parts_that_did_not_match_are_not_collapsed(versions: Store) -> None:
+    topic = search_topic(versions, "sprocket handle", SearchParams(aggregation_threshold=0.5))
+    shown = {h.id: h.also for h in topic.hits}
+    assert shown == {
+        "docs:v1/api.md#client-api": ("docs:v2/api.md#client-api",),
+        "docs:v3/api.md#client-api": (),
+    }

@@ -871,3 +871,11 @@ def test_a_wrong_early_guess_is_stopped_and_the_right_artifacts_are_checked(
     code = run(["--artifacts", str(own.artifacts), "search", "logging", "--json"], {}, str(own.root), wrong)
     assert code == 0 and json.loads(capsys.readouterr().out)["stale"] == 1
     assert wrong._pid == 0  # pyright: ignore[reportPrivateUsage]  # cancelled and reaped
+
+
+@pytest.mark.parametrize("program", ["ra", "ra-query"])
+def test_search_help_says_how_a_query_is_read(shared: Kb, program: str) -> None:
+    run = shared.ra("search", "--help") if program == "ra" else shared.rq("search", "--help")
+    assert run.code == 0
+    text = " ".join(run.out.split())
+    assert "Plain words are ranked, not required" in text and "--strict: every word required" in text
