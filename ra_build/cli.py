@@ -12,20 +12,21 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import click
 import orjson
 import typer
 
+from ra_query import __version__
 from ra_query.errors import InputError, RaError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ra_build.config import Config
     from ra_query.store import Store
 
 app = typer.Typer(
     name="ra",
     help="ra — a research assistant for agents: index folders of markdown, search them by chunk.",
-    add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -40,6 +41,22 @@ ArtifactsOpt = Annotated[
         help="Artifact directory (default: $RA_ARTIFACTS, else .ra/ beside the nearest .ra.toml).",
     ),
 ]
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        print(f"ra {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print ra's version and exit.", callback=_show_version, is_eager=True),
+    ] = False,
+) -> None:
+    """ra — a research assistant for agents: index folders of markdown, search them by chunk."""
 
 
 def _home() -> Path:
@@ -253,6 +270,15 @@ def _refreshed_store(config: Config, artifacts: str | None) -> Store:
 @app.command(context_settings=_PASS_THROUGH, add_help_option=False)
 def search(ctx: typer.Context) -> None:
     """Search and print matching chunks; the index is refreshed first (ra search --help)."""
+    raise typer.Exit(run_search(ctx.args))
+
+
+def run_search(argv: list[str]) -> int:
+    """`ra search ARGV`: refresh the index, search, print; returns the exit code.
+
+    `main` calls this with the raw arguments after `search`, so argparse sees a `--` that click
+    would have swallowed: `ra search -- -foo` searches `-foo`.
+    """
     import argparse
 
     from ra_build.tasks import search_defaults
@@ -266,7 +292,7 @@ def search(ctx: typer.Context) -> None:
         "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
     )
     add_search_options(parser)
-    args = parser.parse_args(ctx.args)
+    args = parser.parse_args(argv)
     config = _load_config()
     store = _refreshed_store(config, args.artifacts)
     view, as_json = view_of(args)
@@ -282,7 +308,7 @@ def search(ctx: typer.Context) -> None:
         stale=0,  # just refreshed
     )
     sys.stdout.write(output.text)
-    raise typer.Exit(output.code)
+    return output.code
 
 
 @app.command()
@@ -315,22 +341,36 @@ def mcp_cmd(artifacts: ArtifactsOpt = None) -> None:
 
 def main() -> None:
     """Console entry point: run the app, turning RaError into a message and an exit code."""
+    argv = sys.argv[1:]
+    if argv[:1] == ["search"]:  # straight to argparse, `--` and all (see run_search)
+        sys.exit(_guarded(lambda: run_search(argv[1:])))
+    sys.exit(_guarded(lambda: app(standalone_mode=False)))
+
+
+def _guarded(run: Callable[[], object]) -> int:
+    """Run `run`; return its exit code, or the documented one for what it raised (README)."""
     try:
-        code = app(standalone_mode=False)
+        code = run()
     except RaError as exc:
         sys.stderr.write(exc.report("ra"))
-        sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+        return exc.exit_code
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except typer.TyperException as exc:  # a usage error: typer's usage line and message, exit 2
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            print(f"Error: {exc.format_message()}", file=sys.stderr)
+        return int(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
         print("ra: interrupted", file=sys.stderr)
-        sys.exit(130)
-    except KeyboardInterrupt:
-        print("ra: interrupted", file=sys.stderr)
-        sys.exit(130)
+        return 130
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), already printed
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    except BrokenPipeError:  # the reader went away (`ra ls … | head`): it has what it wanted
+        _quiet_stdout()
+        return 0
     except Exception as exc:  # the outermost layer: a bug of ours, still not a traceback
         if os.environ.get("RA_DEBUG"):
             raise
@@ -339,6 +379,13 @@ def main() -> None:
             "RA_DEBUG=1 shows the traceback",
             file=sys.stderr,
         )
-        sys.exit(70)
+        return 70
     # click returns an Exit's code instead of raising it when standalone_mode is off
-    sys.exit(code if isinstance(code, int) else 0)
+    return code if isinstance(code, int) else 0
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so flushing at exit does not fail on the closed pipe again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ra_query import __version__
 from ra_query.errors import RaError
 
 TYPE_CHECKING = False  # typing is not imported at run time: see the module docstring
@@ -102,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else the nearest .ra/ above the cwd)"
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     add_search_options(
         sub.add_parser(
