@@ -169,10 +169,10 @@ def update(
     report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=_warn)
     if report.failures:
         raise RaError("build failed: " + "; ".join(report.failures))
-    for key, result in report.results.items():
-        if key.startswith("chunk:") and isinstance(result, dict):
-            for problem in result.get("problems", []):
-                _warn(problem)
+    from ra_build.status import file_problems
+
+    for problem in file_problems(target, list(config.trees)):
+        _warn(problem)
     print(_summary(target, report.results, report.seconds))
 
 
@@ -264,6 +264,12 @@ def _refreshed_store(config: Config, artifacts: str | None) -> Store:
     report = run_build(config, target, notify=_warn)
     if report.failures:
         raise RaError("index refresh failed: " + "; ".join(report.failures))
+    # what this refresh parsed and skipped or warned about, on stderr (under `ra mcp` too, where
+    # stdout is the protocol); a refresh that changed nothing says nothing
+    for key, result in report.results.items():
+        if key.startswith("chunk:") and isinstance(result, dict):
+            for problem in result.get("problems", []):
+                _warn(problem)
     return open_store(target)
 
 

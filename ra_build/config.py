@@ -50,6 +50,7 @@ class TreeConfig:
     is_global: bool
     source: Path
     line: int
+    outside_links: bool = False  # `allow_outside_links`: follow symlinks out of the tree
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ NO_EFFECT = {
     "settings.chunk_at_headings": "ra always builds the heading chunk tree",
     "settings.min_chunk_size": "ra always builds the heading chunk tree, whatever the size",
 }
-_TREE_KEYS = ("path", "include", "exclude")
+_TREE_KEYS = ("path", "include", "exclude", "allow_outside_links")
 _RULE_KEYS = ("match", "trees", "terms", "include")
 _TYPE_WANTED = {
     int: "an integer",
@@ -381,6 +382,7 @@ class _Validator:
         if "path" not in body:
             raise self.error(loc, f"{header} is missing the required key 'path' — add path = \"./docs\"")
         include, exclude = DEFAULT_INCLUDE, ()
+        outside_links = False
         raw_path: str = ""
         for key, value in body.items():
             key_loc: Loc = (*loc, key)
@@ -398,11 +400,21 @@ class _Validator:
                     )
             elif key == "exclude":
                 exclude = self.strings(key_loc, f"{header} exclude", value)
+            elif key == "allow_outside_links":
+                self.typed(key_loc, f"{header} allow_outside_links", value, bool)
+                outside_links = value
             else:
                 self.unknown(key_loc, str(key), f"tree.{name}", _TREE_KEYS)
         path = _resolve_path(raw_path, self.raw.path.parent, self.home)
         tree = TreeConfig(
-            name, path, include, exclude, self.raw.is_global, self.raw.path, self.lines.line(loc)
+            name,
+            path,
+            include,
+            exclude,
+            self.raw.is_global,
+            self.raw.path,
+            self.lines.line(loc),
+            outside_links,
         )
         self.data.trees.append((tree, self.lines.line((*loc, "path"))))
 

@@ -55,6 +55,8 @@ def render_config(config: Config) -> str:
             f"include = {_value_text(tree.include)}",
             f"exclude = {_value_text(tree.exclude)}",
         ]
+        if tree.outside_links:
+            out.append("allow_outside_links = true")
     if config.rules:
         out += ["", "# [context.patterns] entries appear as rules with terms only."]
     for rule in config.rules:
@@ -88,6 +90,7 @@ def config_to_dict(config: Config) -> dict[str, Any]:
                 "path": str(t.path),
                 "include": list(t.include),
                 "exclude": list(t.exclude),
+                "allow_outside_links": t.outside_links,
                 "global": t.is_global,
                 "source": str(t.source),
                 "line": t.line,

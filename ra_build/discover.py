@@ -14,4 +14,4 @@ __all__ = ["Discovery", "FoundFile", "Skipped", "discover_tree"]
 
 def discover_tree(tree: TreeConfig) -> Discovery:
     """Walk `tree.path` and return the matching files in sorted path order."""
-    return walk_tree(tree.name, tree.path, tree.include, tree.exclude)
+    return walk_tree(tree.name, tree.path, tree.include, tree.exclude, outside_links=tree.outside_links)

@@ -97,6 +97,7 @@ def _sources(layout: Layout, tree: str) -> dict[str, Any]:
         "root": snapshot["root"],
         "include": list(snapshot.get("include", [])),
         "exclude": list(snapshot.get("exclude", [])),
+        "outside_links": bool(snapshot.get("outside_links", False)),
     }
 
 

@@ -39,6 +39,7 @@ from ra_build.tables import (
     write_chunk_table,
     write_file_table,
 )
+from ra_query.sources import inside, outside_reason
 from ra_query.stale import encode_stat_table
 from ra_query.tokens import encoding
 
@@ -59,6 +60,7 @@ class ChunkSettings:
     max_file_size: int
     max_chunk_size: int
     chunker: int = CHUNKER_VERSION
+    outside_links: bool = False  # the tree's allow_outside_links
 
 
 # ── discover ────────────────────────────────────────────────────────────────────────────────
@@ -73,6 +75,7 @@ def discover_stage(tree: TreeConfig, layout: Layout) -> bool:
         # the globs too, so the manifest can tell ra-query how to re-walk the sources
         "include": list(tree.include),
         "exclude": list(tree.exclude),
+        "outside_links": tree.outside_links,
         "files": [[f.path, f.size, f.mtime_ns] for f in found.files],
         "skipped": [[s.path, s.reason] for s in found.skipped],
     }
@@ -103,6 +106,9 @@ class ParsedFile:
 def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> ParsedFile:
     """Read, classify and chunk one file. Never raises for a bad file: it reports it."""
     abspath = os.path.join(root, path)
+    if not settings.outside_links and not inside(os.path.realpath(root), abspath):
+        # discovery skipped it; it became a link out of the tree since: still never read
+        return _skip(tree, path, 0, 0, "", "error", outside_reason(abspath))
     try:
         st = os.stat(abspath)
         if st.st_size > settings.max_file_size:

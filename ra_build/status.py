@@ -15,7 +15,7 @@ import orjson
 from ra_build.config import Config
 from ra_build.discover import discover_tree
 from ra_build.layout import Layout
-from ra_build.tables import read_chunk_table, read_file_rows
+from ra_build.tables import FileRow, read_chunk_table, read_file_rows
 from ra_build.tasks import config_hash
 
 IndexState = Literal["current", "stale", "config changed", "missing"]
@@ -197,7 +197,27 @@ class Finding:
     message: str
 
     def render(self) -> str:
-        return f"{self.level}: {self.where}: {self.message}"
+        """The documented form of a diagnostic: `ra: warning: <file>[:<line>]: <what>`."""
+        return f"ra: {self.level}: {self.where}: {self.message}"
+
+
+def file_problems(artifacts: Path, trees: list[str]) -> list[str]:
+    """`tree:path: what` for every file the last build skipped or warned about, in path order.
+
+    Read from the file tables, so an incremental build that re-parsed nothing still names them.
+    """
+    layout = Layout(artifacts)
+    return [
+        f"{tree}:{row.path}: {why}"
+        for tree in trees
+        for row in read_file_rows(layout.file_table(tree))
+        for why in _row_problems(row)
+    ]
+
+
+def _row_problems(row: FileRow) -> tuple[str, ...]:
+    """Why a file was skipped, or what it was warned about."""
+    return (row.error,) if row.status != "ok" and row.error else row.warnings
 
 
 def check(config: Config, artifacts: Path) -> list[Finding]:
@@ -215,12 +235,12 @@ def check(config: Config, artifacts: Path) -> list[Finding]:
                     "warning", where, f"include patterns {list(tree.include)} match no file in {tree.path}"
                 )
             )
-        findings += [Finding("warning", f"{tree.name}:{s.path}", s.reason) for s in found.skipped]
+        # a walk's skip is also in the last build's file table: each (file, what) once
+        problems = [(skip.path, skip.reason) for skip in found.skipped]
         for row in read_file_rows(layout.file_table(tree.name)):
-            place = f"{tree.name}:{row.path}"
-            if row.status != "ok" and row.error:
-                findings.append(Finding("warning", place, row.error))
-            findings += [Finding("warning", place, w) for w in row.warnings]
+            problems += [(row.path, why) for why in _row_problems(row)]
+        for path, what in dict.fromkeys(problems):
+            findings.append(Finding("warning", str(tree.path / path), what))  # the file, to open
     fresh = freshness(config, layout)
     if fresh.state != "current":
         findings.append(Finding("warning", "index", f"{fresh.describe()} — run: ra update"))

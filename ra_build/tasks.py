@@ -11,6 +11,7 @@ reads through `config_changed(...)`, so doit re-runs exactly the stages a change
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import os
@@ -41,6 +42,7 @@ def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
         "path": str(tree.path),
         "include": list(tree.include),
         "exclude": list(tree.exclude),
+        "outside_links": tree.outside_links,
         "max_file_size": config.settings.max_file_size,
         "max_chunk_size": config.settings.max_chunk_size,
         "chunker": CHUNKER_VERSION,
@@ -150,7 +152,15 @@ def make_tasks(
         for tree in trees:
             yield {
                 "name": tree.name,
-                "actions": [_call(chunk_stage, tree, layout, chunk_settings, file_progress)],
+                "actions": [
+                    _call(
+                        chunk_stage,
+                        tree,
+                        layout,
+                        dataclasses.replace(chunk_settings, outside_links=tree.outside_links),
+                        file_progress,
+                    )
+                ],
                 "file_dep": [str(layout.snapshot(tree.name))],
                 "targets": [str(layout.file_table(tree.name)), str(layout.stats(tree.name))],
                 "uptodate": [config_changed(tree_settings(tree, config))],

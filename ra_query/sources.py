@@ -1,8 +1,11 @@
 """The sources of the trees: walking a tree (DECISIONS 9–10).
 
-Symlinks to files are followed; symlinks to directories are not descended into (so a symlink
-loop cannot trap the walk). Dot-files and dot-directories are skipped unless a pattern names a
-dot entry explicitly. Exclude wins over include. Nothing here reads file contents.
+Symlinks to files are followed while their target stays inside the tree's root; a link whose
+target resolves outside it is skipped and reported (it would put that file — `/etc/passwd` — in
+the index and in every published artifact), unless the tree opts in (`allow_outside_links`).
+Symlinks to directories are not descended into (so a symlink loop cannot trap the walk).
+Dot-files and dot-directories are skipped unless a pattern names a dot entry explicitly. Exclude
+wins over include. Nothing here reads file contents.
 
 The build (`ra_build.discover`) and the read-only side (`ra_query.stale`, for directories that
 changed since the build) share this walk, so `ra-query` counts stale files exactly as
@@ -57,6 +60,7 @@ def walk_tree(
     *,
     start: str = "",
     descend: Callable[[str], bool] | None = None,
+    outside_links: bool = False,
 ) -> Discovery:
     """Walk `root` and return the files matching the tree's globs, in sorted path order.
 
@@ -67,6 +71,7 @@ def walk_tree(
         exclude: globs that drop a file, or a whole directory when they match `dir/`.
         start: walk only below this directory (relative to `root`; paths stay relative to `root`).
         descend: when given, a subdirectory is walked only if it returns True for its path.
+        outside_links: follow a symlink whose target is outside `root` (off: skip and report it).
     """
     include_re = compile_globs(include)
     exclude_re = compile_globs(exclude)
@@ -74,6 +79,7 @@ def walk_tree(
     files: list[FoundFile] = []
     skipped: list[Skipped] = []
     top = os.fspath(root)
+    real_top = os.path.realpath(top)
     stack = [start]
     dirs: list[tuple[str, int]] = []
     while stack:
@@ -107,6 +113,9 @@ def walk_tree(
                     except OSError:
                         skipped.append(Skipped(name, rel, "broken or looping symlink"))
                         continue
+                    if not outside_links and not inside(real_top, entry.path):
+                        skipped.append(Skipped(name, rel, outside_reason(entry.path)))
+                        continue
                 else:
                     st = entry.stat(follow_symlinks=False)
             except OSError as exc:
@@ -118,3 +127,17 @@ def walk_tree(
     skipped.sort(key=lambda s: s.path)
     dirs.sort()
     return Discovery(name, tuple(files), tuple(skipped), tuple(dirs))
+
+
+def inside(real_root: str, path: str) -> bool:
+    """Whether `path`, every symlink resolved, is `real_root` (already resolved) or below it."""
+    target = os.path.realpath(path)
+    return target == real_root or target.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def outside_reason(path: str) -> str:
+    """Why a symlink out of its tree is not indexed, and how to allow it."""
+    return (
+        f"symlink to {os.path.realpath(path)}, outside the tree — not indexed "
+        "(allow_outside_links = true in the tree's section indexes it)"
+    )

@@ -130,7 +130,7 @@ def _pairs(value: object) -> list[tuple[str, int]] | None:
 class _Tree:
     """One tree as the build saw it: where its sources are, its globs, its files and directories."""
 
-    __slots__ = ("dirs", "exclude", "include", "mtimes", "name", "paths", "sizes", "top")
+    __slots__ = ("dirs", "exclude", "include", "mtimes", "name", "outside_links", "paths", "sizes", "top")
 
     def __init__(
         self,
@@ -140,8 +140,10 @@ class _Tree:
         exclude: list[str],
         files: tuple[list[str], Sequence[int], Sequence[int]],
         dirs: list[tuple[str, int]] | None,
+        outside_links: bool = False,
     ) -> None:
         self.name, self.top, self.include, self.exclude = name, top, include, exclude
+        self.outside_links = outside_links  # the tree's allow_outside_links, as the build walked
         self.paths, self.sizes, self.mtimes = files  # of every file the build saw, row by row
         self.dirs = dirs  # (relative dir, mtime_ns) of every directory it walked; None: no record
 
@@ -189,7 +191,8 @@ def _tree(root: str, name: str, sources: Mapping[str, Any]) -> _Tree | None:
     files = _files(root, name)
     if files is None:
         return None
-    return _Tree(name, top, include, exclude, files, _pairs(_load(dirs_path(root, name))))
+    dirs = _pairs(_load(dirs_path(root, name)))
+    return _Tree(name, top, include, exclude, files, dirs, sources.get("outside_links") is True)
 
 
 def _trees(root: str, manifest: Mapping[str, Any]) -> list[_Tree] | None:
@@ -241,14 +244,20 @@ def _count_new(tree: _Tree) -> int:
 
     built = set(tree.paths)
     if record is None:
-        found = walk_tree(tree.name, top, tree.include, tree.exclude).files
+        found = walk_tree(tree.name, top, tree.include, tree.exclude, outside_links=tree.outside_links).files
         return sum(1 for f in found if f.path not in built)
     known = {rel for rel, _ in record}
     added = 0
     for rel in moved:
         # list this directory again, and walk whole any subdirectory the build never saw
         fresh = walk_tree(
-            tree.name, top, tree.include, tree.exclude, start=rel, descend=lambda d: d not in known
+            tree.name,
+            top,
+            tree.include,
+            tree.exclude,
+            start=rel,
+            descend=lambda d: d not in known,
+            outside_links=tree.outside_links,
         )
         added += sum(1 for f in fresh.files if f.path not in built)
     return added

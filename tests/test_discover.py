@@ -1,5 +1,6 @@
 """Discovery: which files of a tree are selected (DECISIONS 9–10)."""
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -54,13 +55,49 @@ def test_dot_entries_are_walked_when_a_pattern_names_them(tmp_path: Path) -> Non
     assert _paths(_tree(tmp_path, include=(".github/**/*.md",))) == [".github/guide.md"]
 
 
-def test_symlinks_to_files_are_followed(tmp_path: Path) -> None:
-    target = _write(tmp_path / "outside", "real.md")
-    (tmp_path / "tree").mkdir()
+def test_symlinks_to_files_inside_the_tree_are_followed(tmp_path: Path) -> None:
+    target = _write(tmp_path / "tree" / "real", "real.md")
     os.symlink(target, tmp_path / "tree" / "link.md")
     found = discover_tree(_tree(tmp_path / "tree")).files
-    assert [f.path for f in found] == ["link.md"]
-    assert found[0].size == 2
+    assert [f.path for f in found] == ["link.md", "real/real.md"]
+
+
+def test_a_symlink_out_of_the_tree_is_skipped_and_reported(tmp_path: Path) -> None:
+    target = _write(tmp_path / "outside", "secret.md")
+    (tmp_path / "tree").mkdir()
+    os.symlink(target, tmp_path / "tree" / "link.md")
+    found = discover_tree(_tree(tmp_path / "tree"))
+    assert found.files == ()
+    assert [(s.path, s.reason) for s in found.skipped] == [
+        (
+            "link.md",
+            f"symlink to {target}, outside the tree — not indexed "
+            "(allow_outside_links = true in the tree's section indexes it)",
+        )
+    ]
+
+
+def test_a_symlink_through_a_linked_directory_out_of_the_tree_is_skipped(tmp_path: Path) -> None:
+    _write(tmp_path / "outside", "secret.md")
+    (tmp_path / "tree").mkdir()
+    os.symlink(tmp_path / "outside", tmp_path / "tree" / "dir")
+    os.symlink("dir/secret.md", tmp_path / "tree" / "link.md")
+    assert discover_tree(_tree(tmp_path / "tree")).files == ()
+
+
+def test_a_tree_may_opt_in_to_links_out_of_it(tmp_path: Path) -> None:
+    target = _write(tmp_path / "outside", "shared.md")
+    (tmp_path / "tree").mkdir()
+    os.symlink(target, tmp_path / "tree" / "link.md")
+    tree = dataclasses.replace(_tree(tmp_path / "tree"), outside_links=True)
+    assert [f.path for f in discover_tree(tree).files] == ["link.md"]
+
+
+def test_a_tree_reached_through_a_symlink_still_indexes_its_own_files(tmp_path: Path) -> None:
+    _write(tmp_path / "real", "a.md")
+    os.symlink(tmp_path / "real", tmp_path / "alias")
+    os.symlink("a.md", tmp_path / "real" / "b.md")
+    assert [f.path for f in discover_tree(_tree(tmp_path / "alias")).files] == ["a.md", "b.md"]
 
 
 def test_symlinks_to_directories_are_not_descended(tmp_path: Path) -> None:

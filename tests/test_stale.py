@@ -44,7 +44,12 @@ def test_the_manifest_records_where_each_trees_sources_are(kb: Path, home: Path)
     build(kb, home)
     sources = read_manifest(kb / ".ra")["trees"]["docs"]["sources"]
     tree = load_config(kb, home).trees["docs"]
-    assert sources == {"root": str(tree.path), "include": list(tree.include), "exclude": list(tree.exclude)}
+    assert sources == {
+        "root": str(tree.path),
+        "include": list(tree.include),
+        "exclude": list(tree.exclude),
+        "outside_links": False,
+    }
 
 
 def test_nothing_is_stale_right_after_a_build(kb: Path, home: Path) -> None:

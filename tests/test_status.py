@@ -67,8 +67,8 @@ def test_check_warns_about_bad_files_and_a_stale_index(kb: Path, home: Path) -> 
     run_build(config, kb / ".ra")
     (kb / "later.md").write_text("# Later\n", encoding="utf-8")
     findings = [f.render() for f in check(config, kb / ".ra")]
-    assert "warning: docs:binary.md: binary file" in findings
-    assert "warning: index: stale (1 file changed) — run: ra update" in findings
+    assert f"ra: warning: {kb / 'binary.md'}: binary file" in findings
+    assert "ra: warning: index: stale (1 file changed) — run: ra update" in findings
 
 
 def test_check_warns_when_include_patterns_match_nothing(tmp_path: Path, home: Path) -> None:
@@ -106,7 +106,10 @@ def test_check_warns_about_chunks_over_max_chunk_size(tmp_path: Path, home: Path
     config = load_config(tmp_path, home)
     run_build(config, tmp_path / ".ra")
     findings = [f.render() for f in check(config, tmp_path / ".ra")]
-    assert "warning: t:big.md: chunk t:big.md#big is 249 characters (max_chunk_size 100)" in findings
+    assert (
+        f"ra: warning: {tmp_path / 'big.md'}: chunk t:big.md#big is 249 characters (max_chunk_size 100)"
+        in findings
+    )
 
 
 def test_artifacts_go_where_ra_artifacts_or_the_flag_says(
