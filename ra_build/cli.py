@@ -63,6 +63,19 @@ def _home() -> Path:
     return Path(os.environ.get("HOME") or Path.home())
 
 
+def _out(text: str) -> None:
+    """Write a command's output; a reader that went away (`ra ls … | head`) is no error: exit 0.
+
+    Flushed here, inside the command: click turns a broken pipe it sees into exit 1.
+    """
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        raise typer.Exit(0) from None
+
+
 def _warn(message: str) -> None:
     print(f"ra: warning: {message}", file=sys.stderr)
 
@@ -132,6 +145,11 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text 
             f"{file}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}) — "
             "convert it to UTF-8; a build indexes it with replacement characters"
         ) from None
+    if file.suffix.lower() not in (".md", ".markdown", ".txt"):
+        _warn(
+            f"{file}: not a markdown or text file (.md, .markdown, .txt) — shown as markdown, "
+            "as a build reads it when a tree's include names it"
+        )
     config = _load_config(require_paths=False)
     tree, rel = _locate(file.resolve(), config)
     doc = chunk_document(tree, rel, text.removeprefix("\ufeff"), size=len(data))
@@ -217,10 +235,13 @@ def _jsonable(obj: object) -> object:
 @app.command("ls")
 def ls_cmd(
     what: Annotated[str, typer.Argument(help="trees, docs or chunks")] = "trees",
+    prefix: Annotated[
+        str, typer.Argument(help="Only the names or ids that start with this, e.g. docs:guide/.")
+    ] = "",
     long: Annotated[bool, typer.Option("-l", "--long", help="Show details.")] = False,
     artifacts: ArtifactsOpt = None,
 ) -> None:
-    """List configured trees, indexed documents, or indexed chunks."""
+    """List configured trees, indexed documents, or indexed chunks (those starting with PREFIX)."""
     from ra_build.status import ls_lines
     from ra_build.tasks import default_artifacts
 
@@ -228,8 +249,8 @@ def ls_cmd(
         raise InputError(f"cannot list {what!r} — use: ra ls trees, ra ls docs or ra ls chunks")
     config = _load_config(require_paths=False)
     target = default_artifacts(config, artifacts, os.environ)
-    for line in ls_lines(config, target, what, long):  # type: ignore[arg-type]
-        print(line)
+    lines = ls_lines(config, target, what, long, prefix)  # type: ignore[arg-type]
+    _out("".join(f"{line}\n" for line in lines))
 
 
 @app.command()
@@ -243,10 +264,10 @@ def check(artifacts: ArtifactsOpt = None) -> None:
     for finding in findings:
         print(finding.render())
     errors = sum(f.level == "error" for f in findings)
-    warnings = len(findings) - errors
+    warnings = sum(f.level == "warning" for f in findings)
     print(
         f"{errors} errors, {warnings} warnings"
-        if findings
+        if errors or warnings
         else "ok: configuration, sources and index are fine"
     )
     raise typer.Exit(2 if errors else 1 if warnings else 0)
@@ -332,7 +353,7 @@ def get(
     from ra_query.commands import get_command
 
     store = _refreshed_store(_load_config(), artifacts)
-    sys.stdout.write(get_command(store, chunk_id, full_document=full_document, json=json).text)
+    _out(get_command(store, chunk_id, full_document=full_document, json=json).text)
 
 
 @app.command("mcp")
@@ -349,8 +370,18 @@ def main() -> None:
     """Console entry point: run the app, turning RaError into a message and an exit code."""
     argv = sys.argv[1:]
     if argv[:1] == ["search"]:  # straight to argparse, `--` and all (see run_search)
-        sys.exit(_guarded(lambda: run_search(argv[1:])))
-    sys.exit(_guarded(lambda: app(standalone_mode=False)))
+        sys.exit(_flushed(_guarded(lambda: run_search(argv[1:]))))
+    sys.exit(_flushed(_guarded(lambda: app(standalone_mode=False))))
+
+
+def _flushed(code: int) -> int:
+    """`code`, after flushing what is still buffered; a reader that went away makes it 0."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+    return code
 
 
 def _guarded(run: Callable[[], object]) -> int:

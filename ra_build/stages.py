@@ -78,6 +78,7 @@ def discover_stage(tree: TreeConfig, layout: Layout) -> bool:
         "outside_links": tree.outside_links,
         "files": [[f.path, f.size, f.mtime_ns] for f in found.files],
         "skipped": [[s.path, s.reason] for s in found.skipped],
+        "hidden": list(found.hidden),
     }
     # directory mtimes and the stat table let ra-query count stale files without walking (not
     # build inputs: a new swap file must not re-run the chunk stage)

@@ -78,6 +78,7 @@ class TreeStatus:
     files: int
     chunks: int
     skipped: int
+    hidden: int = 0  # dot-directories the last build did not walk
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,16 @@ def _dir_size(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else 0
 
 
+def _hidden(layout: Layout, tree: str) -> list[str]:
+    """The dot-directories the last build of `tree` did not walk (from its discovery snapshot)."""
+    try:
+        snapshot = orjson.loads(layout.snapshot(tree).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return []
+    hidden = snapshot.get("hidden") if isinstance(snapshot, dict) else None
+    return [h for h in hidden if isinstance(h, str)] if isinstance(hidden, list) else []
+
+
 def status(config: Config, artifacts: Path) -> Status:
     """Collect the status of `config`'s trees and the artifacts at `artifacts`."""
     layout = Layout(artifacts)
@@ -112,6 +123,7 @@ def status(config: Config, artifacts: Path) -> Status:
             files=int(counts.get(t.name, {}).get("files", 0)),
             chunks=int(counts.get(t.name, {}).get("chunks", 0)),
             skipped=int(counts.get(t.name, {}).get("skipped", 0)),
+            hidden=len(_hidden(layout, t.name)),
         )
         for t in config.trees.values()
     )
@@ -136,6 +148,7 @@ def render_status(st: Status) -> str:
         lines.append(
             f"  {t.name} ({t.scope}) {t.path}: {t.files} files, {t.chunks} chunks"
             + (f", {t.skipped} skipped" if t.skipped else "")
+            + (f", {t.hidden} dot-directories not walked" if t.hidden else "")
         )
     if not st.trees:
         lines.append("  (none) — add a [tree.NAME] section to .ra.toml")
@@ -158,20 +171,33 @@ def _human(n: int) -> str:
 
 
 def ls_lines(
-    config: Config, artifacts: Path, what: Literal["trees", "docs", "chunks"], long: bool
+    config: Config,
+    artifacts: Path,
+    what: Literal["trees", "docs", "chunks"],
+    long: bool,
+    prefix: str = "",
 ) -> list[str]:
-    """Lines of `ra ls trees|docs|chunks [-l]`, from the configuration and the chunk tables."""
+    """Lines of `ra ls trees|docs|chunks [PREFIX] [-l]`, from the configuration and the chunk tables.
+
+    `prefix` keeps the names or ids that start with it (`docs:guide/`, `ps:docset/winserver2025`).
+    """
     layout = Layout(artifacts)
     if what == "trees":
         st = status(config, artifacts) if long else None
         if st is None:
-            return [t.name for t in config.trees.values()]
-        return [f"{t.name}\t{t.scope}\t{t.files} files\t{t.chunks} chunks\t{t.path}" for t in st.trees]
+            return [t.name for t in config.trees.values() if t.name.startswith(prefix)]
+        return [
+            f"{t.name}\t{t.scope}\t{t.files} files\t{t.chunks} chunks\t{t.path}"
+            for t in st.trees
+            if t.name.startswith(prefix)
+        ]
     lines: list[str] = []
     for tree in config.trees:
+        if not (f"{tree}:".startswith(prefix) or prefix.startswith(f"{tree}:")):
+            continue  # no id of this tree can start with the prefix: its table is not read
         rows = read_chunk_table(layout.chunk_shards(tree)).to_pylist()
         for row in rows:
-            if what == "docs" and row["depth"] != 0:
+            if (what == "docs" and row["depth"] != 0) or not row["id"].startswith(prefix):
                 continue
             if not long:
                 lines.append(row["id"])
@@ -192,7 +218,7 @@ def ls_lines(
 class Finding:
     """One thing `ra check` reports."""
 
-    level: Literal["warning", "error"]
+    level: Literal["note", "warning", "error"]  # a note is information: it sets no exit code
     where: str
     message: str
 
@@ -241,6 +267,16 @@ def check(config: Config, artifacts: Path) -> list[Finding]:
             problems += [(row.path, why) for why in _row_problems(row)]
         for path, what in dict.fromkeys(problems):
             findings.append(Finding("warning", str(tree.path / path), what))  # the file, to open
+        if found.hidden:
+            shown = ", ".join(found.hidden[:3]) + (", …" if len(found.hidden) > 3 else "")
+            findings.append(
+                Finding(
+                    "note",
+                    where,
+                    f"{len(found.hidden)} dot-directories not walked ({shown}) — "
+                    'name one in include (e.g. ".github/**/*.md") to index it',
+                )
+            )
     fresh = freshness(config, layout)
     if fresh.state != "current":
         findings.append(Finding("warning", "index", f"{fresh.describe()} — run: ra update"))

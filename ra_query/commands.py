@@ -47,7 +47,7 @@ def search_command(
     the search (so a count running in another process overlaps the search).
     """
     topics = search(store, queries, params)
-    outcome = budgeted(topics, view, max_tokens, build_analyzer(store.stemmer))
+    outcome = budgeted(topics, view, max_tokens, build_analyzer(store.stemmer), marks=json or colour)
     code = 0 if any(t.hits for t in topics) else 1
     if callable(stale):
         stale = stale()

@@ -48,7 +48,11 @@ class GetResult(NamedTuple):
 def not_found(id: str) -> NotFoundError:
     """The one error for every id that does not name indexed content."""
     shown = "".join(c if c.isprintable() else "?" for c in id)
-    return NotFoundError(f"not found: {shown} — list ids with: ra ls chunks")
+    doc, hash_, _ = shown.partition("#")
+    if hash_:
+        return NotFoundError(f"not found: {shown} — list the ids of {doc} with: ra ls chunks {doc}")
+    tree = doc.partition(":")[0]
+    return NotFoundError(f"not found: {shown} — list document ids with: ra ls docs {tree}:")
 
 
 def _is_slug_char(c: str) -> bool:

@@ -24,13 +24,15 @@ _HEADER = re.compile(r"^(─── .* ───)$", re.MULTILINE)
 _EM = re.compile(r"<em>(.*?)</em>")
 
 
-def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any) -> str:
-    """One hit as plain text in view `mode`."""
+def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, marks: bool = True) -> str:
+    """One hit as plain text in view `mode`; `marks` keeps the <em> around matches in snippets
+    (colour turns them into highlights; text for a pipe or a file is better without them)."""
     record = hit.record
     crumb = " › ".join(record.breadcrumb)
     also = f"  also: {', '.join(hit.also)}\n" if hit.also else ""
     if mode == "list":
-        return f"{record.id}  {crumb}\n  {hit.snippet}\n{also}"
+        snippet = hit.snippet if marks else _EM.sub(r"\1", hit.snippet)
+        return f"{record.id}  {crumb}\n  {snippet}\n{also}"
     if mode == "matches":
         shown = [
             f"  L{number}: {line}"
@@ -61,7 +63,7 @@ def numbered_lines(chunk: ChunkRecord) -> list[tuple[int, str]]:
 
 
 def budgeted(
-    topics: Sequence[TopicResult], view: View, max_tokens: int | None, analyzer: Any
+    topics: Sequence[TopicResult], view: View, max_tokens: int | None, analyzer: Any, marks: bool = True
 ) -> BudgetOutcome:
     """Render every hit in `view` and fit the texts into one budget across all topics.
 
@@ -71,13 +73,15 @@ def budgeted(
     """
     if max_tokens is None:
         kept = tuple(
-            Budgeted(t, rank, h.record, hit_text(h, view, topic.terms, analyzer), h.record.tokens, False)
+            Budgeted(
+                t, rank, h.record, hit_text(h, view, topic.terms, analyzer, marks), h.record.tokens, False
+            )
             for t, topic in enumerate(topics)
             for rank, h in enumerate(topic.hits, start=1)
         )
         return BudgetOutcome(kept, sum(k.tokens for k in kept), 0, False, None)
     return apply_budget(
-        [[(h.record, hit_text(h, view, t.terms, analyzer)) for h in t.hits] for t in topics],
+        [[(h.record, hit_text(h, view, t.terms, analyzer, marks)) for h in t.hits] for t in topics],
         max_tokens,
     )
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ra_query.aggregate import Candidate, PipelineTrace, Result, pipeline
 from ra_query.compile import Compiler, tree_filter
-from ra_query.errors import QuerySyntaxError
+from ra_query.errors import InputError, QuerySyntaxError
 from ra_query.models import ChunkRecord
 from ra_query.query import Node, parse_query, read_query, render
 from ra_query.schema import build_analyzer, stopwords_of
@@ -442,7 +442,15 @@ def search(store: Store, queries: list[str], params: SearchParams) -> list[Topic
     A result stands for its `also` copies too, so the same content is never shown under two
     topics. Results are handed out best rank first (ties to the earlier topic); one whose chunk
     or copies were already handed out is dropped.
+
+    Raises:
+        InputError: `params.trees` names a tree this index does not have.
     """
+    known = store.trees()
+    for name in params.trees:
+        if name not in known:
+            listed = ", ".join(sorted(known)) or "none"
+            raise InputError(f"unknown tree {name!r} (-t/--tree) — the trees of this index: {listed}")
     topics = [search_topic(store, q, params) for q in queries]
     claimed: set[str] = set()
     kept: set[tuple[int, int]] = set()

@@ -50,6 +50,7 @@ class Discovery:
     files: tuple[FoundFile, ...]
     skipped: tuple[Skipped, ...]
     dirs: tuple[tuple[str, int], ...] = ()  # (relative dir, mtime_ns) of every directory walked
+    hidden: tuple[str, ...] = ()  # dot-directories not walked (no pattern names them), relative
 
 
 def walk_tree(
@@ -82,6 +83,7 @@ def walk_tree(
     real_top = os.path.realpath(top)
     stack = [start]
     dirs: list[tuple[str, int]] = []
+    hidden: list[str] = []
     while stack:
         rel_dir = stack.pop()
         abs_dir = os.path.join(top, rel_dir) if rel_dir else top
@@ -92,9 +94,11 @@ def walk_tree(
             skipped.append(Skipped(name, rel_dir or ".", f"unreadable directory: {exc.strerror}"))
             continue
         for entry in entries:
-            if entry.name.startswith(".") and not allow_dots:
-                continue
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.name.startswith(".") and not allow_dots:
+                if entry.name != ".ra" and entry.is_dir(follow_symlinks=False):  # .ra: ra's own artifacts
+                    hidden.append(rel)
+                continue
             try:
                 # d_type answers is_dir/is_symlink without a syscall; only candidates are stat'ed
                 if entry.is_dir(follow_symlinks=False):
@@ -126,7 +130,8 @@ def walk_tree(
     files.sort(key=lambda f: f.path)
     skipped.sort(key=lambda s: s.path)
     dirs.sort()
-    return Discovery(name, tuple(files), tuple(skipped), tuple(dirs))
+    hidden.sort()
+    return Discovery(name, tuple(files), tuple(skipped), tuple(dirs), tuple(hidden))
 
 
 def inside(real_root: str, path: str) -> bool:

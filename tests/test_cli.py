@@ -145,3 +145,11 @@ def test_every_command_in_ra_help_is_documented_in_the_readme(ra: RaFn) -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     assert {"init", "config", "update", "status", "ls", "check", "search", "inspect"} <= set(commands)
     assert [c for c in commands if f"`ra {c}" not in readme] == []
+
+
+def test_inspect_of_a_file_that_is_not_markdown_says_so(ra: RaFn, tmp_path: Path) -> None:
+    script = tmp_path / "tool.py"
+    script.write_text("# a comment, not a heading to python\nprint('hi')\n", encoding="utf-8")
+    run = ra("inspect", "doc", str(script))
+    assert run.code == 0
+    assert run.err.startswith(f"ra: warning: {script}: not a markdown or text file (.md, .markdown, .txt)")

@@ -34,7 +34,7 @@ def test_an_unknown_option_of_any_ra_command_is_a_usage_error(ra: RaFn, command:
 
 @pytest.mark.parametrize(
     "args",
-    [["bogus"], ["get"], ["update", "--bogus"], ["ls", "docs", "extra"], ["inspect", "doc"], ["search"]],
+    [["bogus"], ["get"], ["update", "--bogus"], ["ls", "docs", "a", "extra"], ["inspect", "doc"], ["search"]],
     ids=["unknown-command", "get-without-id", "unknown-option", "extra-argument", "missing-file", "no-query"],
 )
 def test_a_mistaken_ra_call_prints_the_usage_and_exits_2(ra: RaFn, args: list[str]) -> None:

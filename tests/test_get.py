@@ -202,7 +202,7 @@ def test_ids_that_do_not_name_indexed_content_are_not_found(store: FakeStore, id
         get(store, id)
     message = str(info.value)
     assert message.startswith("not found: ")
-    assert message.endswith(" — list ids with: ra ls chunks")
+    assert " — list " in message and " with: ra ls " in message
     assert "\n" not in message
     assert info.value.exit_code == 1
 
@@ -211,7 +211,16 @@ def test_the_not_found_message_quotes_the_id() -> None:
     store = FakeStore(GUIDE)
     with pytest.raises(NotFoundError) as info:
         get(store, "docs:../../etc/passwd")
-    assert str(info.value) == "not found: docs:../../etc/passwd — list ids with: ra ls chunks"
+    assert str(info.value) == "not found: docs:../../etc/passwd — list document ids with: ra ls docs docs:"
+
+
+def test_the_not_found_message_of_a_chunk_id_names_how_to_list_its_documents_ids() -> None:
+    with pytest.raises(NotFoundError) as info:
+        get(FakeStore(GUIDE), "docs:guides/errors.md#nope")
+    assert str(info.value) == (
+        "not found: docs:guides/errors.md#nope — list the ids of docs:guides/errors.md with: "
+        "ra ls chunks docs:guides/errors.md"
+    )
 
 
 def test_unsafe_paths_are_rejected_before_the_index_is_asked() -> None:

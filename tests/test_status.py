@@ -120,3 +120,45 @@ def test_artifacts_go_where_ra_artifacts_or_the_flag_says(
     assert ra("update", "--artifacts", str(flag_dir), cwd=kb, env={"RA_ARTIFACTS": str(env_dir)}).code == 0
     assert (env_dir / "manifest.json").exists() and (flag_dir / "manifest.json").exists()
     assert not (kb / ".ra").exists()
+
+
+def test_ls_keeps_the_ids_that_start_with_a_prefix(ra: Callable[..., Run], kb: Path) -> None:
+    assert ra("update", cwd=kb).code == 0
+    everything = ra("ls", "chunks", cwd=kb).out.split()
+    prefix = everything[0].partition("#")[0]
+    run = ra("ls", "chunks", prefix, cwd=kb)
+    assert run.code == 0 and run.out.split() == [i for i in everything if i.startswith(prefix)]
+    assert ra("ls", "docs", "nosuchtree:", cwd=kb).out == ""
+
+
+def test_ls_into_a_pipe_that_closes_early_exits_0(kb: Path, home: Path) -> None:
+    import subprocess
+
+    from tests.conftest import BIN
+
+    # 6,000 ids: far more than a pipe holds, so `ra` writes on after `head` has gone
+    (kb / "many.md").write_text("".join(f"## Section {i}\n\ntext\n\n" for i in range(6000)), encoding="utf-8")
+    assert (
+        subprocess.run([str(BIN / "ra"), "update"], cwd=kb, capture_output=True, check=False).returncode == 0
+    )
+    pipeline = subprocess.run(
+        f"'{BIN / 'ra'}' ls chunks | head -1; exit ${{PIPESTATUS[0]}}",
+        shell=True,
+        executable="/bin/bash",
+        cwd=kb,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (pipeline.returncode, pipeline.stderr) == (0, "")
+
+
+def test_status_and_check_count_the_dot_directories_not_walked(ra: Callable[..., Run], kb: Path) -> None:
+    for hidden in (".git", ".github", ".vscode"):
+        (kb / hidden).mkdir(exist_ok=True)
+        (kb / hidden / "x.md").write_text("# Hidden\n", encoding="utf-8")
+    assert ra("update", cwd=kb).code == 0
+    assert "3 dot-directories not walked" in ra("status", cwd=kb).out
+    check = ra("check", cwd=kb)
+    assert "ra: note: tree docs: 3 dot-directories not walked (.git, .github, .vscode)" in check.out
+    assert check.code == 0  # a note sets no exit code

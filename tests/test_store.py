@@ -61,10 +61,6 @@ def _chmod_tree(root: Path, clear: int) -> None:
     root.chmod(stat.S_IMODE(root.stat().st_mode) & ~clear)
 
 
-def _temp_dirs() -> set[str]:
-    return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(TEMP_PREFIX)}
-
-
 # ── read-only open ──────────────────────────────────────────────────────────────────────────
 
 
@@ -142,11 +138,16 @@ def test_ra_query_searches_read_only_artifacts_as_another_user_and_changes_nothi
     assert [p.name for p in scratch.iterdir() if p.name.startswith(TEMP_PREFIX)] == []
 
 
-def test_opening_leaves_no_temporary_directory_behind(built: Path) -> None:
-    before = _temp_dirs()
+def test_opening_leaves_no_temporary_directory_behind(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a temporary directory of this test's own: another ra-query on the machine cannot touch it
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
     stores = [open_store(built) for _ in range(5)]
     assert all(s.get_chunk("docs:notes/pool.txt") is not None for s in stores)
-    assert _temp_dirs() == before
+    assert list(scratch.iterdir()) == []
 
 
 def test_ra_query_process_leaves_no_temporary_directory_behind(built: Path, tmp_path: Path) -> None:
@@ -303,3 +304,14 @@ def _all_records(store: Store) -> list[ChunkRecord]:
     searcher = store.index.searcher()
     hits = searcher.search(tantivy.Query.all_query(), limit=1000).hits
     return [ChunkRecord.from_stored(searcher.doc(address).to_dict()) for _score, address in hits]
+
+
+def test_the_temporary_directory_goes_where_tmpdir_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ra_query.store import _private_dir  # pyright: ignore[reportPrivateUsage]
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    made = Path(_private_dir())
+    assert made.parent == tmp_path and made.name.startswith(TEMP_PREFIX)
+    made.rmdir()
