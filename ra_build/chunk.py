@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ra_build.parse import NO_FRONTMATTER, Frontmatter, Heading, find_headings, parse_frontmatter
+from ra_query.slugs import slug_keeps
 from ra_query.tokens import count_tokens as _count_tokens
 from ra_query.tokens import encoding
 
@@ -87,16 +87,19 @@ def file_stem(path: str) -> str:
 
 
 def slugify(text: str) -> str:
-    """GitHub-style slug of a heading's text: may be empty (the caller substitutes `heading`).
+    """GitHub's slug of a heading's text (github-slugger): may be empty (the caller substitutes
+    `heading`).
 
-    Lowercase; keep letters, digits, marks, `_`, `-` and spaces; drop everything else; each
-    space becomes one `-`.
+    Lowercase, then drop every character of the Unicode categories GitHub drops — other numbers
+    (`²`, `₂`, `½`), all punctuation but connector punctuation (`_`, `‿`) and `-`, symbols,
+    controls, format and private-use characters, separators but the space — except alphabetic
+    symbols (`Ⓔ`, `🄺`); each space becomes one `-`.
     """
     lowered = text.lower()
     if lowered.isascii():
         kept = _SLUG_DROP_ASCII.sub("", lowered)
     else:
-        kept = "".join(c for c in lowered if c.isalnum() or c in "_- " or unicodedata.category(c)[0] == "M")
+        kept = "".join(c for c in lowered if slug_keeps(c))
     return kept.replace(" ", "-")
 
 

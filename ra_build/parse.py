@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import html
 import logging
 import math
 import operator
@@ -446,7 +445,8 @@ def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Headin
         normalized = normalized.replace("\0", "\ufffd")  # same length: offsets are unchanged
     parser = _MD if _may_have_setext(normalized) else _MD_NO_SETEXT
     tokens: list[Token] = []
-    state = StateBlock(normalized, parser, {}, tokens)
+    env: dict[str, Any] = {}  # the reference rule collects link definitions here
+    state = StateBlock(normalized, parser, env, tokens)
     parser.block.tokenize(state, state.line, state.lineMax)
     # Normalizing `\r\n` to `\n` shifts offsets, so CR files use their own line table.
     marks = line_starts(source) if has_cr else state.bMarks
@@ -469,7 +469,7 @@ def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Headin
         headings.append(
             Heading(
                 int(token.tag[1]),
-                plain_text(tokens[index + 1].content),
+                plain_text(tokens[index + 1].content, env.get("references")),
                 first + first_line,
                 end + first_line,
                 start + marks[first],
@@ -478,15 +478,6 @@ def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Headin
         )
 
 
-# A code span: a backtick run, content, the same run (CommonMark: runs must match exactly).
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
-_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_AUTOLINK = re.compile(
-    r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\-]+@[A-Za-z0-9]"
-    r"(?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?)*)>"
-)
-# `[text](dest "title")` and `[text][ref]`, images too; one level of parentheses in dest.
-_LINK = re.compile(r"!?\[([^\[\]]*)\](?:\((?:[^()]|\([^()]*\))*\)|\[[^\[\]]*\])")
 _HTML_TAG = re.compile(r"<!--.*?-->|</?([A-Za-z][A-Za-z0-9\-]*)(?:\s[^<>]*)?/?>", re.DOTALL)
 # Only real HTML elements are removed: `Result<T>` is a type, not a tag, and GitHub shows it
 # as text (its slug is `resultt`).
@@ -498,68 +489,42 @@ _HTML_ELEMENTS = frozenset(
         *("time", "tt", "u", "var", "wbr"),
     )
 )
-# Emphasis markers: `*` runs touching text on at least one side; `_` runs that are not
-# intraword (CommonMark never treats `my_function_name` as emphasis).
-_STAR = re.compile(r"\*+(?=[^\s*])|(?<=[^\s*])\*+")
-_UNDERSCORE = re.compile(r"(?<![^\W_])_+(?=[^\s_])|(?<=[^\s_])_+(?![^\W_])")
-_MARKUP = re.compile(r"[\\`*_\[<&]")
-_SAVED = re.compile("\ufdd0(\\d+)\ufdd1")
+# a heading without any of these is plain text already
+_MARKUP = re.compile(r"[\\`*_\[<&!]")
+_INLINE = MarkdownIt("commonmark")
 
 
-def plain_text(content: str) -> str:
-    """Turn the raw inline markdown of a heading into plain text, cheaply.
+def plain_text(content: str, references: dict[str, Any] | None = None) -> str:
+    """The text of a heading's raw inline markdown, read by markdown-it's inline parser.
 
-    Code spans keep their content, links and images keep their text, autolinks their URL,
-    HTML tags vanish, emphasis markers are dropped, escapes and entities are decoded. Line
-    breaks (multi-line setext headings) become spaces.
+    Code spans keep their content; links keep their text and images their alt text (so a
+    badge heading `[![alt](img)](url)` is `alt`) — reference links too, when `references`
+    (the document's link definitions, as markdown-it collects them) defines their label;
+    autolinks keep their URL; emphasis markers, and tags of real HTML elements, vanish; escapes
+    and entities are decoded; line breaks (a multi-line setext heading) become one space.
     """
-    if "\n" in content:
-        content = content.replace("\n", " ")
     if _MARKUP.search(content) is None:
+        if "\n" in content:
+            return " ".join(line.strip() for line in content.split("\n")).strip()
         return content.strip()
-    saved: list[str] = []
-
-    def keep(literal: str) -> str:
-        saved.append(literal)
-        return f"\ufdd0{len(saved) - 1}\ufdd1"
-
-    text = content
-    if "`" in text:
-        text = _CODE_SPAN.sub(lambda m: keep(_code_span_content(m[2])), text)
-    if "\\" in text:
-        text = _ESCAPE.sub(lambda m: keep(m[1]), text)
-    if "<" in text:
-        text = _AUTOLINK.sub(lambda m: keep(m[1]), text)
-    if "[" in text:
-        text = _LINK.sub(r"\1", text)
-    if "<" in text:
-        text = _HTML_TAG.sub(_drop_html_tag, text)
-    text = _drop_paired(_STAR, text) if "*" in text else text
-    text = _drop_paired(_UNDERSCORE, text) if "_" in text else text
-    if "&" in text:
-        text = html.unescape(text)
-    if saved:
-        text = _SAVED.sub(lambda m: saved[int(m[1])], text)
-    return text.strip()
+    tokens = _INLINE.parseInline(content, {"references": references} if references else {})
+    return _plain(tokens[0].children or []).strip() if tokens else ""
 
 
-def _drop_html_tag(match: re.Match[str]) -> str:
-    name = match[1]
-    return "" if name is None or name.lower() in _HTML_ELEMENTS else match[0]
-
-
-def _code_span_content(inner: str) -> str:
-    # CommonMark strips one space on each side when both are present and the span is not blank.
-    if len(inner) >= 2 and inner[0] == " " and inner[-1] == " " and inner.strip(" "):
-        return inner[1:-1]
-    return inner
-
-
-def _drop_paired(pattern: re.Pattern[str], text: str) -> str:
-    """Remove emphasis delimiter runs, but only when there are at least two (an opener and a
-    closer); a lone `*` or `_` is literal text."""
-    matches = pattern.findall(text)
-    return pattern.sub("", text) if len(matches) >= 2 else text
+def _plain(children: list[Token]) -> str:
+    out: list[str] = []
+    for token in children:
+        if token.type in ("text", "code_inline"):
+            out.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif token.type == "image":
+            out.append(_plain(token.children or []))
+        elif token.type == "html_inline":
+            tag = _HTML_TAG.fullmatch(token.content)
+            dropped = tag is not None and (tag[1] is None or tag[1].lower() in _HTML_ELEMENTS)
+            out.append("" if dropped else token.content)
+    return "".join(out)
 
 
 __all__ = [

@@ -6,11 +6,11 @@ index; the filesystem is never touched, so an id such as `docs:../../etc/passwd`
 which files exist outside the index.
 """
 
-import unicodedata
 from typing import Any, NamedTuple, Protocol
 
 from ra_query.errors import NotFoundError
 from ra_query.models import ChunkRecord
+from ra_query.slugs import slug_keeps
 
 HEADER_RULE = "───"
 BREADCRUMB_SEP = " › "
@@ -57,7 +57,7 @@ def not_found(id: str) -> NotFoundError:
 
 def _is_slug_char(c: str) -> bool:
     # the characters ra_build's slugify keeps (spaces have become `-` by then)
-    return c.isalnum() or c in "_-" or unicodedata.category(c)[0] == "M"
+    return c != " " and slug_keeps(c)
 
 
 def _safe_path(path: str) -> bool:

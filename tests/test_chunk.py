@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from ra_build.chunk import Chunk, Document, Slugger, chunk_document, content_hash, slugify
@@ -43,6 +46,31 @@ def test_slug_keeps_unicode_letters_and_marks() -> None:
     assert slugify("Ünïcödé Überschrift") == "ünïcödé-überschrift"
     assert slugify("हिन्दी") == "हिन्दी"
     assert slugify("日本語の見出し") == "日本語の見出し"
+
+
+GITHUB_SLUGGER = Path(__file__).parent / "fixtures" / "github-slugger" / "fixtures.json"
+
+
+def test_slugs_match_every_fixture_of_github_slugger_in_order() -> None:
+    slugger = Slugger()
+    fixtures = json.loads(GITHUB_SLUGGER.read_text(encoding="utf-8"))
+    assert len(fixtures) == 78
+    wrong = [(f["name"], slugger.slug(f["input"]), f["expected"]) for f in fixtures]
+    assert [w for w in wrong if w[1] != w[2]] == []
+
+
+@pytest.mark.parametrize(
+    ("heading", "slug"),
+    [
+        ("E = mc²", "e--mc"),
+        ("CO₂ levels", "co-levels"),
+        ("½ cup", "-cup"),
+        ("Ⓔ mail", "ⓔ-mail"),
+        ("a‿b", "a‿b"),
+    ],
+)
+def test_slug_characters_follow_unicode_categories_as_github_does(heading: str, slug: str) -> None:
+    assert slugify(heading) == slug
 
 
 def test_repeated_headings_get_numbered_slugs() -> None:

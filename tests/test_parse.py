@@ -280,7 +280,30 @@ def test_plain_text_keeps_code_span_content() -> None:
 
 def test_plain_text_keeps_link_and_image_text() -> None:
     assert plain_text("See [the guide](http://x.y/a_b) and ![logo](l.png)") == ("See the guide and logo")
-    assert plain_text("[ref link][ref]") == "ref link"
+    assert plain_text("[ref link][ref]") == "[ref link][ref]"  # no definition: not a link
+
+
+def test_a_reference_link_in_a_heading_keeps_its_text_when_the_document_defines_it() -> None:
+    [heading] = find_headings("# See [the guide][g]\n\ntext\n\n[g]: https://x.y\n")
+    assert heading.text == "See the guide"
+
+
+def test_a_badge_heading_is_its_alt_text() -> None:
+    assert plain_text("[![Build status](https://ci/badge.svg)](https://ci)") == "Build status"
+
+
+def test_no_internal_placeholder_leaks_into_a_title() -> None:
+    assert plain_text("<https://x?y=\\*>") == "https://x?y=\\*"
+
+
+def test_entities_escapes_and_breaks_become_their_text() -> None:
+    assert plain_text("a &amp; b &copy; \\*not em\\*") == "a & b © *not em*"
+    assert plain_text("one  \ntwo\\\nthree") == "one two three"
+
+
+def test_a_multi_line_setext_heading_joins_its_lines_with_one_space() -> None:
+    [heading] = find_headings("First line\n   second line\n===\n")
+    assert heading.text == "First line second line"
 
 
 def test_plain_text_keeps_autolink_urls() -> None:
