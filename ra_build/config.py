@@ -162,7 +162,7 @@ def _stemmer(v: Any) -> str | None:
 
 
 KEYS: tuple[Key, ...] = (
-    Key("settings", "default_limit", int, "default_limit", _at_least(1)),
+    Key("settings", "default_limit", int, "default_limit", _between(1, 1000)),
     Key("settings", "local_boost", float, "local_boost", _positive),
     Key("settings", "max_chunk_size", int, "max_chunk_size", _at_least(1)),
     Key("settings", "min_chunk_size", int, "min_chunk_size", _at_least(0)),
@@ -170,7 +170,7 @@ KEYS: tuple[Key, ...] = (
     Key("settings", "chunk_at_headings", bool, ""),
     Key("search", "stemmer", str, "stemmer", _stemmer),
     Key("search", "fuzzy_distance", int, "fuzzy_distance", _between(0, 2)),
-    Key("search", "candidate_limit", int, "candidate_limit", _at_least(1)),
+    Key("search", "candidate_limit", int, "candidate_limit", _between(1, 10_000)),
     Key("search", "cutoff_ratio", float, "cutoff_ratio", _between(0, 1)),
     Key("search", "aggregation_threshold", float, "aggregation_threshold", _between(0, 1)),
     Key("search", "phrase_boost", float, "phrase_boost", _not_negative),

@@ -16,6 +16,8 @@ from ra_query.errors import InputError
 from ra_query.models import ChunkRecord
 from ra_query.tokens import count_tokens, encoding
 
+MAX_BUDGET = 10_000_000  # tokens; far past any context window
+
 
 class Budgeted(NamedTuple):
     """One kept result: `topic` is the topic's index, `rank` its 1-based rank within the topic.
@@ -66,8 +68,8 @@ def apply_budget(
     Raises:
         InputError: `max_tokens` is less than 1.
     """
-    if max_tokens is not None and max_tokens < 1:
-        raise InputError("--max-tokens must be at least 1")
+    if max_tokens is not None and not 1 <= max_tokens <= MAX_BUDGET:
+        raise InputError(f"--max-tokens must be between 1 and {MAX_BUDGET}")
     kept: list[Budgeted] = []
     used = 0
     omitted = 0

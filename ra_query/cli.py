@@ -174,8 +174,11 @@ def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
         value = getattr(args, flag)
         if value is not None:
             overrides[name] = value
-    if overrides.get("limit", 1) < 1 or overrides.get("candidate_limit", 1) < 1:
-        raise InputError("--limit and --candidate-limit must be at least 1")
+    from ra_query.search import MAX_CANDIDATE_LIMIT, MAX_LIMIT
+
+    for name, most in (("limit", MAX_LIMIT), ("candidate_limit", MAX_CANDIDATE_LIMIT)):
+        if not 1 <= overrides.get(name, 1) <= most:
+            raise InputError(f"--{name.replace('_', '-')} must be between 1 and {most}")
     for name in ("cutoff_ratio", "aggregation_threshold"):
         if not 0 <= overrides.get(name, 0) <= 1:
             raise InputError(f"--{name.replace('_', '-')} must be between 0 and 1")

@@ -50,6 +50,7 @@ TYPO_SCORE = 0.01
 # in the retry, a fuzzy clause counts for this share of the field's weight
 FUZZY_WEIGHT = 0.5
 MIN_FUZZY_LENGTH = 4  # fuzzy matching of very short words finds mostly noise
+MAX_TYPOS = 16  # a fuzzy automaton costs memory: words past these are only matched exactly
 PROXIMITY_SLOP = 1
 MAX_PROXIMITY_PAIRS = 32  # a pasted page of text must not become thousands of phrase queries
 # the bonus of a split word's parts standing together (`IGF-1`), on top of the parts' own scores
@@ -201,6 +202,7 @@ class Compiler:
             and self.fuzzy_distance > 0
             and self.searcher is not None
             and len(token) >= MIN_FUZZY_LENGTH
+            and len(self.typos) < MAX_TYPOS
             and self.searcher.doc_freq("text", token) == 0
         ):
             self.typos.append(word)

@@ -35,11 +35,12 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ra_query import __version__
+from ra_query.budget import MAX_BUDGET
 from ra_query.errors import InputError, RaError
 from ra_query.get import get, get_to_dict
 from ra_query.render import budgeted, to_json
 from ra_query.schema import MANIFEST_NAME, build_analyzer
-from ra_query.search import SearchParams, search
+from ra_query.search import MAX_LIMIT, SearchParams, search
 from ra_query.stale import stale_files
 from ra_query.store import Store, open_store
 
@@ -94,8 +95,8 @@ def search_params(store: Store, limit: int | None) -> SearchParams:
     params = SearchParams.from_settings(store.search_defaults())
     if limit is None:
         return params
-    if limit < 1:
-        raise InputError(f"limit must be at least 1 (got {limit})")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InputError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
     return params._replace(limit=limit)
 
 
@@ -115,8 +116,8 @@ def search_payload(
     """
     if not queries:
         raise InputError("queries is empty — give at least one query")
-    if max_tokens is not None and max_tokens < 1:
-        raise InputError(f"max_tokens must be at least 1 (got {max_tokens})")
+    if max_tokens is not None and not 1 <= max_tokens <= MAX_BUDGET:
+        raise InputError(f"max_tokens must be between 1 and {MAX_BUDGET} (got {max_tokens})")
     topics = search(store, queries, search_params(store, limit))
     view = "list" if list_mode else "full"
     outcome = budgeted(topics, view, max_tokens, build_analyzer(store.stemmer))

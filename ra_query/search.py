@@ -27,7 +27,7 @@ from ra_query.aggregate import Candidate, PipelineTrace, Result, pipeline
 from ra_query.compile import Compiler, tree_filter
 from ra_query.errors import InputError, QuerySyntaxError
 from ra_query.models import ChunkRecord
-from ra_query.query import Node, parse_query, read_query, render
+from ra_query.query import MAX_DEPTH, Node, parse_query, read_query, render
 from ra_query.schema import build_analyzer, stopwords_of
 from ra_query.store import Store
 
@@ -40,6 +40,12 @@ DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType(
 )
 DEFAULT_PHRASE_BOOST = 0.2
 SNIPPET_CHARS = 150
+# bounds on what one search may cost, whatever the caller asks (issue 10): a limit or candidate
+# limit past these makes tantivy allocate for them up front; a query past MAX_QUERY_WORDS is
+# searched by its first words (a pasted page needs no more)
+MAX_LIMIT = 1000
+MAX_CANDIDATE_LIMIT = 10_000
+MAX_QUERY_WORDS = 1000
 RELAXED_NOTE = "nothing has every phrase and field term; showing chunks with any of the words"
 NOTHING_TO_SEARCH = "no words to search for (tree: and -word only filter) — add a word"
 _WORD = re.compile(r"\w+")
@@ -187,15 +193,20 @@ def _read(text: str, params: SearchParams) -> tuple[Node | None, str | None]:
 
 def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
     """Run one topic through the whole pipeline."""
+    params = params._replace(
+        limit=min(params.limit, MAX_LIMIT), candidate_limit=min(params.candidate_limit, MAX_CANDIDATE_LIMIT)
+    )
     run = _Run(store, params)
     explain: list[str] = []
     relaxed = fuzzy = False
+    query_text, cut_note = _first_words(text)
     if params.raw:
-        found, total = run.candidates(_raw_query(store, text, params))
-        node, note, terms = None, None, frozenset[str]()
-        explain.append(f"raw query: {text}")
+        found, total = _raw_candidates(run, store, query_text, params)
+        node, note, terms = None, cut_note, frozenset[str]()
+        explain.append(f"raw query: {query_text}")
     else:
-        node, note = _read(text, params)
+        node, note = _read(query_text, params)
+        note = _also(cut_note, note) if cut_note and note else cut_note or note
         if node is None:
             return TopicResult(text, (), 0, note=note or "nothing to search for — give at least one word")
         explain.append(f"parsed: {render(node)}")
@@ -403,6 +414,41 @@ def section(store: Store, record: ChunkRecord) -> tuple[ChunkRecord, ...]:
         return False
 
     return (record, *(c for c in chunks if below(c)))
+
+
+def _first_words(text: str) -> tuple[str, str | None]:
+    """`text`, or its first MAX_QUERY_WORDS words and a note saying so."""
+    words = text.split(maxsplit=MAX_QUERY_WORDS)
+    if len(words) <= MAX_QUERY_WORDS:
+        return text, None
+    return " ".join(words[:MAX_QUERY_WORDS]), f"a long query: searched its first {MAX_QUERY_WORDS} words"
+
+
+def _raw_candidates(
+    run: _Run, store: Store, text: str, params: SearchParams
+) -> tuple[list[tuple[ChunkRecord, float]], int]:
+    """`--raw`'s candidates; what tantivy refuses (an unknown field, `foo:*`) is a syntax error."""
+    depth = deepest = 0
+    for c in text:  # tantivy's parser recurses per parenthesis: a deep nest overflows its stack
+        depth += (c == "(") - (c == ")")
+        deepest = max(deepest, depth)
+    if deepest > MAX_DEPTH:
+        raise QuerySyntaxError(
+            text,
+            text.index("(" * (MAX_DEPTH + 1)) if "(" * (MAX_DEPTH + 1) in text else 0,
+            f"parentheses nested deeper than {MAX_DEPTH} levels",
+            "remove some of the parentheses",
+        )
+    query = _raw_query(store, text, params)
+    try:
+        return run.candidates(query)
+    except ValueError as exc:
+        raise QuerySyntaxError(
+            text,
+            0,
+            f"tantivy cannot run this raw query ({exc})",
+            "check tantivy's query syntax, or drop --raw",
+        ) from None
 
 
 def _raw_query(store: Store, text: str, params: SearchParams) -> "tantivy.Query":

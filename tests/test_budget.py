@@ -91,7 +91,7 @@ def test_no_results_give_an_empty_outcome() -> None:
 
 def test_a_budget_below_one_is_an_input_error() -> None:
     for bad in (0, -5):
-        with pytest.raises(InputError, match=r"^--max-tokens must be at least 1$"):
+        with pytest.raises(InputError, match=r"^--max-tokens must be between 1 and 10000000$"):
             apply_budget([[result("a", 1)]], bad, words)
 
 

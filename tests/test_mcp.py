@@ -249,13 +249,13 @@ def test_a_repaired_query_that_is_then_relaxed_still_says_it_was_repaired(ra_mcp
 def test_a_limit_below_one_is_a_tool_error_naming_the_argument(ra_mcp: Server) -> None:
     result = ra_mcp.call("search", {"queries": "pool", "limit": 0})
     assert result.is_error
-    assert text_of(result) == "limit must be at least 1 (got 0)"
+    assert text_of(result) == "limit must be between 1 and 1000 (got 0)"
 
 
 def test_a_budget_below_one_token_is_a_tool_error(ra_mcp: Server) -> None:
     result = ra_mcp.call("search", {"queries": "pool", "max_tokens": 0})
     assert result.is_error
-    assert text_of(result) == "max_tokens must be at least 1 (got 0)"
+    assert text_of(result) == "max_tokens must be between 1 and 10000000 (got 0)"
 
 
 def test_an_empty_array_of_queries_is_a_tool_error(ra_mcp: Server) -> None:

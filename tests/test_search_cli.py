@@ -359,8 +359,11 @@ def test_the_candidate_limit_caps_what_reaches_the_pipeline(shared: Kb) -> None:
     [
         (("--cutoff-ratio", "1.5"), "--cutoff-ratio must be between 0 and 1"),
         (("--aggregation-threshold", "-1"), "--aggregation-threshold must be between 0 and 1"),
-        (("-n", "0"), "--limit and --candidate-limit must be at least 1"),
-        (("--candidate-limit", "0"), "--limit and --candidate-limit must be at least 1"),
+        (("-n", "0"), "--limit must be between 1 and 1000"),
+        (("-n", str(10**30)), "--limit must be between 1 and 1000"),
+        (("--candidate-limit", "0"), "--candidate-limit must be between 1 and 10000"),
+        (("--candidate-limit", "100000000000"), "--candidate-limit must be between 1 and 10000"),
+        (("--max-tokens", str(10**30)), "--max-tokens must be between 1 and 10000000"),
     ],
 )
 def test_out_of_range_pipeline_flags_are_errors_with_exit_2(
@@ -593,7 +596,11 @@ def test_a_budget_smaller_than_the_first_result_truncates_it_at_a_line_and_marks
 def test_max_tokens_zero_is_a_clear_error(shared: Kb, program: str) -> None:
     args = ("search", "--max-tokens", "0", "image")
     run = shared.ra(*args) if program == "ra" else shared.rq(*args)
-    assert (run.code, run.out, run.err) == (2, "", f"{program}: error: --max-tokens must be at least 1\n")
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"{program}: error: --max-tokens must be between 1 and 10000000\n",
+    )
 
 
 # --- get -------------------------------------------------------------------------------------------

@@ -1,0 +1,75 @@
+"""Hostile input (issue 10): every entry point answers in one line, with bounded work.
+
+The reproductions of faults found by an adversarial pass, each next to its fix.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ra_query.errors import InputError
+from ra_query.mcp import search_payload
+from ra_query.search import MAX_QUERY_WORDS, SearchParams, search_topic
+from ra_query.store import Store, open_store
+from tests.conftest import Run, build, run_cmd
+
+COMMANDS = Path(__file__).parent / "fixtures" / "commands"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("faults")
+    (root / "home").mkdir()
+    shutil.copytree(COMMANDS, root / "kb")
+    build(root / "kb", root / "home")
+    return root / "kb", root / "home"
+
+
+@pytest.fixture(scope="module")
+def store(kb: tuple[Path, Path]) -> Store:
+    return open_store(kb[0] / ".ra")
+
+
+def rq(kb: tuple[Path, Path], *args: str) -> Run:
+    return run_cmd("ra-query", *args, cwd=kb[0], home=kb[1])
+
+
+def test_a_query_of_a_hundred_thousand_distinct_words_is_searched_by_its_first_words(store: Store) -> None:
+    words = " ".join(f"zq{i}x" for i in range(100_000)) + " tar"
+    topic = search_topic(store, words, SearchParams())
+    assert topic.note is not None and f"searched its first {MAX_QUERY_WORDS} words" in topic.note
+
+
+def test_a_long_query_still_finds_what_its_first_words_name(store: Store) -> None:
+    topic = search_topic(store, "tar archive " + "filler " * 5000, SearchParams())
+    assert topic.hits and topic.hits[0].record.path == "tar.md"
+
+
+def test_a_limit_the_index_could_not_allocate_is_bounded_in_the_api(store: Store) -> None:
+    topic = search_topic(store, "tar", SearchParams(limit=10**30, candidate_limit=10**30))
+    assert topic.hits
+
+
+def test_an_mcp_limit_past_the_bound_is_a_tool_error(store: Store) -> None:
+    with pytest.raises(InputError, match=r"^limit must be between 1 and 1000 \(got 100000000000\)$"):
+        search_payload(store, ["tar"], limit=100_000_000_000)
+
+
+def test_a_raw_query_nested_ten_thousand_deep_is_a_one_line_error(kb: tuple[Path, Path]) -> None:
+    run = rq(kb, "search", "--raw", "(" * 10_000 + "tar")
+    assert run.code == 1 and run.out == ""
+    assert run.err.startswith(
+        "ra-query: error: query syntax error at column 1: parentheses nested deeper than 64"
+    )
+
+
+def test_a_raw_query_tantivy_cannot_run_is_a_one_line_error(kb: tuple[Path, Path]) -> None:
+    run = rq(kb, "search", "--raw", "foo:*")
+    assert run.code == 1 and run.out == ""
+    assert run.err.startswith(
+        "ra-query: error: query syntax error at column 1: tantivy cannot run this raw query"
+    )
+    assert "Traceback" not in run.err
