@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ra_build.atomic import write_bytes, write_if_changed
+from ra_build.children import worker_init
 from ra_build.chunk import chunk_document
 from ra_build.config import TreeConfig
 from ra_build.discover import discover_tree
@@ -195,7 +196,8 @@ def parse_files(
 
         encoding()  # load the BPE ranks once, before the fork, instead of once per worker
         ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        pool_args = {"initializer": worker_init, "initargs": (os.getpid(),)}
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, **pool_args) as pool:
             for result in pool.map(_parse_batch, batches):
                 collect(result)
     return rows, pa.Table.from_batches(chunks, schema=CHUNK_SCHEMA)

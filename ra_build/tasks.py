@@ -26,6 +26,7 @@ from typing import IO, Any
 import orjson
 from doit.tools import config_changed
 
+from ra_build.children import LOCK_FDS
 from ra_build.config import Config, TreeConfig
 from ra_build.index import index_stage
 from ra_build.layout import Layout
@@ -290,10 +291,12 @@ class BuildLock:
                 self.notify(f"waiting for another ra update to finish writing {self.layout.root}")
             fcntl.flock(fh, fcntl.LOCK_EX)
         self._fh = fh
+        LOCK_FDS.add(fh.fileno())  # forked workers close it (ra_build.children)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._fh is not None:
+            LOCK_FDS.discard(self._fh.fileno())
             fcntl.flock(self._fh, fcntl.LOCK_UN)
             self._fh.close()
 

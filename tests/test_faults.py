@@ -73,3 +73,66 @@ def test_a_raw_query_tantivy_cannot_run_is_a_one_line_error(kb: tuple[Path, Path
         "ra-query: error: query syntax error at column 1: tantivy cannot run this raw query"
     )
     assert "Traceback" not in run.err
+
+
+# ---- a killed build never leaves the lock held ---------------------------------------------------
+
+
+def test_a_forked_worker_does_not_keep_the_build_lock(tmp_path: Path) -> None:
+    import fcntl
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ra_build.children import LOCK_FDS, worker_init
+
+    path = tmp_path / ".lock"
+    held = os.open(path, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    LOCK_FDS.add(held)
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(
+            1, mp_context=context, initializer=worker_init, initargs=(os.getpid(),)
+        ) as pool:
+            assert pool.submit(os.getpid).result() != os.getpid()  # the worker is up, and forked
+            os.close(held)  # what the death of the build does to its own descriptor
+            probe = os.open(path, os.O_RDWR)
+            try:
+                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if the worker kept it
+            finally:
+                os.close(probe)
+    finally:
+        LOCK_FDS.discard(held)
+
+
+KILLED_PARENT = """
+import multiprocessing, os, signal
+from concurrent.futures import ProcessPoolExecutor
+from ra_build.children import worker_init
+context = multiprocessing.get_context("fork")
+pool = ProcessPoolExecutor(1, mp_context=context, initializer=worker_init, initargs=(os.getpid(),))
+print(pool.submit(os.getpid).result(), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_worker_dies_with_its_killed_parent(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.run([sys.executable, "-c", KILLED_PARENT], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -9
+    worker = int(proc.stdout.strip())
+    deadline = time.monotonic() + 20  # the kernel signals it at once; reaping it takes a moment
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{worker}/stat", encoding="utf-8") as handle:
+                if handle.read().split(") ", 1)[1].startswith("Z"):
+                    break  # dead, waiting for init to reap it
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"worker {worker} outlived its killed parent")
