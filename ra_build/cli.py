@@ -249,8 +249,10 @@ def ls_cmd(
         raise InputError(f"cannot list {what!r} — use: ra ls trees, ra ls docs or ra ls chunks")
     config = _load_config(require_paths=False)
     target = default_artifacts(config, artifacts, os.environ)
+    from ra_query.textsafe import printable
+
     lines = ls_lines(config, target, what, long, prefix)  # type: ignore[arg-type]
-    _out("".join(f"{line}\n" for line in lines))
+    _out(printable("".join(f"{line}\n" for line in lines)))
 
 
 @app.command()
@@ -368,7 +370,12 @@ def mcp_cmd(artifacts: ArtifactsOpt = None) -> None:
 
 def main() -> None:
     """Console entry point: run the app, turning RaError into a message and an exit code."""
+    from ra_query.cli import check_arguments
+
     argv = sys.argv[1:]
+    code = _guarded(lambda: check_arguments(argv))
+    if code:
+        sys.exit(code)
     if argv[:1] == ["search"]:  # straight to argparse, `--` and all (see run_search)
         sys.exit(_flushed(_guarded(lambda: run_search(argv[1:]))))
     sys.exit(_flushed(_guarded(lambda: app(standalone_mode=False))))

@@ -268,10 +268,27 @@ def _run(
     return output.code
 
 
+def check_arguments(argv: list[str]) -> None:
+    """Refuse an argument that is not text: bytes the locale could not decode (`caf\\xe9`).
+
+    Raises:
+        InputError: naming the argument, with its bad bytes escaped.
+    """
+    for number, arg in enumerate(argv, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            from ra_query.errors import InputError
+
+            shown = arg.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+            raise InputError(f"argument {number} ({shown}) is not valid UTF-8 — pass text in UTF-8") from None
+
+
 def main() -> None:
     """Console entry point."""
     argv, env, cwd = sys.argv[1:], dict(os.environ), os.getcwd()
     try:
+        check_arguments(argv)
         early = None
         root = _early_root(argv, env, cwd)
         if root is not None:

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple, Protocol
 from ra_query.errors import NotFoundError
 from ra_query.models import ChunkRecord
 from ra_query.slugs import slug_keeps
+from ra_query.textsafe import printable
 
 HEADER_RULE = "───"
 BREADCRUMB_SEP = " › "
@@ -151,7 +152,12 @@ def header(id: str) -> str:
 
 
 def render_get(result: GetResult) -> str:
-    """Text output: a header, then the chunk (with its breadcrumb) or the whole document."""
+    """Text output: a header, then the chunk (with its breadcrumb) or the whole document, control
+    characters escaped (ra_query.textsafe)."""
+    return printable(_render_get(result))
+
+
+def _render_get(result: GetResult) -> str:
     if result.whole_document:
         parts = [chunk.content().strip("\r\n") for chunk in result.chunks]
         body = "\n\n".join(part for part in parts if part)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from ra_query.budget import Budgeted, BudgetOutcome, apply_budget
 from ra_query.models import ChunkRecord
 from ra_query.search import SearchHit, TopicResult, matching_words
+from ra_query.textsafe import printable
 
 View = Literal["full", "list", "matches"]
 VIEWS: tuple[View, ...] = ("full", "list", "matches")
@@ -25,8 +26,13 @@ _EM = re.compile(r"<em>(.*?)</em>")
 
 
 def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, marks: bool = True) -> str:
-    """One hit as plain text in view `mode`; `marks` keeps the <em> around matches in snippets
-    (colour turns them into highlights; text for a pipe or a file is better without them)."""
+    """One hit as plain text in view `mode`, control characters escaped (ra_query.textsafe);
+    `marks` keeps the <em> around matches in snippets (colour turns them into highlights; text
+    for a pipe or a file is better without them)."""
+    return printable(_hit_text(hit, mode, terms, analyzer, marks))
+
+
+def _hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, marks: bool) -> str:
     record = hit.record
     crumb = " › ".join(record.breadcrumb)
     also = f"  also: {', '.join(hit.also)}\n" if hit.also else ""

@@ -95,6 +95,10 @@ def walk_tree(
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if not _utf8(entry.name):  # an id must be text: such a name cannot be one
+                shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                skipped.append(Skipped(name, shown, "name is not valid UTF-8 — rename it to index it"))
+                continue
             if entry.name.startswith(".") and not allow_dots:
                 if entry.name != ".ra" and entry.is_dir(follow_symlinks=False):  # .ra: ra's own artifacts
                     hidden.append(rel)
@@ -146,3 +150,12 @@ def outside_reason(path: str) -> str:
         f"symlink to {os.path.realpath(path)}, outside the tree — not indexed "
         "(allow_outside_links = true in the tree's section indexes it)"
     )
+
+
+def _utf8(name: str) -> bool:
+    """Whether a file name decoded from the file system is real text (no undecodable bytes)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -136,3 +136,75 @@ def test_a_worker_dies_with_its_killed_parent(tmp_path: Path) -> None:
         time.sleep(0.05)
     else:
         pytest.fail(f"worker {worker} outlived its killed parent")
+
+
+# ---- bytes that are not UTF-8 --------------------------------------------------------------------
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_with_a_warning_and_the_rest_is_built(
+    tmp_path: Path, home: Path
+) -> None:
+    kb = tmp_path / "kb"
+    (kb / "docs").mkdir(parents=True)
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    (kb / "docs" / "ok.md").write_text("# Fine\n\nfine text\n", encoding="utf-8")
+    with open(bytes(kb / "docs") + b"/bad\xff name.md", "w", encoding="utf-8") as handle:
+        handle.write("# Bad\n\nbad text\n")
+    run = run_cmd("ra", "update", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    assert "ra: warning: docs:bad\ufffd name.md: name is not valid UTF-8 — rename it to index it\n" in run.err
+    assert run_cmd("ra", "get", "docs:ok.md", cwd=kb, home=home).code == 0
+
+
+@pytest.mark.parametrize("program", ["ra", "ra-query"])
+@pytest.mark.parametrize(
+    "args", [["search", "caf\udce9"], ["get", "docs:caf\udce9.md"]], ids=["search", "get"]
+)
+def test_an_argument_that_is_not_utf8_is_a_one_line_error(
+    kb: tuple[Path, Path], program: str, args: list[str]
+) -> None:
+    run = run_cmd(program, *args, cwd=kb[0], home=kb[1])
+    shown = args[1].replace("\udce9", "\\xe9")
+    assert (run.code, run.out) == (2, "")
+    assert run.err == f"{program}: error: argument 2 ({shown}) is not valid UTF-8 — pass text in UTF-8\n"
+
+
+# ---- no terminal injection -----------------------------------------------------------------------
+
+HOSTILE = "# Hostile \x1b]0;pwned\x07 page\n\nSome text \x1b[2J that clears the screen.\n"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("hostile")
+    (root / "home").mkdir()
+    kb = root / "kb"
+    (kb / "docs").mkdir(parents=True)
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    (kb / "docs" / "hostile.md").write_text(HOSTILE, encoding="utf-8")
+    build(kb, root / "home")
+    return kb, root / "home"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "clears screen"],
+        ["search", "--list", "clears screen"],
+        ["get", "docs:hostile.md"],
+        ["ls", "chunks", "-l"],
+    ],
+    ids=["search", "list", "get", "ls"],
+)
+def test_control_characters_from_a_document_never_reach_the_terminal(
+    hostile: tuple[Path, Path], args: list[str]
+) -> None:
+    run = run_cmd("ra", *args, cwd=hostile[0], home=hostile[1])
+    assert run.code == 0, run.err
+    assert "\x1b" not in run.out and "\x07" not in run.out
+    assert "\\x1b" in run.out
+
+
+def test_json_keeps_control_characters_as_json_escapes(hostile: tuple[Path, Path]) -> None:
+    run = run_cmd("ra", "search", "--json", "clears screen", cwd=hostile[0], home=hostile[1])
+    assert "\x1b" not in run.out and "\\u001b" in run.out
