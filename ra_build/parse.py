@@ -124,7 +124,12 @@ class _HeadingBlockParser(ParserBlock):
             if state.sCount[line] < state.blkIndent:
                 break  # the end of a nested block (block quote, list item)
             if state.level >= max_nesting:
-                state.line = endLine  # too deep: the rest is skipped, as markdown-it does
+                # Too deep to tokenize. markdown-it skips to `endLine`, which for a list item is
+                # the end of the file, so every later heading was lost (issue 10). Skip only
+                # this nested block: to the first line indented less than it.
+                while line < endLine and (state.isEmpty(line) or state.sCount[line] >= state.blkIndent):
+                    line += 1
+                state.line = line
                 break
             if state.is_code_block(line):
                 rules: tuple[_BlockRule, ...] = (rules_block.code,)

@@ -45,7 +45,9 @@ from ra_query.stale import encode_stat_table
 from ra_query.tokens import encoding
 
 # bumped when chunking output changes for the same input and settings
-CHUNKER_VERSION = 3  # 2: chunk tables sharded by path; 3: github-slugger slugs
+CHUNKER_VERSION = (
+    3  # 2: chunk tables sharded by path; 3: github-slugger slugs, markdown-it titles, deep nests
+)
 BINARY_SNIFF = 8192
 PARALLEL_MIN_FILES = 256
 

@@ -362,3 +362,14 @@ def test_the_heading_parser_tokenizes_blocks_exactly_as_markdown_it_does(source:
     assert _block_tokens(_MD, source) == expected
     if not _may_have_setext(source):  # the parser without setext runs only on such text
         assert _block_tokens(_MD_NO_SETEXT, source) == expected
+
+
+def test_headings_after_a_list_nested_past_markdown_its_limit_are_still_found() -> None:
+    deep = "".join("  " * i + "- item\n" for i in range(40))
+    text = f"# Top\n\n{deep}\n# After\n\ntext\n"
+    assert [h.text for h in find_headings(text)] == ["Top", "After"]
+
+
+def test_headings_after_block_quotes_nested_past_the_limit_are_still_found() -> None:
+    quotes = "".join(">" * i + " q\n" for i in range(1, 40))
+    assert [h.text for h in find_headings(f"# Top\n\n{quotes}\n# End\n")] == ["Top", "End"]
