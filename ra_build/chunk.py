@@ -176,6 +176,7 @@ def chunk_document(
     *,
     kind: Kind | None = None,
     size: int | None = None,
+    byte_offset: int = 0,
     count_tokens: Callable[[str], int] = _count_tokens,
 ) -> Document:
     """Split a document into its chunk tree.
@@ -186,6 +187,8 @@ def chunk_document(
         text: the decoded file.
         kind: `markdown` or `text`; by default `.txt` is text and anything else markdown.
         size: the file's size in bytes; by default the UTF-8 length of `text`.
+        byte_offset: the bytes of the file before `text` (3 for a UTF-8 byte order mark that
+            decoding dropped), added to every byte range so ranges slice the file itself.
         count_tokens: the token counter (cl100k_base by default).
 
     Returns:
@@ -262,12 +265,12 @@ def chunk_document(
             line += breaks(start, end - 1)
             line_at = end - 1
         if is_ascii:
-            byte_start, byte_end = start, end
+            byte_start, byte_end = start + byte_offset, end + byte_offset
         else:
             byte += len(text[byte_at:start].encode("utf-8", "surrogatepass"))
-            byte_start = byte
+            byte_start = byte + byte_offset
             byte += len(chunk_text.encode("utf-8", "surrogatepass"))
-            byte_end, byte_at = byte, end
+            byte_end, byte_at = byte + byte_offset, end
         chunks.append(
             Chunk(
                 chunk_id,

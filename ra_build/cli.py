@@ -152,7 +152,8 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text 
         )
     config = _load_config(require_paths=False)
     tree, rel = _locate(file.resolve(), config)
-    doc = chunk_document(tree, rel, text.removeprefix("\ufeff"), size=len(data))
+    bom = 3 if text.startswith("\ufeff") else 0
+    doc = chunk_document(tree, rel, text.removeprefix("\ufeff"), size=len(data), byte_offset=bom)
     sys.stdout.write(
         render_inspect(doc, display_path=str(file), max_chunk_size=config.settings.max_chunk_size)
     )

@@ -257,13 +257,16 @@ class Heading(NamedTuple):
     span_start: int
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def decode(data: bytes) -> tuple[str, bool]:
     """Decode file bytes as UTF-8, dropping a leading BOM.
 
     Returns:
         The text, and True when invalid bytes were replaced by U+FFFD.
     """
-    if data.startswith(b"\xef\xbb\xbf"):
+    if data.startswith(UTF8_BOM):
         data = data[3:]
     try:
         return data.decode("utf-8"), False

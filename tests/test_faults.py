@@ -208,3 +208,19 @@ def test_control_characters_from_a_document_never_reach_the_terminal(
 def test_json_keeps_control_characters_as_json_escapes(hostile: tuple[Path, Path]) -> None:
     run = run_cmd("ra", "search", "--json", "clears screen", cwd=hostile[0], home=hostile[1])
     assert "\x1b" not in run.out and "\\u001b" in run.out
+
+
+# ---- offsets are the file's ----------------------------------------------------------------------
+
+
+def test_byte_ranges_of_a_file_with_a_byte_order_mark_slice_the_file_itself(tmp_path: Path) -> None:
+    from ra_build.stages import ChunkSettings, parse_file
+
+    data = "\ufeff# Café\n\nintro\n\n## Naïve section\n\nbody text\n".encode()
+    (tmp_path / "bom.md").write_bytes(data)
+    parsed = parse_file("docs", str(tmp_path), "bom.md", ChunkSettings(10_000_000, 50_000))
+    by_slug = {row["slug"]: row for row in parsed.chunks}
+    section = by_slug["naïve-section"]
+    assert data[section["byte_start"] : section["byte_end"]].decode() == "## Naïve section\n\nbody text"
+    top = by_slug["café"]
+    assert data[top["byte_start"] :].decode().startswith("# Café")
