@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ra_query.aggregate import Candidate, PipelineTrace, Result, pipeline
 from ra_query.compile import Compiler, tree_filter
-from ra_query.errors import InputError, QuerySyntaxError
+from ra_query.errors import ArtifactError, InputError, QuerySyntaxError
 from ra_query.models import ChunkRecord
 from ra_query.query import MAX_DEPTH, Node, parse_query, read_query, render
 from ra_query.schema import build_analyzer, stopwords_of
@@ -74,11 +74,57 @@ class SearchParams(NamedTuple):
         """The params a build recorded (`Store.search_defaults()`), JSON lists made frozensets.
 
         Keys this ra does not know (from a newer build) are ignored, not a crash.
+
+        Raises:
+            ArtifactError: a value of the wrong type or out of range (a hand-edited manifest).
         """
         known = {name: value for name, value in settings.items() if name in cls._fields}
+        for name, value in known.items():
+            problem = _setting_problem(name, value)
+            if problem is not None:
+                raise ArtifactError(
+                    f"the manifest records search.{name} = {value!r}, {problem} — rebuild the "
+                    "artifacts with: ra update --full"
+                )
         if "global_trees" in known:
             known["global_trees"] = frozenset(known["global_trees"])
+        if "trees" in known:
+            known["trees"] = tuple(known["trees"])
         return cls(**known)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value  # not NaN
+
+
+def _setting_problem(name: str, value: object) -> str | None:
+    """Why a recorded search setting cannot be used, or None when it can."""
+    ranges: dict[str, tuple[float, float, bool]] = {  # (low, high, whole number)
+        "limit": (1, MAX_LIMIT, True),
+        "candidate_limit": (1, MAX_CANDIDATE_LIMIT, True),
+        "fuzzy_distance": (0, 2, True),
+        "cutoff_ratio": (0, 1, False),
+        "aggregation_threshold": (0, 1, False),
+        "phrase_boost": (0, 1000, False),
+        "local_boost": (0, 1000, False),
+    }
+    if name in ranges:
+        low, high, whole = ranges[name]
+        fits = _number(value) and (not whole or isinstance(value, int)) and low <= value <= high  # type: ignore[operator]
+        kind = "an integer" if whole else "a number"
+        return None if fits else f"not {kind} from {low:g} to {high:g}"
+    if name in ("aggregation", "stopwords", "strict", "raw"):
+        return None if isinstance(value, bool) else "not true or false"
+    if name in ("global_trees", "trees"):
+        ok = isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)  # pyright: ignore[reportUnknownVariableType]
+        return None if ok else "not a list of tree names"
+    if name == "boosts":
+        ok = isinstance(value, dict) and all(
+            isinstance(k, str) and _number(v) and 0 <= v <= 1000  # type: ignore[operator]
+            for k, v in value.items()  # pyright: ignore[reportUnknownVariableType]
+        )
+        return None if ok else "not a table of field weights from 0 to 1000"
+    return None
 
 
 class SearchHit(NamedTuple):

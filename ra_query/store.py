@@ -154,7 +154,14 @@ def open_store(root: StrPath) -> Store:
         )
     manifest = read_manifest(root)
     index = open_index(os.path.join(root, INDEX_DIR))
-    register_analyzer(index, str(manifest.get("stemmer", "english")))
+    stemmer = manifest.get("stemmer", "english")
+    try:
+        register_analyzer(index, str(stemmer))
+    except ValueError:
+        raise ArtifactError(
+            f"{os.path.join(root, MANIFEST_NAME)}: the manifest names stemmer {stemmer!r}, which this ra "
+            "cannot use — rebuild the artifacts with: ra update --full"
+        ) from None
     return Store(root=root, manifest=manifest, index=index)
 
 

@@ -224,3 +224,41 @@ def test_byte_ranges_of_a_file_with_a_byte_order_mark_slice_the_file_itself(tmp_
     assert data[section["byte_start"] : section["byte_end"]].decode() == "## Naïve section\n\nbody text"
     top = by_slug["café"]
     assert data[top["byte_start"] :].decode().startswith("# Café")
+
+
+# ---- a hand-edited manifest -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"stemmer": "klingon"}, "the manifest names stemmer 'klingon', which this ra cannot use"),
+        ({"search": {"limit": -1}}, "the manifest records search.limit = -1, not an integer from 1 to 1000"),
+        (
+            {"search": {"limit": "x"}},
+            "the manifest records search.limit = 'x', not an integer from 1 to 1000",
+        ),
+        ({"search": {"boosts": [1]}}, "search.boosts = [1], not a table of field weights from 0 to 1000"),
+        ({"search": {"cutoff_ratio": 7}}, "search.cutoff_ratio = 7, not a number from 0 to 1"),
+    ],
+    ids=["stemmer", "negative-limit", "string-limit", "boosts-list", "cutoff"],
+)
+def test_a_tampered_manifest_is_a_one_line_error_with_exit_2(
+    kb: tuple[Path, Path], tmp_path: Path, edit: dict[str, object], message: str
+) -> None:
+    import json
+
+    copy = tmp_path / "artifacts"
+    shutil.copytree(kb[0] / ".ra", copy)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    for key, value in edit.items():
+        if isinstance(value, dict):
+            manifest[key].update(value)
+        else:
+            manifest[key] = value
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    run = rq(kb, "--artifacts", str(copy), "search", "tar")
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith("ra-query: error: ") and message in run.err
+    assert run.err.rstrip().endswith("rebuild the artifacts with: ra update --full")
+    assert run.err.count("\n") == 1
