@@ -62,7 +62,9 @@ def _is_slug_char(c: str) -> bool:
 
 
 def _safe_path(path: str) -> bool:
-    if not path or "\\" in path or "\x00" in path or path.startswith("/"):
+    # a backslash is an ordinary character of a POSIX file name (`back\slash.md`), and the path
+    # is only ever looked up in the index, never opened
+    if not path or "\x00" in path or path.startswith("/"):
         return False
     return all(segment not in ("", ".", "..") for segment in path.split("/"))
 

@@ -262,3 +262,16 @@ def test_a_tampered_manifest_is_a_one_line_error_with_exit_2(
     assert run.err.startswith("ra-query: error: ") and message in run.err
     assert run.err.rstrip().endswith("rebuild the artifacts with: ra update --full")
     assert run.err.count("\n") == 1
+
+
+# ---- odd names round-trip --------------------------------------------------------------------------
+
+
+def test_a_file_named_with_a_backslash_can_be_got_by_its_id(tmp_path: Path, home: Path) -> None:
+    kb = tmp_path / "kb"
+    (kb / "docs").mkdir(parents=True)
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    (kb / "docs" / "back\\slash.md").write_text("# Odd\n\nan odd name\n", encoding="utf-8")
+    assert run_cmd("ra", "update", cwd=kb, home=home).code == 0
+    run = run_cmd("ra", "get", "docs:back\\slash.md", cwd=kb, home=home)
+    assert run.code == 0 and "an odd name" in run.out
