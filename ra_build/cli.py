@@ -77,7 +77,9 @@ def _out(text: str) -> None:
 
 
 def _warn(message: str) -> None:
-    print(f"ra: warning: {message}", file=sys.stderr)
+    from ra_query.textsafe import printable  # file names come from the trees: no control characters
+
+    print(f"ra: warning: {printable(message)}", file=sys.stderr)
 
 
 def _load_config(require_paths: bool = True) -> Config:
@@ -154,8 +156,10 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text 
     tree, rel = _locate(file.resolve(), config)
     bom = 3 if text.startswith("\ufeff") else 0
     doc = chunk_document(tree, rel, text.removeprefix("\ufeff"), size=len(data), byte_offset=bom)
+    from ra_query.textsafe import printable
+
     sys.stdout.write(
-        render_inspect(doc, display_path=str(file), max_chunk_size=config.settings.max_chunk_size)
+        printable(render_inspect(doc, display_path=str(file), max_chunk_size=config.settings.max_chunk_size))
     )
 
 
@@ -307,7 +311,7 @@ def run_search(argv: list[str]) -> int:
     """`ra search ARGV`: refresh the index, search, print; returns the exit code.
 
     `main` calls this with the raw arguments after `search`, so argparse sees a `--` that click
-    would have swallowed: `ra search -- -foo` searches `-foo`.
+    would have swallowed: in `ra search -- --force` the query `--force` reaches the query parser.
     """
     import argparse
 

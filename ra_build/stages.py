@@ -110,9 +110,6 @@ class ParsedFile:
 def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> ParsedFile:
     """Read, classify and chunk one file. Never raises for a bad file: it reports it."""
     abspath = os.path.join(root, path)
-    if not settings.outside_links and not inside(os.path.realpath(root), abspath):
-        # discovery skipped it; it became a link out of the tree since: still never read
-        return _skip(tree, path, 0, 0, "", "error", outside_reason(abspath))
     try:
         st = os.stat(abspath)
         if st.st_size > settings.max_file_size:
@@ -126,6 +123,10 @@ def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> Pars
                 f"larger than max_file_size ({st.st_size:,} > {settings.max_file_size:,} bytes)",
             )
         with open(abspath, "rb") as fh:
+            # checked on the open file, not the name: a link swapped in after discovery, or
+            # between a check and the open, still never gets read
+            if not settings.outside_links and not inside(os.path.realpath(root), _opened_path(fh, abspath)):
+                return _skip(tree, path, 0, 0, "", "error", outside_reason(abspath))
             data = fh.read()
     except OSError as exc:
         # vanished or unreadable: reported now, retried next build (status error is never reused)
@@ -149,6 +150,12 @@ def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> Pars
         tree, path, len(data), st.st_mtime_ns, sha, "ok", None, tuple(warnings), len(rows), doc_hash(rows)
     )
     return ParsedFile(row, rows)
+
+
+def _opened_path(fh: Any, fallback: str) -> str:
+    """The path of the file `fh` really opened (Linux /proc), else `fallback`."""
+    proc = f"/proc/self/fd/{fh.fileno()}"
+    return os.readlink(proc) if os.path.islink(proc) else fallback
 
 
 def _skip(tree: str, path: str, size: int, mtime_ns: int, sha: str, status: str, why: str) -> ParsedFile:

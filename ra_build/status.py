@@ -17,6 +17,7 @@ from ra_build.discover import discover_tree
 from ra_build.layout import Layout
 from ra_build.tables import FileRow, read_chunk_table, read_file_rows
 from ra_build.tasks import config_hash
+from ra_query.textsafe import printable
 
 IndexState = Literal["current", "stale", "config changed", "missing"]
 
@@ -224,7 +225,7 @@ class Finding:
 
     def render(self) -> str:
         """The documented form of a diagnostic: `ra: warning: <file>[:<line>]: <what>`."""
-        return f"ra: {self.level}: {self.where}: {self.message}"
+        return printable(f"ra: {self.level}: {self.where}: {self.message}")
 
 
 def file_problems(artifacts: Path, trees: list[str]) -> list[str]:

@@ -11,6 +11,7 @@ from ra_query.render import View, budgeted, render_text, to_json
 from ra_query.schema import build_analyzer
 from ra_query.search import SearchParams, search
 from ra_query.store import Store
+from ra_query.textsafe import c1_escaped
 
 
 def dumps(payload: object) -> str:
@@ -19,7 +20,7 @@ def dumps(payload: object) -> str:
     The standard library's encoder, not orjson: importing orjson costs a cold `ra-query` more
     (~5 ms: it pulls in datetime, uuid and platform) than encoding a page of results does.
     """
-    return _json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return c1_escaped(_json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 class Output(NamedTuple):

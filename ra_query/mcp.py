@@ -43,6 +43,7 @@ from ra_query.schema import MANIFEST_NAME, build_analyzer
 from ra_query.search import MAX_LIMIT, SearchParams, search
 from ra_query.stale import stale_files
 from ra_query.store import Store, open_store
+from ra_query.textsafe import c1_escaped
 
 SERVER_NAME = "ra"
 StoreOpener = Callable[[], Store]
@@ -170,7 +171,7 @@ def build_server(open_store: StoreOpener, stale: StaleCounter | None = None) -> 
                 payload = make(open_store())
             except RaError as exc:
                 return CallToolResult(content=[TextContent(type="text", text=exc.message)], is_error=True)
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        text = c1_escaped(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
 
     def staleness(store: Store) -> int | None:

@@ -95,10 +95,6 @@ def walk_tree(
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if not _utf8(entry.name):  # an id must be text: such a name cannot be one
-                shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-                skipped.append(Skipped(name, shown, "name is not valid UTF-8 — rename it to index it"))
-                continue
             if entry.name.startswith(".") and not allow_dots:
                 if entry.name != ".ra" and entry.is_dir(follow_symlinks=False):  # .ra: ra's own artifacts
                     hidden.append(rel)
@@ -109,11 +105,17 @@ def walk_tree(
                     if (exclude_re is None or not exclude_re.match(rel + "/")) and (
                         descend is None or descend(rel)
                     ):
-                        stack.append(rel)
+                        if _utf8(entry.name):
+                            stack.append(rel)
+                        else:
+                            skipped.append(_not_utf8(name, rel))
                     continue
                 if include_re is None or not include_re.match(rel):
                     continue
                 if exclude_re is not None and exclude_re.match(rel):
+                    continue
+                if not _utf8(entry.name):  # an id must be text: such a name cannot be one
+                    skipped.append(_not_utf8(name, rel))
                     continue
                 if entry.is_symlink():
                     try:
@@ -150,6 +152,11 @@ def outside_reason(path: str) -> str:
         f"symlink to {os.path.realpath(path)}, outside the tree — not indexed "
         "(allow_outside_links = true in the tree's section indexes it)"
     )
+
+
+def _not_utf8(tree: str, rel: str) -> Skipped:
+    shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return Skipped(tree, shown, "name is not valid UTF-8 — rename it to index it")
 
 
 def _utf8(name: str) -> bool:

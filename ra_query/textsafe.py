@@ -17,3 +17,12 @@ def printable(text: str) -> str:
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return text.translate(_ESCAPES)
+
+
+_C1 = {code: f"\\u{code:04x}" for code in range(0x80, 0xA0)}
+
+
+def c1_escaped(json_text: str) -> str:
+    """JSON text with its C1 control characters escaped (`\\u009b`): JSON encoders escape only
+    those below 0x20, and a terminal may obey U+009B as an escape sequence's start."""
+    return json_text.translate(_C1)

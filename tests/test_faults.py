@@ -33,6 +33,14 @@ def store(kb: tuple[Path, Path]) -> Store:
     return open_store(kb[0] / ".ra")
 
 
+def project(tmp_path: Path) -> Path:
+    """An empty project with one tree, `docs`, to put files in."""
+    kb = tmp_path / "kb"
+    (kb / "docs").mkdir(parents=True)
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    return kb
+
+
 def rq(kb: tuple[Path, Path], *args: str) -> Run:
     return run_cmd("ra-query", *args, cwd=kb[0], home=kb[1])
 
@@ -144,9 +152,7 @@ def test_a_worker_dies_with_its_killed_parent(tmp_path: Path) -> None:
 def test_a_file_name_that_is_not_utf8_is_skipped_with_a_warning_and_the_rest_is_built(
     tmp_path: Path, home: Path
 ) -> None:
-    kb = tmp_path / "kb"
-    (kb / "docs").mkdir(parents=True)
-    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    kb = project(tmp_path)
     (kb / "docs" / "ok.md").write_text("# Fine\n\nfine text\n", encoding="utf-8")
     with open(bytes(kb / "docs") + b"/bad\xff name.md", "w", encoding="utf-8") as handle:
         handle.write("# Bad\n\nbad text\n")
@@ -178,9 +184,7 @@ HOSTILE = "# Hostile \x1b]0;pwned\x07 page\n\nSome text \x1b[2J that clears the 
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("hostile")
     (root / "home").mkdir()
-    kb = root / "kb"
-    (kb / "docs").mkdir(parents=True)
-    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    kb = project(root)
     (kb / "docs" / "hostile.md").write_text(HOSTILE, encoding="utf-8")
     build(kb, root / "home")
     return kb, root / "home"
@@ -268,10 +272,25 @@ def test_a_tampered_manifest_is_a_one_line_error_with_exit_2(
 
 
 def test_a_file_named_with_a_backslash_can_be_got_by_its_id(tmp_path: Path, home: Path) -> None:
-    kb = tmp_path / "kb"
-    (kb / "docs").mkdir(parents=True)
-    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    kb = project(tmp_path)
     (kb / "docs" / "back\\slash.md").write_text("# Odd\n\nan odd name\n", encoding="utf-8")
     assert run_cmd("ra", "update", cwd=kb, home=home).code == 0
     run = run_cmd("ra", "get", "docs:back\\slash.md", cwd=kb, home=home)
     assert run.code == 0 and "an odd name" in run.out
+
+
+def test_control_characters_in_file_names_never_reach_the_terminal_in_warnings(
+    tmp_path: Path, home: Path
+) -> None:
+    kb = project(tmp_path)
+    (kb / "docs" / "\x1b[31mred.md").write_bytes(b"# n\n\nbin\0")
+    update = run_cmd("ra", "update", cwd=kb, home=home)
+    check = run_cmd("ra", "check", cwd=kb, home=home)
+    for text in (update.err, check.out):
+        assert "\x1b" not in text and "\\x1b[31mred.md" in text
+
+
+def test_json_escapes_c1_control_characters_too(hostile: tuple[Path, Path]) -> None:
+    from ra_query.commands import dumps
+
+    assert dumps({"x": "a\x9bb"}) == '{\n  "x": "a\\u009bb"\n}\n'
