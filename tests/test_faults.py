@@ -294,3 +294,12 @@ def test_json_escapes_c1_control_characters_too(hostile: tuple[Path, Path]) -> N
     from ra_query.commands import dumps
 
     assert dumps({"x": "a\x9bb"}) == '{\n  "x": "a\\u009bb"\n}\n'
+
+
+def test_a_non_utf8_name_the_tree_would_not_index_is_not_reported(tmp_path: Path, home: Path) -> None:
+    kb = project(tmp_path)
+    (kb / "docs" / "ok.md").write_text("# Fine\n\nfine text\n", encoding="utf-8")
+    with open(bytes(kb / "docs") + b"/picture\xff.png", "wb") as handle:
+        handle.write(b"\x89PNG")
+    run = run_cmd("ra", "update", cwd=kb, home=home)
+    assert run.code == 0 and "not valid UTF-8" not in run.err
