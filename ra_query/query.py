@@ -115,6 +115,7 @@ Node: TypeAlias = Term | Phrase | And | Or | Not
 
 # ---- errors -------------------------------------------------------------------------------------
 
+ONLY_NEGATIONS = "only negations"  # the repair in read_query drops such a group's exclusion whole
 _OR_HINT = "put a word, phrase or group on both sides of OR, e.g. a OR b"
 _BOOST_HINT = "put a positive number right after '^', e.g. word^2 or word^0.5"
 _STRAY_HINT = "this ) closes nothing; remove it or add a ( before it"
@@ -272,7 +273,7 @@ class _Parser:
         if not items:
             self.nothing(first, opener, last_or)
         if first is not None and all(isinstance(item, Not) for item in items):
-            self.fail(first.start, "only negations", "add at least one word to search for; '-' only excludes")
+            self.fail(first.start, ONLY_NEGATIONS, "add at least one word to search for; '-' only excludes")
         return items[0] if len(items) == 1 else And(tuple(items))
 
     def nothing(self, token: _Token | None, opener: _Token | None, last_or: _Token | None) -> NoReturn:
@@ -458,7 +459,7 @@ def _blank_culprit(text: str, column: int, what: str) -> str:
     """
     if column >= len(text):
         return text
-    if what == "only negations" and text[column] == "-":
+    if what == ONLY_NEGATIONS and text[column] == "-":
         width = _operand_end(text, column + 1) - column
     elif text.startswith("OR", column):
         width = 2
