@@ -30,9 +30,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, cast
 
+import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    TextContent,
+    ToolAnnotations,
+)
+from pydantic import Field, ValidationError
 
 from ra_query import __version__
 from ra_query.budget import MAX_BUDGET
@@ -227,9 +239,97 @@ class ReadOnlyStore:
         return self._store
 
 
+def _rpc_error(request_id: object, code: int, message: str) -> JSONRPCError:
+    usable = isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=cast("str | int", request_id) if usable else None,
+        error=ErrorData(code=code, message=message),
+    )
+
+
+def unreadable_reply(exc: Exception) -> JSONRPCError | None:
+    """The JSON-RPC error that answers a line the transport could not read as a message.
+
+    The SDK hands such a line over as the pydantic error that refused it, and answers nothing,
+    so the client would wait forever. The reply carries the request's id when the line still
+    shows it (a lone surrogate escape such as `\\ud800` breaks strict JSON, not Python's
+    reader), else null as JSON-RPC 2.0 asks. A blank line gets no reply (None).
+    """
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    value: object = errors[0].get("input") if errors else None
+    if errors and errors[0]["type"] == "json_invalid" and isinstance(value, str):
+        if not value.strip():
+            return None
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return _rpc_error(
+                None, PARSE_ERROR, "Parse error: the line is not JSON (send one JSON-RPC message per line)"
+            )
+        request_id: object = cast(dict[str, object], value).get("id") if isinstance(value, dict) else None
+        return _rpc_error(
+            request_id,
+            PARSE_ERROR,
+            "Parse error: the line is not strict JSON (a \\u escape names a lone surrogate such as \\ud800)",
+        )
+    # each error names a branch of the message union: (branch,) holds the message itself, and a
+    # missing field (branch, field) the object it is missing from
+    top = next(
+        (
+            e.get("input")
+            for e in errors
+            if len(e["loc"]) == 1 or (e["type"] == "missing" and len(e["loc"]) == 2)
+        ),
+        value,
+    )
+    if not isinstance(top, dict):
+        what = "an array (batches are not part of MCP)" if isinstance(top, list) else type(top).__name__
+        return _rpc_error(
+            None, INVALID_REQUEST, f"Invalid request: a message must be a JSON object, got {what}"
+        )
+    message = cast(dict[str, object], top)
+    params = message.get("params")
+    if isinstance(message.get("method"), str) and "params" in message and not isinstance(params, dict):
+        got = "an array" if isinstance(params, list) else json.dumps(params)[:40]
+        return _rpc_error(
+            message.get("id"), INVALID_PARAMS, f"Invalid params: params must be an object, got {got}"
+        )
+    branch = "JSONRPCRequest" if "id" in message else "JSONRPCNotification"
+    detail = next(
+        (f"{'.'.join(map(str, e['loc'][1:]))}: {e['msg']}" for e in errors if e["loc"][:1] == (branch,)),
+        "not a JSON-RPC 2.0 request, notification or response",
+    )
+    return _rpc_error(message.get("id"), INVALID_REQUEST, f"Invalid request: {detail}")
+
+
+async def _serve_stdio(server: MCPServer[Any]) -> None:
+    lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]  # what run_stdio_async serves
+    async with stdio_server() as (read_stream, write_stream):
+        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def answer_unreadable() -> None:
+            async with send:
+                async for item in read_stream:
+                    if not isinstance(item, Exception):
+                        await send.send(item)
+                    elif (reply := unreadable_reply(item)) is not None:
+                        await write_stream.send(SessionMessage(reply))
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(answer_unreadable)
+            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+            tasks.cancel_scope.cancel()
+
+
 def run_stdio(server: MCPServer[Any]) -> None:
-    """Serve `server` over stdin/stdout until the client closes stdin."""
-    server.run("stdio")
+    """Serve `server` over stdin/stdout until the client closes stdin.
+
+    As the SDK's own stdio transport, except that a line it cannot read as a JSON-RPC message
+    (not JSON, not an object, params that are not an object) is answered with a JSON-RPC error
+    (`unreadable_reply`) instead of silence.
+    """
+    anyio.run(_serve_stdio, server)
 
 
 def serve_readonly(root: Path) -> int:

@@ -5,8 +5,14 @@ The reproductions of faults found by an adversarial pass, each next to its fix.
 
 from __future__ import annotations
 
+import json
+import os
+import select
 import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +20,7 @@ from ra_query.errors import InputError
 from ra_query.mcp import search_payload
 from ra_query.search import MAX_QUERY_WORDS, SearchParams, search_topic
 from ra_query.store import Store, open_store
-from tests.conftest import Run, build, run_cmd
+from tests.conftest import BIN, Run, build, run_cmd
 
 COMMANDS = Path(__file__).parent / "fixtures" / "commands"
 
@@ -303,3 +309,106 @@ def test_a_non_utf8_name_the_tree_would_not_index_is_not_reported(tmp_path: Path
         handle.write(b"\x89PNG")
     run = run_cmd("ra", "update", cwd=kb, home=home)
     assert run.code == 0 and "not valid UTF-8" not in run.err
+
+
+# ---- MCP answers every message -------------------------------------------------------------------
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+
+
+class RawMcp:
+    """`ra-query mcp` over stdio, spoken to line by line: what a broken client could send."""
+
+    def __init__(self, kb: tuple[Path, Path]) -> None:
+        self.process = subprocess.Popen(
+            [str(BIN / "ra-query"), "mcp"],
+            cwd=kb[0],
+            env={**os.environ, "HOME": str(kb[1])},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.send(json.dumps(INITIALIZE).encode())
+        assert self.receive()["id"] == 0
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+    def send(self, line: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        """The next message from the server; fails (not hangs) when none comes within 30 s."""
+        assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], 30)
+        assert ready, "the server did not answer"
+        return json.loads(self.process.stdout.readline())
+
+    def close(self) -> int:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.close()
+        code = self.process.wait(30)
+        self.process.stdout.close()
+        return code
+
+
+@pytest.fixture(scope="module")
+def raw_mcp(kb: tuple[Path, Path]) -> Iterator[RawMcp]:
+    server = RawMcp(kb)
+    yield server
+    assert server.close() == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "request_id", "code"),
+    [
+        (b"not json at all", None, -32700),
+        (b"\xff\xfe not UTF-8", None, -32700),
+        (
+            b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get","arguments":{"id":"\\ud800"}}}',
+            7,
+            -32700,
+        ),
+        (b'{"jsonrpc":"2.0","id":8,"method":"tools/list","params":[1]}', 8, -32602),
+        (b'{"jsonrpc":"2.0","id":9,"method":"tools/list","params":"x"}', 9, -32602),
+        (b'{"jsonrpc":"2.0","id":"ten"}', "ten", -32600),
+        (b'{"jsonrpc":"1.0","id":11,"method":"tools/list"}', 11, -32600),
+        (b"[1, 2]", None, -32600),
+        (b'"a string"', None, -32600),
+    ],
+    ids=[
+        "not-json",
+        "not-utf8",
+        "lone-surrogate",
+        "params-array",
+        "params-string",
+        "no-method",
+        "version",
+        "batch",
+        "string",
+    ],
+)
+def test_an_mcp_message_the_server_cannot_read_gets_a_json_rpc_error_and_serving_goes_on(
+    raw_mcp: RawMcp, line: bytes, request_id: object, code: int
+) -> None:
+    raw_mcp.send(line)
+    reply = raw_mcp.receive()
+    assert (reply["id"], reply["error"]["code"]) == (request_id, code)
+    assert "\n" not in reply["error"]["message"]
+    raw_mcp.send(b'{"jsonrpc":"2.0","id":100,"method":"tools/list"}')
+    assert raw_mcp.receive()["id"] == 100
+
+
+def test_a_blank_line_to_the_mcp_server_is_not_a_message_and_gets_no_reply(raw_mcp: RawMcp) -> None:
+    raw_mcp.send(b"   ")
+    raw_mcp.send(b'{"jsonrpc":"2.0","id":101,"method":"tools/list"}')
+    assert raw_mcp.receive()["id"] == 101
