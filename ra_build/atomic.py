@@ -52,3 +52,38 @@ def write_with(target: Path, writer: Callable[[Path], None]) -> None:
     """Atomically produce `target` by calling `writer(tmp_path)`."""
     with atomic_path(target) as tmp:
         writer(tmp)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the names `a` and `b` in one step (Linux renameat2); False where that is not offered."""
+    import ctypes
+
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    return renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
+
+
+def swap_in_directory(new: Path, target: Path) -> None:
+    """Put the directory `new` where `target` is, and delete what was there.
+
+    Where the kernel and filesystem can exchange two names atomically, a reader opening
+    `target` meets the old tree or the new one, never neither; elsewhere the gap is two renames.
+    """
+    import shutil
+
+    if not target.exists():
+        os.rename(new, target)
+        return
+    if _exchange(new, target):
+        shutil.rmtree(new)  # now the old tree
+        return
+    old = target.with_name(f"{target.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    os.rename(target, old)
+    os.rename(new, target)
+    shutil.rmtree(old)

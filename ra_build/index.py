@@ -2,8 +2,10 @@
 
 `index_state.json` records, for the last committed generation, the hash of every indexed
 document. A run compares it with the chunk tables and, per changed document, deletes its old
-chunks by `doc_id` and adds the new ones, then commits once. A change of stemmer or schema
-rebuilds the whole index in a fresh directory and swaps it in.
+chunks by `doc_id` and adds the new ones, then commits once. A change of stemmer, a missing
+state (`ra update --full`) re-adds every document in that same single commit. Only an index
+of another schema (a new ra version) or none at all is built afresh, in `index.next/` beside
+the old one, and swapped in when committed. Readers never see an empty or missing index.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import tantivy
 
-from ra_build.atomic import write_bytes
+from ra_build.atomic import swap_in_directory, write_bytes
 from ra_build.layout import Layout
 from ra_build.stages import prune_tables
 from ra_build.tables import read_file_rows, shard_of
@@ -54,13 +56,12 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
 
     Everything a run changes lands in one tantivy commit, so a reader (or a build killed
     half-way) sees either the previous generation or the new one, never a mix. A stemmer
-    change re-adds every document inside that same commit; only a schema change (a new ra
-    version) or a missing index creates the index directory afresh.
+    change or a lost state re-adds every document inside that same commit; only an index of
+    another schema (a new ra version) or none is built afresh, beside it, then swapped in.
     """
     started = time.perf_counter()
     state = _read_state(layout)
-    fresh = state.get("schema_version") != SCHEMA_VERSION or not (layout.index_dir / "meta.json").exists()
-    restem = fresh or state.get("stemmer") != stemmer
+    restem = state.get("schema_version") != SCHEMA_VERSION or state.get("stemmer") != stemmer
     old_docs: dict[str, str] = {} if restem else state.get("docs", {})
 
     new_docs = {
@@ -72,13 +73,14 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
     changed = {d for d, h in new_docs.items() if old_docs.get(d) != h}
     removed = set(old_docs) - set(new_docs)
 
-    index = None if fresh else _reuse(layout)
-    if index is None:  # new, from another schema version, or unreadable: start it afresh
+    staging = layout.index_dir.with_name(f"{layout.index_dir.name}.next")
+    shutil.rmtree(staging, ignore_errors=True)  # left by a build killed before its swap
+    index = _reuse(layout) if (layout.index_dir / "meta.json").exists() else None
+    if index is None:  # new, from another schema version, or unreadable: build it beside
         restem = True
         changed, removed = set(new_docs), set[str]()
-        shutil.rmtree(layout.index_dir, ignore_errors=True)
-        layout.index_dir.mkdir(parents=True)
-        index = tantivy.Index(build_schema(), path=str(layout.index_dir), reuse=False)
+        staging.mkdir(parents=True)
+        index = tantivy.Index(build_schema(), path=str(staging), reuse=False)
     register_analyzer(index, stemmer)
     writer = index.writer(heap_size=WRITER_HEAP, num_threads=min(2, os.cpu_count() or 1))
     if restem:
@@ -96,6 +98,8 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
     generation = int(state.get("generation", 0)) + (1 if (changed or removed or restem) else 0)
     writer.commit()
     writer.wait_merging_threads()
+    if staging.exists():
+        swap_in_directory(staging, layout.index_dir)
     write_bytes(
         layout.index_state,
         orjson.dumps(

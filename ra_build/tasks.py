@@ -15,7 +15,6 @@ import dataclasses
 import fcntl
 import hashlib
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -365,13 +364,19 @@ def _state_db_usable(layout: Layout) -> bool:
 
 
 def _forget(layout: Layout) -> None:
-    """Drop the incremental state so that every stage runs from scratch (ra update --full)."""
+    """Drop the incremental state so that every stage runs from scratch (ra update --full).
+
+    Only build state goes: doit's, the index stage's record of what the index holds, and each
+    chunk table's record of its settings (so every file is parsed again). What readers open
+    (the index, the manifest, the stat tables) stays until the rebuild replaces it.
+    """
     for path in (layout.doit_db, layout.index_state):
         path.unlink(missing_ok=True)
     for suffix in ("", ".bak", ".dat", ".dir", ".db"):
         Path(str(layout.doit_db) + suffix).unlink(missing_ok=True)
     if layout.chunks_dir.exists():
-        shutil.rmtree(layout.chunks_dir)
+        for record in layout.chunks_dir.glob("*.stats.json"):
+            record.unlink()
 
 
 def default_artifacts(config: Config, override: str | None, env: dict[str, str] | os._Environ[str]) -> Path:

@@ -118,3 +118,54 @@ def test_a_second_update_waits_for_the_first_and_then_completes(tmp_path: Path, 
         held.close()
         assert proc.wait(timeout=120) == 0
     assert (tmp_path / ".ra" / "manifest.json").exists()
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_swapping_in_a_directory_replaces_the_old_tree_and_removes_it(tmp_path: Path) -> None:
+    from ra_build.atomic import swap_in_directory
+
+    target = _tree(tmp_path / "index", {"meta.json": "old", "a.seg": "old"})
+    new = _tree(tmp_path / "index.next", {"meta.json": "new", "b.seg": "new"})
+    swap_in_directory(new, target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index"]
+    assert {p.name: p.read_text() for p in target.iterdir()} == {"meta.json": "new", "b.seg": "new"}
+
+
+def test_swapping_in_a_directory_where_none_was_renames_it(tmp_path: Path) -> None:
+    from ra_build.atomic import swap_in_directory
+
+    new = _tree(tmp_path / "index.next", {"meta.json": "new"})
+    swap_in_directory(new, tmp_path / "index")
+    assert [p.name for p in tmp_path.iterdir()] == ["index"]
+
+
+def test_an_index_of_another_schema_is_rebuilt_beside_it_and_swapped_in(tmp_path: Path) -> None:
+    import tantivy
+
+    from ra_build.index import index_stage
+    from ra_build.layout import Layout
+
+    kb = tmp_path / "kb"
+    _write_corpus(kb / "docs", 20, "swapword")
+    (kb / ".ra.toml").write_text('root = true\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    config = load_config(kb, tmp_path)
+    run_build(config, kb / ".ra")
+    layout = Layout(kb / ".ra")
+    # an older ra's index: another schema, with a leftover from a build killed before its swap
+    for path in layout.index_dir.iterdir():
+        path.unlink()
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("old_field", stored=True)
+    tantivy.Index(builder.build(), path=str(layout.index_dir)).writer().commit()
+    (kb / ".ra" / "index.next").mkdir()
+    (kb / ".ra" / "index.next" / "junk").write_text("x", encoding="utf-8")
+    stats = index_stage(layout, ["docs"], "english")
+    assert stats.rebuilt and stats.added_docs == 20
+    assert not (kb / ".ra" / "index.next").exists()
+    assert len(find(kb / ".ra", "swapword", limit=5).hits) == 5

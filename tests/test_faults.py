@@ -412,3 +412,86 @@ def test_a_blank_line_to_the_mcp_server_is_not_a_message_and_gets_no_reply(raw_m
     raw_mcp.send(b"   ")
     raw_mcp.send(b'{"jsonrpc":"2.0","id":101,"method":"tools/list"}')
     assert raw_mcp.receive()["id"] == 101
+
+
+# ---- ra update --full never shows readers an empty or missing index ------------------------------
+
+
+def many_files(tmp_path: Path, count: int) -> Path:
+    """A project whose full build takes long enough (a second or more) to be watched or killed."""
+    kb = project(tmp_path)
+    for i in range(count):
+        sections = "".join(
+            f"## Part {j}\n\nword{i} topic{j} shared body text of part {j}.\n\n" for j in range(8)
+        )
+        (kb / "docs" / f"page{i:04d}.md").write_text(
+            f"# Page {i}\n\nIntro {i}.\n\n{sections}", encoding="utf-8"
+        )
+    return kb
+
+
+def readable_chunks(artifacts: Path) -> int:
+    """How many chunks a fresh reader finds, as any `ra-query` opening the artifacts now would."""
+    return open_store(artifacts).index.searcher().num_docs
+
+
+def test_readers_during_a_full_rebuild_always_see_the_whole_previous_or_new_index(
+    tmp_path: Path, home: Path
+) -> None:
+    kb = many_files(tmp_path, 400)
+    build(kb, home)
+    whole = readable_chunks(kb / ".ra")
+    rebuild = subprocess.Popen(
+        [str(BIN / "ra"), "update", "--full"],
+        cwd=kb,
+        env={**os.environ, "HOME": str(home)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    seen: list[int] = []
+    while rebuild.poll() is None:
+        seen.append(readable_chunks(kb / ".ra"))
+    _, err = rebuild.communicate()
+    assert rebuild.returncode == 0, err
+    assert len(seen) > 5 and set(seen) == {whole}
+
+
+def index_files(artifacts: Path) -> set[str]:
+    return {str(p.relative_to(artifacts)) for d in ("index", "index.next") for p in (artifacts / d).glob("*")}
+
+
+@pytest.mark.parametrize("when", ["0.3", "0.6", "0.9", "index-writing"])
+def test_a_full_rebuild_killed_at_any_point_leaves_the_previous_index_readable(
+    tmp_path: Path, home: Path, when: str
+) -> None:
+    """Killed after a share of a full build's time, or the moment the index stage writes a file."""
+    import signal
+    import time
+
+    kb = many_files(tmp_path, 300)
+    build(kb, home)
+    whole = readable_chunks(kb / ".ra")
+    env = {**os.environ, "HOME": str(home)}
+    started = time.monotonic()
+    run_cmd("ra", "update", "--full", cwd=kb, home=home)
+    took = time.monotonic() - started
+    before = index_files(kb / ".ra")
+    rebuild = subprocess.Popen(
+        [str(BIN / "ra"), "update", "--full"],
+        cwd=kb,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    if when == "index-writing":
+        while index_files(kb / ".ra") == before and rebuild.poll() is None:
+            time.sleep(0.001)
+    else:
+        time.sleep(took * float(when))
+    rebuild.send_signal(signal.SIGKILL)
+    assert rebuild.wait() == -signal.SIGKILL, "the build ended before it could be killed"
+    assert readable_chunks(kb / ".ra") == whole
+    assert run_cmd("ra-query", "search", "--list", "word7 topic3", cwd=kb, home=home).code == 0
+    again = run_cmd("ra", "update", cwd=kb, home=home)  # and the next update finishes the job
+    assert again.code == 0, again.err
+    assert readable_chunks(kb / ".ra") == whole
