@@ -110,8 +110,10 @@ class ParsedFile:
 def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> ParsedFile:
     """Read, classify and chunk one file. Never raises for a bad file: it reports it."""
     abspath = os.path.join(root, path)
+    size = mtime_ns = 0  # an error row keeps the stat discovery saw, so it is not "changed" again
     try:
         st = os.stat(abspath)
+        size, mtime_ns = st.st_size, st.st_mtime_ns
         if st.st_size > settings.max_file_size:
             return _skip(
                 tree,
@@ -126,11 +128,12 @@ def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> Pars
             # checked on the open file, not the name: a link swapped in after discovery, or
             # between a check and the open, still never gets read
             if not settings.outside_links and not inside(os.path.realpath(root), _opened_path(fh, abspath)):
-                return _skip(tree, path, 0, 0, "", "error", outside_reason(abspath))
+                return _skip(tree, path, size, mtime_ns, "", "error", outside_reason(abspath))
             data = fh.read()
     except OSError as exc:
         # vanished or unreadable: reported now, retried next build (status error is never reused)
-        return _skip(tree, path, 0, 0, "", "error", f"cannot read: {exc.strerror or exc}")
+        why = f"cannot read: {exc.strerror or exc} — make it readable; every ra update tries it again"
+        return _skip(tree, path, size, mtime_ns, "", "error", why)
     sha = hashlib.sha256(data).hexdigest()
     if b"\0" in data[:BINARY_SNIFF]:
         return _skip(tree, path, len(data), st.st_mtime_ns, sha, "skipped", "binary file")
@@ -283,9 +286,23 @@ def chunk_stage(
         )
         + tuple(f"{tree.name}:{r.path}: {r.error}" for r in walk_errors),
     )
-    record = {**orjson.loads(orjson.dumps(stats)), "settings": _settings_key(settings)}
+    # files discovery saw but the chunk stage could not read: the next build tries them again
+    retry = sorted(r.path for r in rows_out if r.status == "error")
+    record = {**orjson.loads(orjson.dumps(stats)), "settings": _settings_key(settings), "retry": retry}
     write_bytes(layout.stats(tree.name), orjson.dumps(record, option=orjson.OPT_INDENT_2))
     return stats
+
+
+def nothing_to_retry(layout: Layout, tree: str) -> bool:
+    """True unless the last chunk stage of `tree` could not read some file (doit's `uptodate`).
+
+    Making a file readable changes neither its size nor its mtime, so the snapshot cannot tell;
+    an unreadable file is tried again at every build until it can be read or is gone.
+    """
+    try:
+        return not orjson.loads(layout.stats(tree).read_bytes()).get("retry")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return False
 
 
 def _settings_key(settings: ChunkSettings) -> dict[str, int]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import os
 import sys
@@ -31,7 +32,14 @@ from ra_build.index import index_stage
 from ra_build.layout import Layout
 from ra_build.manifest import manifest_stage
 from ra_build.progress import ProgressBar
-from ra_build.stages import CHUNKER_VERSION, ChunkSettings, FileProgress, chunk_stage, discover_stage
+from ra_build.stages import (
+    CHUNKER_VERSION,
+    ChunkSettings,
+    FileProgress,
+    chunk_stage,
+    discover_stage,
+    nothing_to_retry,
+)
 from ra_query.errors import BusyError, ConfigError, RaError
 from ra_query.schema import SCHEMA_VERSION
 
@@ -163,7 +171,10 @@ def make_tasks(
                 ],
                 "file_dep": [str(layout.snapshot(tree.name))],
                 "targets": [str(layout.file_table(tree.name)), str(layout.stats(tree.name))],
-                "uptodate": [config_changed(tree_settings(tree, config))],
+                "uptodate": [
+                    config_changed(tree_settings(tree, config)),
+                    functools.partial(nothing_to_retry, layout, tree.name),
+                ],
                 "verbosity": 0,
             }
 

@@ -495,3 +495,47 @@ def test_a_full_rebuild_killed_at_any_point_leaves_the_previous_index_readable(
     again = run_cmd("ra", "update", cwd=kb, home=home)  # and the next update finishes the job
     assert again.code == 0, again.err
     assert readable_chunks(kb / ".ra") == whole
+
+
+# ---- an unreadable file --------------------------------------------------------------------------
+
+
+def test_an_unreadable_file_is_reported_and_does_not_keep_the_index_stale(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unreadable as permissions make it for any user but root (the suite may run as root).
+
+    The open of that one file fails as the kernel would fail it: in the build and nowhere else.
+    """
+    import builtins
+
+    from ra_build import stages
+    from ra_build.config import load_config
+    from ra_build.layout import Layout
+    from ra_build.status import file_problems, freshness
+    from ra_query.stale import stale_files
+
+    kb = project(tmp_path)
+    (kb / "docs" / "ok.md").write_text("# Fine\n\nfine text\n", encoding="utf-8")
+    (kb / "docs" / "locked.md").write_text("# Locked\n\nsecret text\n", encoding="utf-8")
+    locked = str(kb / "docs" / "locked.md")
+
+    def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(file) == locked:
+            raise PermissionError(13, "Permission denied", locked)
+        return builtins.open(file, *args, **kwargs)
+
+    monkeypatch.setattr(stages, "open", guarded_open, raising=False)
+    config = load_config(kb, home)
+    for _update in range(2):
+        build(kb, home)
+        store = open_store(kb / ".ra")
+        assert freshness(config, Layout(kb / ".ra")).describe() == "current"
+        assert stale_files(store.root, store.manifest) == 0
+    assert file_problems(kb / ".ra", ["docs"]) == [
+        "docs:locked.md: cannot read: Permission denied — make it readable; every ra update tries it again"
+    ]
+    monkeypatch.undo()  # the permissions are fixed: the next update indexes it
+    build(kb, home)
+    assert file_problems(kb / ".ra", ["docs"]) == []
+    assert open_store(kb / ".ra").get_chunk("docs:locked.md") is not None
