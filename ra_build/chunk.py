@@ -177,6 +177,7 @@ def chunk_document(
     kind: Kind | None = None,
     size: int | None = None,
     byte_offset: int = 0,
+    byte_length: Callable[[int, int], int] | None = None,
     count_tokens: Callable[[str], int] = _count_tokens,
 ) -> Document:
     """Split a document into its chunk tree.
@@ -189,6 +190,8 @@ def chunk_document(
         size: the file's size in bytes; by default the UTF-8 length of `text`.
         byte_offset: the bytes of the file before `text` (3 for a UTF-8 byte order mark that
             decoding dropped), added to every byte range so ranges slice the file itself.
+        byte_length: how many bytes of the file text[start:end] is (`parse.file_bytes` when
+            decoding replaced bytes); by default the length of its UTF-8 form.
         count_tokens: the token counter (cl100k_base by default).
 
     Returns:
@@ -266,6 +269,11 @@ def chunk_document(
             line_at = end - 1
         if is_ascii:
             byte_start, byte_end = start + byte_offset, end + byte_offset
+        elif byte_length is not None:
+            byte += byte_length(byte_at, start)
+            byte_start = byte + byte_offset
+            byte += byte_length(start, end)
+            byte_end, byte_at = byte + byte_offset, end
         else:
             byte += len(text[byte_at:start].encode("utf-8", "surrogatepass"))
             byte_start = byte + byte_offset
@@ -298,6 +306,7 @@ def chunk_document(
 
     if size is None:
         size = size_chars if is_ascii else len(text.encode("utf-8", "surrogatepass"))
+        size = byte_length(0, size_chars) if byte_length is not None else size
     return Document(
         tree=tree,
         path=path,

@@ -260,18 +260,33 @@ class Heading(NamedTuple):
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
+# what surrogateescape decodes an undecodable byte to (U+DC80..U+DCFF) → U+FFFD
+_ESCAPED_BYTES = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
+
+
 def decode(data: bytes) -> tuple[str, bool]:
     """Decode file bytes as UTF-8, dropping a leading BOM.
 
     Returns:
-        The text, and True when invalid bytes were replaced by U+FFFD.
+        The text, and True when invalid bytes were replaced: one U+FFFD for each byte, so
+        that `file_bytes` can tell the file's byte offsets of the text.
     """
     if data.startswith(UTF8_BOM):
         data = data[3:]
     try:
         return data.decode("utf-8"), False
     except UnicodeDecodeError:
-        return data.decode("utf-8", errors="replace"), True
+        return data.decode("utf-8", "surrogateescape").translate(_ESCAPED_BYTES), True
+
+
+def file_bytes(data: bytes) -> Callable[[int, int], int]:
+    """For the text `decode(data)` replaced bytes in: how many bytes of the file text[a:b] is.
+
+    A U+FFFD that stands for an undecodable byte is that one byte, not the three bytes of its
+    UTF-8 form; a U+FFFD the file itself holds is three. The BOM is not part of the text.
+    """
+    escaped = data.removeprefix(UTF8_BOM).decode("utf-8", "surrogateescape")
+    return lambda start, end: len(escaped[start:end].encode("utf-8", "surrogateescape"))
 
 
 def line_starts(text: str) -> list[int]:

@@ -27,7 +27,7 @@ from ra_build.chunk import chunk_document
 from ra_build.config import TreeConfig
 from ra_build.discover import discover_tree
 from ra_build.layout import Layout
-from ra_build.parse import UTF8_BOM, decode
+from ra_build.parse import UTF8_BOM, decode, file_bytes
 from ra_build.tables import (
     CHUNK_SCHEMA,
     SHARDS,
@@ -139,7 +139,9 @@ def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> Pars
         return _skip(tree, path, len(data), st.st_mtime_ns, sha, "skipped", "binary file")
     text, replaced = decode(data)
     bom = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0  # decode dropped it; the ranges count it
-    doc = chunk_document(tree, path, text, size=len(data), byte_offset=bom)
+    doc = chunk_document(
+        tree, path, text, size=len(data), byte_offset=bom, byte_length=file_bytes(data) if replaced else None
+    )
     warnings = list(doc.warnings)
     if replaced:
         warnings.insert(0, "invalid UTF-8: undecodable bytes were replaced with U+FFFD")

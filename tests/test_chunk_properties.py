@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from ra_build.chunk import Chunk, Document, chunk_document
-from ra_build.parse import find_headings, line_count, line_starts, parse_frontmatter
+from ra_build.parse import UTF8_BOM, find_headings, line_count, line_starts, parse_frontmatter
+from ra_build.stages import ChunkSettings, parse_file
 
 SETTINGS = settings(max_examples=200, deadline=None)
 
@@ -160,3 +163,48 @@ def test_headings_are_exactly_the_top_level_headings_of_stock_markdown_it(text: 
         if t.type == "heading_open" and t.level == 0 and t.map is not None
     ]
     assert found == expected
+
+
+# --- byte and line ranges slice the file, whatever its bytes ----------------------------------------
+
+BREAK = re.compile(rb"\r\n|\r|\n")
+INVALID = [
+    b"\xff",
+    b"\xe9",
+    b"\xe2\x82",
+    b"\xc3",
+    b"\xed\xa0\x80",
+    b"\xef\xbf\xbd",
+]  # the last is a real U+FFFD
+
+
+@st.composite
+def file_bytes(draw: st.DrawFn) -> bytes:
+    """Generated markdown as a file: a BOM or not, any line breaks, undecodable bytes for some `x`s."""
+    pieces = draw(markdown()).split("x")
+    data = pieces[0].encode()
+    for piece in pieces[1:]:
+        data += (draw(st.sampled_from(INVALID)) if draw(st.booleans()) else b"x") + piece.encode()
+    return (UTF8_BOM if draw(st.booleans()) else b"") + data
+
+
+def line_of(data: bytes, offset: int) -> int:
+    """The 1-based line of the byte at `offset`, counting `\\r\\n`, `\\r` and `\\n` as line breaks."""
+    return 1 + len(BREAK.findall(data, 0, offset))
+
+
+@SETTINGS
+@given(file_bytes())
+def test_byte_and_line_ranges_slice_the_file_itself(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    root = tmp_path_factory.getbasetemp() / "ranges"
+    root.mkdir(exist_ok=True)
+    (root / "doc.md").write_bytes(data)
+    for chunk in parse_file("t", str(root), "doc.md", ChunkSettings(10_000_000, 10_000_000)).chunks:
+        start, end = chunk["byte_start"], chunk["byte_end"]
+        sliced = data[start:end].decode("utf-8", "surrogateescape")
+        assert sliced.translate(dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")).endswith(chunk["body"])
+        assert not data[start:end].startswith(UTF8_BOM)
+        if end > start:
+            assert (line_of(data, start), line_of(data, end - 1)) == (chunk["line_start"], chunk["line_end"])
