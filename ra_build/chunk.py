@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ra_build.parse import NO_FRONTMATTER, Frontmatter, Heading, find_headings, parse_frontmatter
+from ra_query.schema import doc_id_of
 from ra_query.slugs import slug_keeps
 from ra_query.tokens import count_tokens as _count_tokens
 from ra_query.tokens import encoding
@@ -220,7 +221,7 @@ def chunk_document(
     line, line_at = 1, 0
     byte, byte_at = 0, 0
     tags = front.tags
-    doc_id = f"{tree}:{path}"
+    doc_id = doc_id_of(tree, path)
     ids = [doc_id]
     breadcrumbs: list[tuple[str, ...]] = [(title,)]
     chunks: list[Chunk] = []

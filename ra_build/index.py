@@ -27,7 +27,7 @@ from ra_build.atomic import swap_in_directory, write_bytes
 from ra_build.layout import Layout
 from ra_build.stages import prune_tables
 from ra_build.tables import read_file_rows, shard_of
-from ra_query.schema import SCHEMA_VERSION, build_schema, join_breadcrumb, register_analyzer
+from ra_query.schema import SCHEMA_VERSION, build_schema, doc_id_of, join_breadcrumb, register_analyzer
 
 WRITER_HEAP = 256 * 1024 * 1024
 
@@ -64,12 +64,13 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
     restem = state.get("schema_version") != SCHEMA_VERSION or state.get("stemmer") != stemmer
     old_docs: dict[str, str] = {} if restem else state.get("docs", {})
 
-    new_docs = {
-        f"{tree}:{row.path}": row.doc_hash
+    rows = {
+        doc_id_of(tree, row.path): (tree, row)
         for tree in trees
         for row in read_file_rows(layout.file_table(tree))
         if row.status == "ok"
     }
+    new_docs = {d: row.doc_hash for d, (_tree, row) in rows.items()}
     changed = {d for d, h in new_docs.items() if old_docs.get(d) != h}
     removed = set(old_docs) - set(new_docs)
 
@@ -91,7 +92,8 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
     added_chunks = 0
     schema = index.schema
     for tree in trees if changed else ():
-        for batch in _changed_batches(layout, tree, None if restem else changed):
+        wanted = None if restem else {rows[d][1].path: d for d in changed if rows[d][0] == tree}
+        for batch in _changed_batches(layout, tree, wanted):
             for doc in _documents(batch, schema):
                 writer.add_document(doc)
                 added_chunks += 1
@@ -138,8 +140,8 @@ def _reuse(layout: Layout) -> tantivy.Index | None:
         return None
 
 
-def _changed_batches(layout: Layout, tree: str, docs: set[str] | None) -> Iterator[pa.RecordBatch]:
-    """The chunk rows of `docs` (all rows when None), a bounded batch at a time.
+def _changed_batches(layout: Layout, tree: str, docs: dict[str, str] | None) -> Iterator[pa.RecordBatch]:
+    """The chunk rows of `docs` (path → doc id; all rows when None), a bounded batch at a time.
 
     Only the shards that hold those documents are read, and within a shard (sorted by doc_id,
     small row groups) the filter lets Parquet skip the row groups of unchanged documents.
@@ -149,9 +151,8 @@ def _changed_batches(layout: Layout, tree: str, docs: set[str] | None) -> Iterat
             yield from pq.ParquetFile(shard).iter_batches(batch_size=BATCH_ROWS, columns=_COLUMNS)
         return
     by_shard: dict[int, list[str]] = {}
-    for doc_id in docs:
-        if doc_id.startswith(f"{tree}:"):
-            by_shard.setdefault(shard_of(doc_id[len(tree) + 1 :]), []).append(doc_id)
+    for path, doc in docs.items():
+        by_shard.setdefault(shard_of(path), []).append(doc)
     for shard, ids in sorted(by_shard.items()):
         path = layout.chunk_shard(tree, shard)
         if path.exists():

@@ -46,7 +46,8 @@ from ra_query.tokens import encoding
 
 # bumped when chunking output changes for the same input and settings
 CHUNKER_VERSION = (
-    3  # 2: chunk tables sharded by path; 3: github-slugger slugs, markdown-it titles, deep nests
+    4  # 2: chunk tables sharded by path; 3: github-slugger slugs, markdown-it titles, deep nests;
+    # 4: `#` and `%` escaped in ids, one U+FFFD per undecodable byte (ranges slice the file)
 )
 BINARY_SNIFF = 8192
 PARALLEL_MIN_FILES = 256

@@ -42,6 +42,17 @@ def join_breadcrumb(parts: list[str]) -> str:
     return BREADCRUMB_JOIN.join(part.replace(BREADCRUMB_JOIN, " ") for part in parts)
 
 
+def doc_id_of(tree: str, path: str) -> str:
+    """The id of the document at `path` in `tree`: `tree:path`.
+
+    `#` starts a chunk's slug in an id, so a `#` in the path is written `%23`, and `%` itself
+    `%25`: `notes.md#intro` is `docs:notes.md%23intro`, never the `#intro` chunk of `notes.md`.
+    """
+    if "%" in path or "#" in path:
+        path = path.replace("%", "%25").replace("#", "%23")
+    return f"{tree}:{path}"
+
+
 def split_breadcrumb(stored: str) -> tuple[str, ...]:
     """The parts of a stored breadcrumb (an empty breadcrumb has none)."""
     return tuple(stored.split(BREADCRUMB_JOIN)) if stored else ()

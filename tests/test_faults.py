@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from ra_query.errors import InputError
+from ra_query.get import get
 from ra_query.mcp import search_payload
 from ra_query.search import MAX_QUERY_WORDS, SearchParams, search_topic
 from ra_query.store import Store, open_store
@@ -283,6 +284,52 @@ def test_a_file_named_with_a_backslash_can_be_got_by_its_id(tmp_path: Path, home
     assert run_cmd("ra", "update", cwd=kb, home=home).code == 0
     run = run_cmd("ra", "get", "docs:back\\slash.md", cwd=kb, home=home)
     assert run.code == 0 and "an odd name" in run.out
+
+
+def test_a_file_named_like_a_heading_of_another_has_its_own_escaped_id(tmp_path: Path, home: Path) -> None:
+    kb = project(tmp_path)
+    (kb / ".ra.toml").write_text(
+        'root = true\n\n[tree.docs]\npath = "docs"\ninclude = ["**/*"]\n', encoding="utf-8"
+    )
+    (kb / "docs" / "notes.md").write_text("# Notes\n\n## Intro\n\nthe heading\n", encoding="utf-8")
+    (kb / "docs" / "notes.md#intro").write_text("# Other\n\nthe file\n", encoding="utf-8")
+    (kb / "docs" / "100%.md").write_text("# Full\n\nall of it\n", encoding="utf-8")
+    (kb / "docs" / "notes.md%23intro").write_text("# Lookalike\n\nthe lookalike\n", encoding="utf-8")
+    assert run_cmd("ra", "update", cwd=kb, home=home).code == 0
+    ids = run_cmd("ra", "ls", "docs", cwd=kb, home=home).out.split()
+    assert sorted(ids) == [
+        "docs:100%25.md",
+        "docs:notes.md",
+        "docs:notes.md%23intro",
+        "docs:notes.md%2523intro",
+    ]
+    chunks = run_cmd("ra", "ls", "chunks", cwd=kb, home=home).out.split()
+    assert len(chunks) == len(set(chunks))
+    for program in ("ra", "ra-query"):
+        for chunk_id, text in [
+            ("docs:notes.md#intro", "the heading"),
+            ("docs:notes.md%23intro", "the file"),
+            ("docs:notes.md%2523intro", "the lookalike"),
+            ("docs:100%25.md", "all of it"),
+        ]:
+            run = run_cmd(program, "get", chunk_id, cwd=kb, home=home)
+            assert run.code == 0 and text in run.out, (program, chunk_id, run.err)
+
+
+def test_every_indexed_id_can_be_got(tmp_path: Path, home: Path) -> None:
+    kb = project(tmp_path)
+    (kb / ".ra.toml").write_text(
+        'root = true\n\n[tree.docs]\npath = "docs"\ninclude = ["**/*"]\n', encoding="utf-8"
+    )
+    for name in ["a#b.md", "%41.md", "sp ace.md", "back\\slash.md", "q?.md", "ü.md", "x#1#2.md", "dots..md"]:
+        (kb / "docs" / name).write_text(f"# T\n\n## Sec #1\n\nbody of {name}\n", encoding="utf-8")
+    assert run_cmd("ra", "update", cwd=kb, home=home).code == 0
+    store = open_store(kb / ".ra")
+    chunks = run_cmd("ra", "ls", "chunks", cwd=kb, home=home).out.splitlines()
+    assert len(chunks) == 24 == len(set(chunks))  # each: the document, its h1, its h2
+    for chunk_id in chunks:
+        result = get(store, chunk_id)
+        assert result.chunks[0].id == chunk_id or result.whole_document
 
 
 def test_control_characters_in_file_names_never_reach_the_terminal_in_warnings(
