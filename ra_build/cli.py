@@ -16,7 +16,7 @@ import orjson
 import typer
 
 from ra_query import __version__
-from ra_query.errors import InputError, RaError
+from ra_query.errors import InputError, RaError, UnwritableError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -286,10 +286,18 @@ _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help
 def _refreshed_store(config: Config, artifacts: str | None) -> Store:
     """Bring the index up to date (DECISIONS 25), then open it."""
     from ra_build.tasks import default_artifacts, run_build
+    from ra_query.schema import MANIFEST_NAME
     from ra_query.store import open_store
 
     target = default_artifacts(config, artifacts, os.environ)
-    report = run_build(config, target, notify=_warn)
+    try:
+        report = run_build(config, target, notify=_warn)
+    except UnwritableError as exc:
+        if not (target / MANIFEST_NAME).is_file():
+            raise
+        # a full disk or read-only artifacts: answer from the last build, and say so
+        _warn(f"{exc.what} — answering from the index as last built (ra update to refresh)")
+        return open_store(target)
     if report.failures:
         raise RaError("index refresh failed: " + "; ".join(report.failures))
     # what this refresh parsed and skipped or warned about, on stderr (under `ra mcp` too, where

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import fcntl
 import functools
 import hashlib
+import io
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -40,8 +43,8 @@ from ra_build.stages import (
     discover_stage,
     nothing_to_retry,
 )
-from ra_query.errors import BusyError, ConfigError, RaError
-from ra_query.schema import SCHEMA_VERSION
+from ra_query.errors import BusyError, ConfigError, RaError, UnwritableError
+from ra_query.schema import MANIFEST_NAME, SCHEMA_VERSION
 
 
 def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
@@ -111,6 +114,13 @@ def _call(fn: Callable[..., Any], *args: Any) -> Callable[[], dict[str, Any]]:
         except RaError as exc:
             _RAISED.append(exc)  # run_build re-raises it with its own message and exit code
             raise
+        except (OSError, ValueError, sqlite3.Error) as exc:
+            # tantivy reports a failed write as a ValueError; the probe tells a full disk
+            failure = write_failure(_ARTIFACTS[-1], exc) if _ARTIFACTS else None
+            if failure is None:
+                raise
+            _RAISED.append(failure)
+            raise failure from exc
         return {"result": orjson.loads(orjson.dumps(result, default=_plain))}
 
     action.__name__ = fn.__name__
@@ -124,6 +134,54 @@ def _plain(obj: Any) -> Any:
 
 
 _RAISED: list[RaError] = []
+_ARTIFACTS: list[Path] = []  # the artifact directory of the build under way (for its errors)
+# errors that mean "this directory cannot take these writes", each with what to do about it
+_WRITE_ERRNOS = {
+    errno.ENOSPC: "free some space",
+    errno.EDQUOT: "free some space (the disk quota is used up)",
+    errno.EFBIG: "raise the file size limit (ulimit -f)",
+    errno.EROFS: "build on a writable file system with --artifacts DIR",
+    errno.EACCES: "make it writable by this user, or build elsewhere with --artifacts DIR",
+    errno.EPERM: "make it writable by this user, or build elsewhere with --artifacts DIR",
+}
+PROBE_BYTES = 1 << 20  # a build that cannot write this much more is out of space
+
+
+def write_failure(root: Path, exc: BaseException) -> UnwritableError | None:
+    """The one-line error for a build that could not write `root`, or None when `exc` is not that.
+
+    An OSError says why by its errno. doit's state database (sqlite) and tantivy's writer do
+    not, so for them the directory itself is tried: is there room, can a file be written.
+    """
+    code = exc.errno if isinstance(exc, OSError) else _probe(root)
+    if code not in _WRITE_ERRNOS:
+        return None
+    kept = "; the previous index is still readable" if (root / MANIFEST_NAME).exists() else ""
+    return UnwritableError(
+        f"cannot write the artifacts in {root}: {os.strerror(code)}",
+        f"{_WRITE_ERRNOS[code]}, then run ra update again{kept}",
+    )
+
+
+def _probe(root: Path) -> int | None:
+    """The errno that writing `PROBE_BYTES` into `root` fails with now (None: it succeeds)."""
+    try:
+        stats = os.statvfs(root)
+        if stats.f_bavail * stats.f_frsize < PROBE_BYTES:
+            return errno.ENOSPC
+        probe = root / f".write-probe-{os.getpid()}"
+        try:
+            with open(probe, "wb") as fh:
+                fh.write(b"\0" * PROBE_BYTES)
+                fh.flush()
+                os.fsync(fh.fileno())
+        finally:
+            probe.unlink(missing_ok=True)
+    except OSError as exc:
+        return exc.errno
+    return None
+
+
 _HELD: list[BuildLock] = []  # locks a dodo.py takes for the life of its doit process
 
 
@@ -276,6 +334,31 @@ def _recording_reporter(report: BuildReport, progress: ProgressBar | None) -> ty
     return Reporter
 
 
+class _DoitTraceback(io.TextIOBase):
+    """stderr while doit runs: passes everything on, except the traceback doit prints for an
+    exception of its own (such as a full disk under its state database), which it keeps."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.exception: BaseException | None = None
+
+    def write(self, text: str) -> int:
+        raised = sys.exc_info()[1]
+        if raised is not None and text.startswith("Traceback (most recent call last):"):
+            self.exception = raised  # doit writes traceback.format_exc() from its except block
+            return len(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+
 class BuildLock:
     """An exclusive lock on an artifact directory, so two builds never write at once."""
 
@@ -286,8 +369,11 @@ class BuildLock:
         self._fh: IO[bytes] | None = None
 
     def __enter__(self) -> BuildLock:
-        self.layout.root.mkdir(parents=True, exist_ok=True)
-        fh = open(self.layout.lock, "a+b")
+        try:
+            self.layout.root.mkdir(parents=True, exist_ok=True)
+            fh = open(self.layout.lock, "a+b")
+        except OSError as exc:
+            raise write_failure(self.layout.root, exc) or exc from None
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -343,14 +429,20 @@ def run_build(
             "verbosity": 0,
         }
         _RAISED.clear()
+        _ARTIFACTS[:] = [layout.root]
+        doit_error = _DoitTraceback(sys.stderr)
         try:
-            code = DoitMain(ModuleTaskLoader(namespace), config_filenames=()).run(["run"])
+            with contextlib.redirect_stderr(doit_error):
+                code = DoitMain(ModuleTaskLoader(namespace), config_filenames=()).run(["run"])
         finally:
+            _ARTIFACTS.clear()
             if progress is not None:
                 progress.finish()
     report.seconds = time.perf_counter() - started
     if _RAISED:
         raise _RAISED[0]
+    if doit_error.exception is not None:  # doit's own work failed: its state database, mostly
+        raise write_failure(layout.root, doit_error.exception) or doit_error.exception
     if code != 0 and not report.failures:
         report.failures.append(f"doit exited with {code}")
     return report
@@ -362,7 +454,6 @@ def _state_db_usable(layout: Layout) -> bool:
     An older ra kept it as JSON, and a disk-full or foreign write can corrupt it; every stage
     is incremental on its own, so starting doit's state afresh costs little and loses nothing.
     """
-    import sqlite3
 
     if not layout.doit_db.exists():
         return True

@@ -6,6 +6,7 @@
     ├── NotFoundError            exit 1: an id, document or tree that does not exist
     ├── QuerySyntaxError         exit 1: a search query that breaks the query language
     ├── ArtifactError            index artifacts missing, unreadable or of an unknown format
+    │   └── UnwritableError      a build cannot write them: a full disk, a read-only directory
     └── BusyError                exit 3: another `ra update` holds the build lock
 
 The CLI prints `RaError.report(prog)` (`ra: error: <message>`; a query syntax error adds the
@@ -86,3 +87,11 @@ class BusyError(RaError):
     """Another build holds the lock on the artifact directory."""
 
     exit_code = 3
+
+
+class UnwritableError(ArtifactError):
+    """A build cannot write its artifacts (full disk, read-only directory); the last build stays."""
+
+    def __init__(self, what: str, todo: str) -> None:
+        super().__init__(f"{what} — {todo}")
+        self.what = what

@@ -9,8 +9,10 @@ import json
 import os
 import select
 import shutil
+import sqlite3
 import subprocess
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -586,3 +588,146 @@ def test_an_unreadable_file_is_reported_and_does_not_keep_the_index_stale(
     build(kb, home)
     assert file_problems(kb / ".ra", ["docs"]) == []
     assert open_store(kb / ".ra").get_chunk("docs:locked.md") is not None
+
+
+# ---- a full disk, a read-only artifact directory ---------------------------------------------------
+
+
+def limited(max_file_bytes: int) -> Callable[[], None]:
+    """A preexec_fn: writes past `max_file_bytes` fail with EFBIG, as a full disk fails them."""
+    import resource
+    import signal
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # fail the write instead of killing
+
+    return apply
+
+
+def run_limited(max_file_bytes: int, kb: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / args[0]), *args[1:]],
+        cwd=kb,
+        env={**os.environ, "HOME": str(home)},
+        preexec_fn=limited(max_file_bytes),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def grown(tmp_path: Path, home: Path) -> Path:
+    """A built project, then 40 more pages of distinct words: the next update has much to write."""
+    import random
+
+    kb = many_files(tmp_path, 200)
+    build(kb, home)
+    words = random.Random(1)
+    for i in range(40):
+        text = " ".join(f"fresh{words.randrange(10**6)}" for _ in range(800))
+        (kb / "docs" / f"new{i}.md").write_text(f"# New {i}\n\nfreshword {text}\n", encoding="utf-8")
+    return kb
+
+
+# the first write to fail: a chunk table (OSError), tantivy's writer thread, a tantivy segment file
+@pytest.mark.parametrize("max_file_bytes", [8_000, 40_000, 150_000], ids=["chunk", "writer", "segment"])
+def test_a_build_that_cannot_write_is_one_line_with_exit_2_and_the_previous_index_stays(
+    grown: Path, home: Path, max_file_bytes: int
+) -> None:
+    run = run_limited(max_file_bytes, grown, home, "ra", "update")
+    root = grown / ".ra"
+    assert (run.returncode, run.stderr) == (
+        2,
+        f"ra: error: cannot write the artifacts in {root}: File too large — raise the file size limit "
+        "(ulimit -f), then run ra update again; the previous index is still readable\n",
+    )
+    assert readable_chunks(root) == 200 * 10
+    assert run_cmd("ra-query", "search", "--list", "word7 topic3", cwd=grown, home=home).code == 0
+    assert run_cmd("ra", "update", cwd=grown, home=home).code == 0  # space again: it completes
+    assert run_cmd("ra-query", "search", "--list", "freshword", cwd=grown, home=home).code == 0
+
+
+def test_ra_search_answers_from_the_last_build_when_it_cannot_refresh_the_index(
+    grown: Path, home: Path
+) -> None:
+    run = run_limited(8_000, grown, home, "ra", "search", "--list", "word7 topic3")
+    assert run.returncode == 0
+    assert "docs:page0007.md" in run.stdout
+    assert run.stderr == (
+        f"ra: warning: cannot write the artifacts in {grown / '.ra'}: File too large — answering from the "
+        "index as last built (ra update to refresh)\n"
+    )
+
+
+def test_a_read_only_artifact_directory_is_a_one_line_error(
+    grown: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build's first write is its lock file: there a read-only mount refuses it with EROFS."""
+    import builtins
+    import errno
+
+    from ra_build import tasks
+    from ra_build.config import load_config
+    from ra_query.errors import UnwritableError
+
+    lock = str(grown / ".ra" / ".lock")
+
+    def read_only_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(file) == lock:
+            raise OSError(errno.EROFS, "Read-only file system", lock)
+        return builtins.open(file, *args, **kwargs)
+
+    monkeypatch.setattr(tasks, "open", read_only_open, raising=False)
+    with pytest.raises(UnwritableError) as raised:
+        tasks.run_build(load_config(grown, home), grown / ".ra")
+    assert raised.value.exit_code == 2
+    assert raised.value.message == (
+        f"cannot write the artifacts in {grown / '.ra'}: Read-only file system — build on a writable file "
+        "system with --artifacts DIR, then run ra update again; the previous index is still readable"
+    )
+
+
+def test_a_failure_that_is_not_about_writing_stays_an_error_of_ra(tmp_path: Path) -> None:
+    from ra_build.tasks import write_failure
+
+    assert write_failure(tmp_path, ValueError("a bug")) is None
+    assert write_failure(tmp_path, OSError(22, "Invalid argument")) is None
+
+
+def test_a_tantivy_write_error_in_a_directory_that_takes_no_more_bytes_is_a_write_failure(
+    tmp_path: Path,
+) -> None:
+    """tantivy says only "an index writer was killed": the directory itself is tried."""
+    probe = (
+        "import sys; from pathlib import Path; from ra_build.tasks import write_failure; "
+        "print(write_failure(Path(sys.argv[1]), ValueError('An index writer was killed')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)],
+        preexec_fn=limited(100_000),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.startswith(f"cannot write the artifacts in {tmp_path}: File too large — ")
+    assert list(tmp_path.iterdir()) == []  # the probe cleans up after itself
+
+
+def test_doits_own_traceback_is_kept_for_ra_to_report_and_other_output_passes() -> None:
+    import io
+
+    from ra_build.tasks import _DoitTraceback  # pyright: ignore[reportPrivateUsage]
+
+    out = io.StringIO()
+    proxy = _DoitTraceback(out)
+    proxy.write("ra: warning: something\n")
+    try:
+        raise sqlite3.OperationalError("database or disk is full")
+    except sqlite3.OperationalError:
+        proxy.write(
+            "Traceback (most recent call last):\n  ...\nsqlite3.OperationalError: database or disk is full\n"
+        )
+    assert out.getvalue() == "ra: warning: something\n"
+    assert isinstance(proxy.exception, sqlite3.OperationalError)
