@@ -134,6 +134,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
+@pytest.mark.slow
 def test_a_worker_dies_with_its_killed_parent(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -484,6 +485,7 @@ def readable_chunks(artifacts: Path) -> int:
     return open_store(artifacts).index.searcher().num_docs
 
 
+@pytest.mark.slow
 def test_readers_during_a_full_rebuild_always_see_the_whole_previous_or_new_index(
     tmp_path: Path, home: Path
 ) -> None:
@@ -509,6 +511,7 @@ def index_files(artifacts: Path) -> set[str]:
     return {str(p.relative_to(artifacts)) for d in ("index", "index.next") for p in (artifacts / d).glob("*")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["0.3", "0.6", "0.9", "index-writing"])
 def test_a_full_rebuild_killed_at_any_point_leaves_the_previous_index_readable(
     tmp_path: Path, home: Path, when: str
@@ -632,6 +635,7 @@ def grown(tmp_path: Path, home: Path) -> Path:
 
 
 # the first write to fail: a chunk table (OSError), tantivy's writer thread, a tantivy segment file
+@pytest.mark.slow
 @pytest.mark.parametrize("max_file_bytes", [8_000, 40_000, 150_000], ids=["chunk", "writer", "segment"])
 def test_a_build_that_cannot_write_is_one_line_with_exit_2_and_the_previous_index_stays(
     grown: Path, home: Path, max_file_bytes: int
