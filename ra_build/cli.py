@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
+from ra_build.main import flushed, guarded, home, load_config, quiet_stdout, refreshed_store, run_search, warn
 from ra_query import __version__
-from ra_query.errors import InputError, RaError, UnwritableError
+from ra_query.errors import InputError, RaError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ra_build.config import Config
-    from ra_query.store import Store
 
 app = typer.Typer(
     name="ra",
@@ -59,10 +59,6 @@ def _root(
     """ra — a research assistant for agents: index folders of markdown, search them by chunk."""
 
 
-def _home() -> Path:
-    return Path(os.environ.get("HOME") or Path.home())
-
-
 def _out(text: str) -> None:
     """Write a command's output; a reader that went away (`ra ls … | head`) is no error: exit 0.
 
@@ -72,23 +68,8 @@ def _out(text: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
         raise typer.Exit(0) from None
-
-
-def _warn(message: str) -> None:
-    from ra_query.textsafe import printable  # file names come from the trees: no control characters
-
-    print(f"ra: warning: {printable(message)}", file=sys.stderr)
-
-
-def _load_config(require_paths: bool = True) -> Config:
-    from ra_build.config import load_config
-
-    config = load_config(Path.cwd(), _home(), require_paths=require_paths)
-    for warning in config.warnings:
-        _warn(warning)
-    return config
 
 
 @app.command()
@@ -101,7 +82,7 @@ def init(
     """Write a starter .ra.toml that defines a working tree."""
     from ra_build.init import init_config
 
-    result = init_config(Path.cwd(), _home(), global_=global_, force=force)
+    result = init_config(Path.cwd(), home(), global_=global_, force=force)
     print(f"wrote {result.path} (tree '{result.tree_name}' → {result.tree_path})")
     for created in result.created_dirs:
         print(f"created {created}")
@@ -117,7 +98,7 @@ def config_cmd(
     """Show the effective merged configuration and where each tree came from."""
     from ra_build.config_render import config_to_dict, render_config
 
-    config = _load_config(require_paths=False)
+    config = load_config(require_paths=False)
     if json:
         sys.stdout.write(orjson.dumps(config_to_dict(config), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -148,11 +129,11 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text 
             "convert it to UTF-8; a build indexes it with replacement characters"
         ) from None
     if file.suffix.lower() not in (".md", ".markdown", ".txt"):
-        _warn(
+        warn(
             f"{file}: not a markdown or text file (.md, .markdown, .txt) — shown as markdown, "
             "as a build reads it when a tree's include names it"
         )
-    config = _load_config(require_paths=False)
+    config = load_config(require_paths=False)
     tree, rel = _locate(file.resolve(), config)
     bom = 3 if text.startswith("\ufeff") else 0
     doc = chunk_document(tree, rel, text.removeprefix("\ufeff"), size=len(data), byte_offset=bom)
@@ -182,20 +163,21 @@ def update(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """Bring the index up to date with the configured trees (incrementally)."""
-    from ra_build.tasks import default_artifacts, run_build
+    from ra_build.settings import default_artifacts
+    from ra_build.tasks import run_build
 
-    config = _load_config()
+    config = load_config()
     target = default_artifacts(config, artifacts, os.environ)
     from ra_build.progress import ProgressBar
 
     progress = ProgressBar() if sys.stderr.isatty() else None
-    report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=_warn)
+    report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=warn)
     if report.failures:
         raise RaError("build failed: " + "; ".join(report.failures))
     from ra_build.status import file_problems
 
     for problem in file_problems(target, list(config.trees)):
-        _warn(problem)
+        warn(problem)
     print(_summary(target, report.results, report.seconds))
 
 
@@ -217,11 +199,11 @@ def status(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """Show config files, trees with resolved paths and counts, and the index state."""
+    from ra_build.settings import default_artifacts
     from ra_build.status import render_status
     from ra_build.status import status as collect
-    from ra_build.tasks import default_artifacts
 
-    config = _load_config(require_paths=False)
+    config = load_config(require_paths=False)
     st = collect(config, default_artifacts(config, artifacts, os.environ))
     if json:
         sys.stdout.write(orjson.dumps(st, default=_jsonable, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -247,12 +229,12 @@ def ls_cmd(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """List configured trees, indexed documents, or indexed chunks (those starting with PREFIX)."""
+    from ra_build.settings import default_artifacts
     from ra_build.status import ls_lines
-    from ra_build.tasks import default_artifacts
 
     if what not in ("trees", "docs", "chunks"):
         raise InputError(f"cannot list {what!r} — use: ra ls trees, ra ls docs or ra ls chunks")
-    config = _load_config(require_paths=False)
+    config = load_config(require_paths=False)
     target = default_artifacts(config, artifacts, os.environ)
     from ra_query.textsafe import printable
 
@@ -263,10 +245,10 @@ def ls_cmd(
 @app.command()
 def check(artifacts: ArtifactsOpt = None) -> None:
     """Validate configuration, sources and index: exit 0 ok, 1 warnings, 2 errors."""
+    from ra_build.settings import default_artifacts
     from ra_build.status import check as run_check
-    from ra_build.tasks import default_artifacts
 
-    config = _load_config()
+    config = load_config()
     findings = run_check(config, default_artifacts(config, artifacts, os.environ))
     for finding in findings:
         print(finding.render())
@@ -283,74 +265,10 @@ def check(artifacts: ArtifactsOpt = None) -> None:
 _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
 
-def _refreshed_store(config: Config, artifacts: str | None) -> Store:
-    """Bring the index up to date (DECISIONS 25), then open it."""
-    from ra_build.tasks import default_artifacts, run_build
-    from ra_query.schema import MANIFEST_NAME
-    from ra_query.store import open_store
-
-    target = default_artifacts(config, artifacts, os.environ)
-    try:
-        report = run_build(config, target, notify=_warn)
-    except UnwritableError as exc:
-        if not (target / MANIFEST_NAME).is_file():
-            raise
-        # a full disk or read-only artifacts: answer from the last build, and say so
-        _warn(f"{exc.what} — answering from the index as last built (ra update to refresh)")
-        return open_store(target)
-    if report.failures:
-        raise RaError("index refresh failed: " + "; ".join(report.failures))
-    # what this refresh parsed and skipped or warned about, on stderr (under `ra mcp` too, where
-    # stdout is the protocol); a refresh that changed nothing says nothing
-    for key, result in report.results.items():
-        if key.startswith("chunk:") and isinstance(result, dict):
-            for problem in result.get("problems", []):
-                _warn(problem)
-    return open_store(target)
-
-
 @app.command(context_settings=_PASS_THROUGH, add_help_option=False)
 def search(ctx: typer.Context) -> None:
     """Search and print matching chunks; the index is refreshed first (ra search --help)."""
     raise typer.Exit(run_search(ctx.args))
-
-
-def run_search(argv: list[str]) -> int:
-    """`ra search ARGV`: refresh the index, search, print; returns the exit code.
-
-    `main` calls this with the raw arguments after `search`, so argparse sees a `--` that click
-    would have swallowed: in `ra search -- --force` the query `--force` reaches the query parser.
-    """
-    import argparse
-
-    from ra_build.tasks import search_defaults
-    from ra_query.cli import SEARCH_DESCRIPTION, add_search_options, search_params, use_colour, view_of
-    from ra_query.commands import search_command
-
-    parser = argparse.ArgumentParser(
-        prog="ra search", description=SEARCH_DESCRIPTION + " The index is refreshed first."
-    )
-    parser.add_argument(
-        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
-    )
-    add_search_options(parser)
-    args = parser.parse_args(argv)
-    config = _load_config()
-    store = _refreshed_store(config, args.artifacts)
-    view, as_json = view_of(args)
-    output = search_command(
-        store,
-        list(args.queries),
-        search_params(args, search_defaults(config)),
-        view=view,
-        json=as_json,
-        max_tokens=args.max_tokens,
-        explain=args.explain,
-        colour=use_colour(sys.stdout, dict(os.environ)),
-        stale=0,  # just refreshed
-    )
-    sys.stdout.write(output.text)
-    return output.code
 
 
 @app.command()
@@ -367,7 +285,7 @@ def get(
     """Print a chunk, or a whole document in document order, by id (the index is refreshed first)."""
     from ra_query.commands import get_command
 
-    store = _refreshed_store(_load_config(), artifacts)
+    store = refreshed_store(load_config(), artifacts)
     _out(get_command(store, chunk_id, full_document=full_document, json=json).text)
 
 
@@ -377,8 +295,8 @@ def mcp_cmd(artifacts: ArtifactsOpt = None) -> None:
     from ra_query.mcp import build_server, run_stdio
 
     # read once: edits to .ra.toml take effect when the agent runtime restarts the server
-    config = _load_config()
-    run_stdio(build_server(lambda: _refreshed_store(config, artifacts), stale=lambda _store: 0))
+    config = load_config()
+    run_stdio(build_server(lambda: refreshed_store(config, artifacts), stale=lambda _store: 0))
 
 
 def main() -> None:
@@ -390,27 +308,19 @@ def main() -> None:
     if code:
         sys.exit(code)
     if argv[:1] == ["search"]:  # straight to argparse, `--` and all (see run_search)
-        sys.exit(_flushed(_guarded(lambda: run_search(argv[1:]))))
-    sys.exit(_flushed(_guarded(lambda: app(standalone_mode=False))))
-
-
-def _flushed(code: int) -> int:
-    """`code`, after flushing what is still buffered; a reader that went away makes it 0."""
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _quiet_stdout()
-        return 0
-    return code
+        sys.exit(flushed(_guarded(lambda: run_search(argv[1:]))))
+    sys.exit(flushed(_guarded(lambda: app(standalone_mode=False))))
 
 
 def _guarded(run: Callable[[], object]) -> int:
     """Run `run`; return its exit code, or the documented one for what it raised (README)."""
+    return guarded(lambda: _typer_codes(run))
+
+
+def _typer_codes(run: Callable[[], object]) -> int:
+    """Run `run`, turning typer's and click's exceptions into their exit codes."""
     try:
         code = run()
-    except RaError as exc:
-        sys.stderr.write(exc.report("ra"))
-        return exc.exit_code
     except typer.Exit as exc:
         return int(exc.exit_code)
     except typer.TyperException as exc:  # a usage error: typer's usage line and message, exit 2
@@ -420,29 +330,7 @@ def _guarded(run: Callable[[], object]) -> int:
         else:
             print(f"Error: {exc.format_message()}", file=sys.stderr)
         return int(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
-        print("ra: interrupted", file=sys.stderr)
-        return 130
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), already printed
-        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-    except BrokenPipeError:  # the reader went away (`ra ls … | head`): it has what it wanted
-        _quiet_stdout()
-        return 0
-    except Exception as exc:  # the outermost layer: a bug of ours, still not a traceback
-        if os.environ.get("RA_DEBUG"):
-            raise
-        print(
-            f"ra: internal error: {type(exc).__name__}: {exc} — please report it; "
-            "RA_DEBUG=1 shows the traceback",
-            file=sys.stderr,
-        )
-        return 70
+    except typer.Abort:
+        raise KeyboardInterrupt from None
     # click returns an Exit's code instead of raising it when standalone_mode is off
     return code if isinstance(code, int) else 0
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null, so flushing at exit does not fail on the closed pipe again."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)

@@ -14,7 +14,6 @@ tomllib reports no positions for a valid document, so `LineIndex` finds the line
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import math
 import re
 import tomllib
@@ -297,6 +296,8 @@ class _Validator:
         return ConfigError(f"{self.where(loc)}: {message}")
 
     def unknown(self, loc: Loc, key: str, section: str, known: Iterable[str]) -> None:
+        import difflib  # only for a typo: not on every command's path
+
         close = difflib.get_close_matches(key, list(known), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         where = f"in [{section}]" if section else "at top level"

@@ -28,6 +28,7 @@ from ra_build.config import TreeConfig
 from ra_build.discover import discover_tree
 from ra_build.layout import Layout
 from ra_build.parse import UTF8_BOM, decode, file_bytes
+from ra_build.settings import CHUNKER_VERSION
 from ra_build.tables import (
     CHUNK_SCHEMA,
     SHARDS,
@@ -44,11 +45,6 @@ from ra_query.sources import inside, outside_reason
 from ra_query.stale import encode_stat_table
 from ra_query.tokens import encoding
 
-# bumped when chunking output changes for the same input and settings
-CHUNKER_VERSION = (
-    4  # 2: chunk tables sharded by path; 3: github-slugger slugs, markdown-it titles, deep nests;
-    # 4: `#` and `%` escaped in ids, one U+FFFD per undecodable byte (ranges slice the file)
-)
 BINARY_SNIFF = 8192
 PARALLEL_MIN_FILES = 256
 

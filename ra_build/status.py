@@ -15,8 +15,8 @@ import orjson
 from ra_build.config import Config
 from ra_build.discover import discover_tree
 from ra_build.layout import Layout
+from ra_build.settings import config_hash
 from ra_build.tables import FileRow, read_chunk_table, read_file_rows
-from ra_build.tasks import config_hash
 from ra_query.textsafe import printable
 
 IndexState = Literal["current", "stale", "config changed", "missing"]

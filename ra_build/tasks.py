@@ -15,7 +15,6 @@ import dataclasses
 import errno
 import fcntl
 import functools
-import hashlib
 import io
 import os
 import sqlite3
@@ -30,13 +29,13 @@ import orjson
 from doit.tools import config_changed
 
 from ra_build.children import LOCK_FDS
-from ra_build.config import Config, TreeConfig
+from ra_build.config import Config
 from ra_build.index import index_stage
 from ra_build.layout import Layout
 from ra_build.manifest import manifest_stage
 from ra_build.progress import ProgressBar
+from ra_build.settings import config_hash, index_settings, search_defaults, tree_settings
 from ra_build.stages import (
-    CHUNKER_VERSION,
     ChunkSettings,
     FileProgress,
     chunk_stage,
@@ -44,65 +43,7 @@ from ra_build.stages import (
     nothing_to_retry,
 )
 from ra_query.errors import BusyError, ConfigError, RaError, UnwritableError
-from ra_query.schema import MANIFEST_NAME, SCHEMA_VERSION
-
-
-def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
-    """Everything the chunk stage of `tree` reads from the configuration."""
-    return {
-        "path": str(tree.path),
-        "include": list(tree.include),
-        "exclude": list(tree.exclude),
-        "outside_links": tree.outside_links,
-        "max_file_size": config.settings.max_file_size,
-        "max_chunk_size": config.settings.max_chunk_size,
-        "chunker": CHUNKER_VERSION,
-    }
-
-
-def index_settings(config: Config) -> dict[str, Any]:
-    """Everything the index stage reads from the configuration."""
-    return {
-        "stemmer": config.search.stemmer,
-        "schema": SCHEMA_VERSION,
-        "trees": sorted(config.trees),
-    }
-
-
-def config_hash(config: Config) -> str:
-    """The index-content hash (DECISIONS 15): changes whenever what is indexed would change."""
-    content = {
-        "index": index_settings(config),
-        "trees": {name: tree_settings(t, config) for name, t in sorted(config.trees.items())},
-    }
-    return hashlib.sha256(orjson.dumps(content, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
-
-
-def search_defaults(config: Config) -> dict[str, Any]:
-    """The configured search settings, as `ra_query.search.SearchParams` keyword arguments.
-
-    `ra search` uses them directly; the manifest records them so `ra-query`, which has no
-    configuration, searches the published artifacts the same way.
-    """
-    s = config.search
-    return {
-        "limit": config.settings.default_limit,
-        "candidate_limit": s.candidate_limit,
-        "cutoff_ratio": s.cutoff_ratio,
-        "aggregation_threshold": s.aggregation_threshold,
-        "boosts": {
-            "text": s.boost_text,
-            "title": s.boost_title,
-            "tags": s.boost_tags,
-            "path": s.boost_path,
-            "body": s.boost_body,
-        },
-        "phrase_boost": s.phrase_boost,
-        "stopwords": s.stopwords,
-        "local_boost": config.settings.local_boost,
-        "global_trees": sorted(name for name, tree in config.trees.items() if tree.is_global),
-        "fuzzy_distance": s.fuzzy_distance,
-    }
+from ra_query.schema import MANIFEST_NAME
 
 
 def _call(fn: Callable[..., Any], *args: Any) -> Callable[[], dict[str, Any]]:
@@ -479,17 +420,6 @@ def _forget(layout: Layout) -> None:
     if layout.chunks_dir.exists():
         for record in layout.chunks_dir.glob("*.stats.json"):
             record.unlink()
-
-
-def default_artifacts(config: Config, override: str | None, env: dict[str, str] | os._Environ[str]) -> Path:
-    """Where artifacts go: --artifacts, else $RA_ARTIFACTS, else `.ra/` beside the nearest config."""
-    if override:
-        return Path(override).expanduser().resolve()
-    if env.get("RA_ARTIFACTS"):
-        return Path(env["RA_ARTIFACTS"]).expanduser().resolve()
-    if config.base_dir is None:
-        raise ConfigError("no .ra.toml found here or above — create one with: ra init")
-    return config.base_dir / ".ra"
 
 
 def _stderr(message: str) -> None:

@@ -86,17 +86,23 @@ def _columns() -> int:
         return 80
 
 
-def _parser() -> argparse.ArgumentParser:
+def help_formatter() -> type[argparse.HelpFormatter]:
+    """argparse's formatter, sized without `import shutil` (~2 ms of every cold start)."""
     import argparse
 
     class Formatter(argparse.HelpFormatter):
-        """argparse's formatter, sized without `import shutil` (~2 ms of every cold start)."""
-
         def __init__(
             self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
         ) -> None:
             super().__init__(prog, indent_increment, max_help_position, width or _columns() - 2)
 
+    return Formatter
+
+
+def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    Formatter = help_formatter()
     parser = argparse.ArgumentParser(
         prog=PROG, description="Search prebuilt ra artifacts, read-only.", formatter_class=Formatter
     )

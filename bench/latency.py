@@ -1,0 +1,113 @@
+"""Benchmark: what one call costs where agents call — cold `ra search` (no change) vs `ra-query
+search` vs `rg -il`, side by side in one run on the same project and words.
+
+    python bench/latency.py --project DIR [--runs N] [--queries "a b" "c d" ...] [--before TREE]
+
+DIR holds a `.ra.toml` whose index is already built (`ra update`); the sources stay untouched,
+so every `ra search` takes the no-change path. Each round runs the three commands back to back
+for each query, in rotating order, so load on this shared machine hits them alike; the figures
+are medians over rounds and queries, and the floor is a ratio (issue 11: `ra search` ≤ 1.3 ×
+`ra-query search`). `--before TREE` adds `ra search` as an older checkout of ra (a git
+worktree: `git worktree add /tmp/before COMMIT`) runs it, on the same index. Prints a table and
+appends it to bench/results/latency.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import REPO, git_head, verdict
+
+BIN = Path(sys.executable).parent
+QUERIES = ["connection pool size", "Get-DnsServer zone", "remove user account", "install module offline"]
+FLOOR = 1.3
+
+
+def sources_of(project: Path) -> list[str]:
+    """The tree roots of the project (for rg), as the manifest records them."""
+    import json
+
+    manifest = json.loads((project / ".ra" / "manifest.json").read_text(encoding="utf-8"))
+    return [str(tree["sources"]["root"]) for tree in manifest["trees"].values()]
+
+
+Command = tuple[list[str], dict[str, str] | None]
+
+
+def timed(command: Command, cwd: Path) -> float:
+    started = time.perf_counter()
+    argv, env = command
+    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def older_ra(tree: Path) -> Callable[[str], Command]:
+    """`ra search --list Q` as the checkout at `tree` runs it (its cli, this venv's packages)."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+
+    def command(query: str) -> Command:
+        code = (
+            f"import sys; sys.argv = ['ra', 'search', '--list', {query!r}]; "
+            "from ra_build.cli import main; main()"
+        )
+        return [sys.executable, "-c", code], env
+
+    return command
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--project", type=Path, required=True)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--queries", nargs="+", default=QUERIES)
+    parser.add_argument("--before", type=Path, help="a checkout of an older ra to time `ra search` of")
+    args = parser.parse_args()
+    project: Path = args.project.resolve()
+    roots = sources_of(project)
+    rg = shutil.which("rg")
+    commands: dict[str, Callable[[str], Command]] = {
+        "ra search": lambda q: ([str(BIN / "ra"), "search", "--list", q], None),
+        "ra-query search": lambda q: ([str(BIN / "ra-query"), "search", "--list", q], None),
+    }
+    if rg:
+        commands["rg -il"] = lambda q: ([rg, "-il", "--", q.split()[0], *roots], None)
+    if args.before:
+        commands[f"ra search {args.before.name}"] = older_ra(args.before.resolve())
+    for name, make in commands.items():  # warm the page cache; check each one works
+        argv, env = make(args.queries[0])
+        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, check=False)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"{name} failed: {done.stderr.strip()}")
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    names = list(commands)
+    for run in range(args.runs):
+        for query in args.queries:
+            order = names[run % len(names) :] + names[: run % len(names)]
+            for name in order:
+                times[name].append(timed(commands[name](query), project))
+    load = os.getloadavg()[0]
+    medians = {name: statistics.median(values) * 1000 for name, values in times.items()}
+    ratio = medians["ra search"] / medians["ra-query search"]
+    lines = [
+        f"# bench/latency.py {time.strftime('%Y-%m-%d %H:%M')} {git_head()} load {load:.2f} "
+        f"project {project} ({args.runs} rounds × {len(args.queries)} queries)",
+        *(f"{name:24} median {ms:7.1f} ms" for name, ms in medians.items()),
+        f"ra search / ra-query search = {ratio:.2f} (floor ≤ {FLOOR}) {verdict(ratio <= FLOOR)}",
+    ]
+    print("\n".join(lines))
+    results = REPO / "bench" / "results" / "latency.txt"
+    with results.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n\n")
+
+
+if __name__ == "__main__":
+    main()

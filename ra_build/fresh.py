@@ -1,0 +1,69 @@
+"""Is the index current? Decided from the build's own records, before anything heavy is imported.
+
+`ra search`, `ra get` and `ra mcp` refresh the index before they answer (DECISIONS 25). Most
+of the time nothing changed, and proving that must cost what `ra-query`'s stale count costs,
+not doit's: importing doit, pyarrow and the build stages alone is most of a second. So the
+readers first ask `current_store`, which opens the index only when
+
+- the manifest records the config hash of the configuration as it is now (trees, globs,
+  settings, stemmer, chunker and schema versions: `ra_build.settings.config_hash`),
+- the manifest was written after every tree's stat table (a build that failed after its
+  discovery leaves a newer stat table than manifest), and
+- not one source file was added, removed or modified since (`ra_query.stale.stale_files`:
+  directory mtimes first, then a stat of each recorded file).
+
+Anything else, or any doubt, and the caller runs the build as before. A file the last build
+could not read is retried by the next build that runs, not by this check (making a file
+readable changes neither its size nor its mtime).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from ra_query.errors import ArtifactError
+from ra_query.schema import MANIFEST_NAME
+from ra_query.stale import stale_files, stat_table_path
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ra_build.config import Config
+    from ra_query.stale import StaleCheck
+    from ra_query.store import Store
+
+
+def current_store(config: Config, root: Path, early: StaleCheck | None = None) -> Store | None:
+    """The opened index at `root` when it is current for `config`, else None (run the build).
+
+    `early`: a stale count for `root` already under way (its result is used, or it is cancelled).
+    """
+    from ra_build.settings import config_hash
+
+    return store_if_current(os.fspath(root), config_hash(config), early)
+
+
+def store_if_current(root: str, expected_hash: object, early: StaleCheck | None = None) -> Store | None:
+    """The opened index at `root` when it was built from the configuration hashed `expected_hash`
+    and nothing changed since (see the module's docstring), else None."""
+    from ra_query.store import open_store, read_manifest
+
+    try:
+        manifest = read_manifest(root)
+        written = os.stat(os.path.join(root, MANIFEST_NAME)).st_mtime_ns
+        trees: object = manifest.get("trees")
+        if manifest.get("config_hash") != expected_hash or not isinstance(trees, dict) or not trees:
+            return None
+        for name in trees:
+            if os.stat(stat_table_path(root, str(name))).st_mtime_ns > written:
+                return None  # discovered after the last complete build
+    except (ArtifactError, OSError):
+        return None
+    changed = early.result() if early is not None else stale_files(root, manifest)
+    if changed != 0:  # None (cannot tell) is not "nothing changed" either
+        return None
+    try:
+        return open_store(root)
+    except ArtifactError:
+        return None

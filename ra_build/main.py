@@ -1,0 +1,241 @@
+"""The `ra` console entry point, kept light: `ra search` never imports typer, doit or pyarrow
+when the index is current.
+
+`ra search` is what agents call most. It is read here with argparse (as `ra-query search` is),
+its index is opened through `ra_build.fresh.current_store` when nothing changed, and only a
+change brings in the build (`ra_build.tasks.run_build`). Every other command goes to the
+typer app in `ra_build.cli`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ra_query.errors import RaError, UnwritableError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ra_build.config import Config
+    from ra_query.stale import StaleCheck
+    from ra_query.store import Store
+
+
+def warn(message: str) -> None:
+    """`ra: warning: …` on stderr, with control characters of file names made visible."""
+    from ra_query.textsafe import printable
+
+    print(f"ra: warning: {printable(message)}", file=sys.stderr)
+
+
+def home() -> Path:
+    from pathlib import Path
+
+    return Path(os.environ.get("HOME") or Path.home())
+
+
+def load_config(require_paths: bool = True) -> Config:
+    """The configuration for the working directory, its warnings printed."""
+    from pathlib import Path
+
+    from ra_build.config import load_config as load
+
+    config = load(Path.cwd(), home(), require_paths=require_paths)
+    for warning in config.warnings:
+        warn(warning)
+    return config
+
+
+def refreshed_store(config: Config, artifacts: str | None, early: StaleCheck | None = None) -> Store:
+    """The index, brought up to date first (DECISIONS 25): opened at once when it is current.
+
+    `early`: the stale count `main` started for the artifacts it guessed, used when the guess
+    was right (it has been walking the sources while everything else loaded).
+    """
+    from ra_build.fresh import current_store
+    from ra_build.quick import write_stamp
+    from ra_build.settings import config_hash, default_artifacts
+
+    target = default_artifacts(config, artifacts, os.environ)
+    if early is not None and os.path.realpath(early.root) != os.path.realpath(target):
+        early.cancel()
+        early = None
+    store = current_store(config, target, early) or _rebuilt_store(config, target)
+    write_stamp(config, os.fspath(target), config_hash(config))  # the next search skips the reading
+    return store
+
+
+def _early_check(argv: list[str]) -> StaleCheck | None:
+    """Start counting stale files for the artifacts a `ra search ARGV` will most likely read.
+
+    A guess from a glance at argv (`--artifacts DIR`, else $RA_ARTIFACTS, else the nearest
+    `.ra/` with a manifest), started before anything else is imported so that the walk overlaps
+    it on the other core; `refreshed_store` drops a wrong guess.
+    """
+    from ra_query.cli import find_artifacts
+
+    explicit = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--artifacts" and i + 1 < len(argv):
+            explicit = argv[i + 1]
+        elif arg.startswith("--artifacts="):
+            explicit = arg.partition("=")[2]
+    root = find_artifacts(explicit, dict(os.environ), os.getcwd())
+    if not os.path.isfile(os.path.join(root, "manifest.json")):
+        return None
+    from ra_query.stale import StaleCheck
+
+    return StaleCheck(root)
+
+
+def _rebuilt_store(config: Config, target: Path) -> Store:
+    from ra_build.tasks import run_build
+    from ra_query.schema import MANIFEST_NAME
+    from ra_query.store import open_store
+
+    try:
+        report = run_build(config, target, notify=warn)
+    except UnwritableError as exc:
+        if not (target / MANIFEST_NAME).is_file():
+            raise
+        # a full disk or read-only artifacts: answer from the last build, and say so
+        warn(f"{exc.what} — answering from the index as last built (ra update to refresh)")
+        return open_store(target)
+    if report.failures:
+        raise RaError("index refresh failed: " + "; ".join(report.failures))
+    # what this refresh parsed and skipped or warned about, on stderr (under `ra mcp` too, where
+    # stdout is the protocol); a refresh that changed nothing says nothing
+    for key, result in report.results.items():
+        if key.startswith("chunk:") and isinstance(result, dict):
+            for problem in result.get("problems", []):
+                warn(problem)
+    return open_store(target)
+
+
+def run_search(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra search ARGV`: refresh the index, search, print; returns the exit code.
+
+    `main` calls this with the raw arguments after `search`, so argparse sees a `--` that click
+    would have swallowed: in `ra search -- --force` the query `--force` reaches the query parser.
+    """
+    import argparse
+
+    from ra_query.cli import (
+        SEARCH_DESCRIPTION,
+        add_search_options,
+        help_formatter,
+        search_params,
+        use_colour,
+        view_of,
+    )
+    from ra_query.commands import search_command
+
+    parser = argparse.ArgumentParser(
+        prog="ra search",
+        description=SEARCH_DESCRIPTION + " The index is refreshed first.",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument(
+        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
+    )
+    add_search_options(parser)
+    args = parser.parse_args(argv)
+    from ra_build.quick import stamped_store
+
+    store = stamped_store(args.artifacts, early)
+    if store is None:
+        from ra_build.settings import search_defaults
+
+        config = load_config()
+        store = refreshed_store(config, args.artifacts, early)
+        defaults = search_defaults(config)
+    else:
+        defaults = store.search_defaults()  # the build recorded them from this same configuration
+    view, as_json = view_of(args)
+    output = search_command(
+        store,
+        list(args.queries),
+        search_params(args, defaults),
+        view=view,
+        json=as_json,
+        max_tokens=args.max_tokens,
+        explain=args.explain,
+        colour=use_colour(sys.stdout, dict(os.environ)),
+        stale=0,  # just refreshed
+    )
+    sys.stdout.write(output.text)
+    return output.code
+
+
+def guarded(run: Callable[[], int]) -> int:
+    """Run `run`; return its exit code, or the documented one for what it raised (README)."""
+    try:
+        return run()
+    except RaError as exc:
+        sys.stderr.write(exc.report("ra"))
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("ra: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), already printed
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    except BrokenPipeError:  # the reader went away (`ra search … | head`): it has what it wanted
+        quiet_stdout()
+        return 0
+    except Exception as exc:  # the outermost layer: a bug of ours, still not a traceback
+        if os.environ.get("RA_DEBUG"):
+            raise
+        print(
+            f"ra: internal error: {type(exc).__name__}: {exc} — please report it; "
+            "RA_DEBUG=1 shows the traceback",
+            file=sys.stderr,
+        )
+        return 70
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so flushing at exit does not fail on the closed pipe again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def flushed(code: int) -> int:
+    """`code`, after flushing what is still buffered; a reader that went away makes it 0."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        quiet_stdout()
+        return 0
+    return code
+
+
+def main() -> None:
+    """Console entry point: `ra search` here, everything else through the typer app."""
+    from ra_query.cli import check_arguments
+
+    argv = sys.argv[1:]
+
+    def checked() -> int:
+        check_arguments(argv)
+        return 0
+
+    code = guarded(checked)
+    if code:
+        sys.exit(code)
+    if argv[:1] == ["search"]:  # straight to argparse, `--` and all (see run_search)
+        early = _early_check(argv[1:])
+        try:
+            code = flushed(guarded(lambda: run_search(argv[1:], early)))
+        finally:
+            if early is not None:
+                early.cancel()  # not asked for (an error, --help): stop the walk
+        sys.exit(code)
+    from ra_build.cli import main as typer_main
+
+    typer_main()

@@ -1,0 +1,199 @@
+"""The freshness fast path (issue 11): a no-change `ra search` proves "nothing changed" from the
+build's records and never loads the build; any change still reaches the answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ra_build.config import load_config
+from ra_build.fresh import current_store
+from tests.conftest import build, run_cmd
+
+# what a search of a current index has no use for: the build and the command-line framework
+NOT_IMPORTED = [
+    "doit",
+    "pyarrow",
+    "numpy",
+    "markdown_it",
+    "typer",
+    "click",
+    "orjson",
+    "ra_build.tasks",
+    "ra_build.stages",
+    "ra_build.index",
+    "ra_build.chunk",
+    "ra_build.parse",
+    "ra_build.cli",
+    "ra_build.config",  # the configuration is not even read: the stamp says it did not change
+    "tomllib",
+]
+
+IMPORTED_BY = """
+import sys
+sys.argv = ["ra", "search", "--list", "connection pool"]
+from ra_build.main import main
+try:
+    main()
+except SystemExit as exit:
+    code = exit.code
+print(code, " ".join(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def modules_of_a_search(kb: Path, home: Path) -> tuple[int, set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTED_BY],
+        cwd=kb,
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    code, modules = done.stderr.strip().splitlines()[-1].split(" ", 1)
+    return int(code), set(modules.split())
+
+
+def test_a_search_of_a_current_index_imports_neither_the_build_nor_typer(kb: Path, home: Path) -> None:
+    build(kb, home)
+    assert run_cmd("ra", "search", "--list", "connection pool", cwd=kb, home=home).code == 0  # stamps
+    code, modules = modules_of_a_search(kb, home)
+    assert code == 0
+    assert sorted(m for m in modules if m.split(".")[0] in NOT_IMPORTED or m in NOT_IMPORTED) == []
+
+
+def test_a_search_after_an_edit_runs_the_build_and_finds_the_edit(kb: Path, home: Path) -> None:
+    build(kb, home)
+    page = next(kb.rglob("*.md"))
+    page.write_text(
+        page.read_text(encoding="utf-8") + "\n## Quokka\n\nquokkaword appears now\n", encoding="utf-8"
+    )
+    _, modules = modules_of_a_search(kb, home)
+    assert "ra_build.tasks" in modules  # changed: the build ran
+    run = run_cmd("ra", "search", "--list", "quokkaword", cwd=kb, home=home)
+    assert run.code == 0 and "quokka" in run.out.lower()
+
+
+def test_a_new_file_is_found_by_the_next_search(kb: Path, home: Path) -> None:
+    build(kb, home)
+    (kb / "brand-new.md").write_text("# Wombat\n\nwombatword lives here\n", encoding="utf-8")
+    run = run_cmd("ra", "search", "--list", "wombatword", cwd=kb, home=home)
+    assert run.code == 0 and "brand-new.md" in run.out
+
+
+def test_a_removed_file_is_gone_from_the_next_search(kb: Path, home: Path) -> None:
+    (kb / "doomed.md").write_text("# Dodo\n\ndodoword lives here\n", encoding="utf-8")
+    build(kb, home)
+    (kb / "doomed.md").unlink()
+    assert run_cmd("ra", "search", "--list", "dodoword", cwd=kb, home=home).code == 1
+
+
+def test_a_changed_configuration_is_not_current(kb: Path, home: Path) -> None:
+    build(kb, home)
+    assert current_store(load_config(kb, home), kb / ".ra") is not None
+    config_file = kb / ".ra.toml"
+    config_file.write_text(config_file.read_text(encoding="utf-8") + '\n[search]\nstemmer = "french"\n')
+    assert current_store(load_config(kb, home), kb / ".ra") is None
+
+
+def test_an_index_whose_build_failed_after_discovery_is_not_current(kb: Path, home: Path) -> None:
+    """A failed build rewrites the stat table and not the manifest: the stat table says nothing changed."""
+    build(kb, home)
+    stat_table = next((kb / ".ra" / "chunks").glob("*.stat"))
+    later = time.time_ns() + 1_000_000_000
+    os.utime(stat_table, ns=(later, later))
+    assert current_store(load_config(kb, home), kb / ".ra") is None
+
+
+def test_no_index_at_all_is_not_current(kb: Path, home: Path) -> None:
+    assert current_store(load_config(kb, home), kb / ".ra") is None
+
+
+def test_ra_search_help_still_says_the_index_is_refreshed_first(kb: Path, home: Path) -> None:
+    run = run_cmd("ra", "search", "--help", cwd=kb, home=home)
+    assert run.code == 0 and "The index is refreshed first." in " ".join(run.out.split())
+
+
+# ---- the configuration stamp -----------------------------------------------------------------------
+
+
+def stamped(kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch, cwd: Path | None = None) -> bool:
+    """Whether a search from `cwd` (default: kb) would open the index without reading the config."""
+    from ra_build.quick import stamped_store
+
+    monkeypatch.chdir(cwd or kb)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("RA_ARTIFACTS", raising=False)
+    return stamped_store(None, None) is not None
+
+
+@pytest.fixture
+def searched(kb: Path, home: Path) -> Path:
+    """A built kb that one `ra search` has found current (and stamped)."""
+    build(kb, home)
+    assert run_cmd("ra", "search", "--list", "connection pool", cwd=kb, home=home).code == 0
+    return kb
+
+
+def test_a_search_of_an_unchanged_project_needs_no_configuration_reading(
+    searched: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert stamped(searched, home, monkeypatch)
+    sub = next(p for p in searched.rglob("*") if p.is_dir() and ".ra" not in p.parts)
+    assert stamped(searched, home, monkeypatch, cwd=sub)  # from a subdirectory: the same files
+
+
+def test_an_edited_config_file_is_read_again(
+    searched: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = searched / ".ra.toml"
+    config.write_text(config.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    assert not stamped(searched, home, monkeypatch)
+
+
+def test_a_config_file_added_below_is_read(
+    searched: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sub = next(p for p in searched.rglob("*") if p.is_dir() and ".ra" not in p.parts)
+    (sub / ".ra.toml").write_text("[search]\ndefault_limit = 3\n", encoding="utf-8")
+    assert not stamped(searched, home, monkeypatch, cwd=sub)
+
+
+def test_a_new_global_config_file_is_read(
+    searched: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (home / ".ra.toml").write_text("[settings]\ndefault_limit = 3\n", encoding="utf-8")
+    assert not stamped(searched, home, monkeypatch)
+
+
+def test_another_home_is_another_configuration(
+    searched: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other-home"
+    other.mkdir()
+    assert not stamped(searched, other, monkeypatch)
+
+
+def test_an_edited_source_file_is_not_stamped_current(
+    searched: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = next(searched.rglob("*.md"))
+    page.write_text(page.read_text(encoding="utf-8") + "\nmore\n", encoding="utf-8")
+    assert not stamped(searched, home, monkeypatch)
+
+
+def test_a_search_after_a_config_edit_uses_the_new_settings(searched: Path, home: Path) -> None:
+    config = searched / ".ra.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "\n[settings]\ndefault_limit = 1\n", encoding="utf-8"
+    )
+    run = run_cmd("ra", "search", "--json", "connection pool", cwd=searched, home=home)
+    assert run.code == 0 and len(json.loads(run.out)["queries"][0]["results"]) == 1
+    again = run_cmd("ra", "search", "--json", "connection pool", cwd=searched, home=home)  # stamped now
+    assert len(json.loads(again.out)["queries"][0]["results"]) == 1
