@@ -1,15 +1,17 @@
 """Benchmark: what one call costs where agents call — cold `ra search` (no change) vs `ra-query
-search` vs `rg -il`, side by side in one run on the same project and words.
+search` vs `rg -il`, side by side in one run on the same project and words; then the MCP servers.
 
-    python bench/latency.py --project DIR [--runs N] [--queries "a b" "c d" ...] [--before TREE]
+    python bench/latency.py --project DIR [--runs N] [--calls N] [--queries "a b" ...] [--before TREE]
 
 DIR holds a `.ra.toml` whose index is already built (`ra update`); the sources stay untouched,
-so every `ra search` takes the no-change path. Each round runs the three commands back to back
-for each query, in rotating order, so load on this shared machine hits them alike; the figures
-are medians over rounds and queries, and the floor is a ratio (issue 11: `ra search` ≤ 1.3 ×
-`ra-query search`). `--before TREE` adds `ra search` as an older checkout of ra (a git
-worktree: `git worktree add /tmp/before COMMIT`) runs it, on the same index. Prints a table and
-appends it to bench/results/latency.txt.
+so every `ra search` takes the no-change path. Each round runs the commands back to back for
+each query, in rotating order, so load on this shared machine hits them alike; the figures are
+medians over rounds and queries, and the floor is a ratio (issue 11: `ra search` ≤ 1.3 ×
+`ra-query search`). `--before TREE` adds `ra search` as an older checkout of ra (a git worktree:
+`git worktree add /tmp/before COMMIT`) runs it, on the same index. Then `ra mcp` and `ra-query
+mcp` each answer `--calls` search calls through the SDK's client over stdio (p50 / p95; floors
+10 / 25 ms) after a start-up to first answer (floor 0.8 s). Prints a table and appends it to
+bench/results/latency.txt.
 """
 
 from __future__ import annotations
@@ -30,6 +32,41 @@ from common import REPO, git_head, verdict
 BIN = Path(sys.executable).parent
 QUERIES = ["connection pool size", "Get-DnsServer zone", "remove user account", "install module offline"]
 FLOOR = 1.3
+MCP_P50_FLOOR, MCP_P95_FLOOR, STARTUP_FLOOR = 10.0, 25.0, 800.0  # ms
+
+
+def mcp_figures(
+    command: list[str], project: Path, calls: int, queries: list[str]
+) -> tuple[float, float, float]:
+    """(start-up to first answer, p50, p95) in ms of `search` calls through the SDK client over stdio."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def session() -> tuple[float, list[float]]:
+        started = time.perf_counter()
+        params = StdioServerParameters(
+            command=command[0], args=command[1:], cwd=project, env=dict(os.environ)
+        )
+        with open(os.devnull, "w", encoding="utf-8") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+                await client.call_tool("search", {"queries": queries[0], "list": True})
+                first = time.perf_counter() - started
+                times: list[float] = []
+                for i in range(calls):
+                    began = time.perf_counter()
+                    await client.call_tool("search", {"queries": queries[i % len(queries)], "list": True})
+                    times.append(time.perf_counter() - began)
+        return first, times
+
+    first, times = asyncio.run(session())
+    times.sort()
+    return first * 1000, statistics.median(times) * 1000, times[int(0.95 * (len(times) - 1))] * 1000
 
 
 def sources_of(project: Path) -> list[str]:
@@ -70,6 +107,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--queries", nargs="+", default=QUERIES)
     parser.add_argument("--before", type=Path, help="a checkout of an older ra to time `ra search` of")
+    parser.add_argument("--calls", type=int, default=300, help="MCP search calls per server")
     args = parser.parse_args()
     project: Path = args.project.resolve()
     roots = sources_of(project)
@@ -103,6 +141,17 @@ def main() -> None:
         *(f"{name:24} median {ms:7.1f} ms" for name, ms in medians.items()),
         f"ra search / ra-query search = {ratio:.2f} (floor ≤ {FLOOR}) {verdict(ratio <= FLOOR)}",
     ]
+    for name, command in (
+        ("ra mcp", [str(BIN / "ra"), "mcp"]),
+        ("ra-query mcp", [str(BIN / "ra-query"), "mcp"]),
+    ):
+        first, p50, p95 = mcp_figures(command, project, args.calls, args.queries)
+        ok = p50 <= MCP_P50_FLOOR and p95 <= MCP_P95_FLOOR and first <= STARTUP_FLOOR
+        lines.append(
+            f"{name:16} {args.calls} search calls: p50 {p50:5.1f} ms, p95 {p95:5.1f} ms; start-up to first "
+            f"answer {first:4.0f} ms (floors {MCP_P50_FLOOR:.0f} / {MCP_P95_FLOOR:.0f} / "
+            f"{STARTUP_FLOOR:.0f}) {verdict(ok)}"
+        )
     print("\n".join(lines))
     results = REPO / "bench" / "results" / "latency.txt"
     with results.open("a", encoding="utf-8") as handle:

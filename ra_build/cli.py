@@ -291,12 +291,11 @@ def get(
 
 @app.command("mcp")
 def mcp_cmd(artifacts: ArtifactsOpt = None) -> None:
-    """Serve search, get and list_sources to an agent over MCP (stdio); every call refreshes the index."""
-    from ra_query.mcp import build_server, run_stdio
+    """Serve search, get and list_sources to an agent over MCP (stdio); a call after an edit sees it."""
+    from ra_build.main import run_mcp
 
-    # read once: edits to .ra.toml take effect when the agent runtime restarts the server
-    config = load_config()
-    run_stdio(build_server(lambda: refreshed_store(config, artifacts), stale=lambda _store: 0))
+    # `ra mcp` reaches ra_build.main.run_mcp without typer; this entry serves `ra --help`
+    raise typer.Exit(run_mcp(["--artifacts", artifacts] if artifacts else []))
 
 
 def main() -> None:

@@ -47,23 +47,27 @@ def current_store(config: Config, root: Path, early: StaleCheck | None = None) -
 def store_if_current(root: str, expected_hash: object, early: StaleCheck | None = None) -> Store | None:
     """The opened index at `root` when it was built from the configuration hashed `expected_hash`
     and nothing changed since (see the module's docstring), else None."""
-    from ra_query.store import open_store, read_manifest
+    store = store_if_built_from(root, expected_hash)
+    if store is None:
+        return None
+    changed = early.result() if early is not None else stale_files(root, store.manifest)
+    return store if changed == 0 else None  # None (cannot tell) is not "nothing changed" either
+
+
+def store_if_built_from(root: str, expected_hash: object) -> Store | None:
+    """The opened index at `root` when its last complete build used the configuration hashed
+    `expected_hash` and no build failed since; whether sources changed is not looked at."""
+    from ra_query.store import open_store
 
     try:
-        manifest = read_manifest(root)
+        store = open_store(root)
         written = os.stat(os.path.join(root, MANIFEST_NAME)).st_mtime_ns
-        trees: object = manifest.get("trees")
-        if manifest.get("config_hash") != expected_hash or not isinstance(trees, dict) or not trees:
+        trees: object = store.manifest.get("trees")
+        if store.manifest.get("config_hash") != expected_hash or not isinstance(trees, dict) or not trees:
             return None
         for name in trees:
             if os.stat(stat_table_path(root, str(name))).st_mtime_ns > written:
                 return None  # discovered after the last complete build
     except (ArtifactError, OSError):
         return None
-    changed = early.result() if early is not None else stale_files(root, manifest)
-    if changed != 0:  # None (cannot tell) is not "nothing changed" either
-        return None
-    try:
-        return open_store(root)
-    except ArtifactError:
-        return None
+    return store

@@ -1,5 +1,5 @@
 """The `ra` console entry point, kept light: `ra search` never imports typer, doit or pyarrow
-when the index is current.
+when the index is current, and `ra mcp` never imports typer.
 
 `ra search` is what agents call most. It is read here with argparse (as `ra-query search` is),
 its index is opened through `ra_build.fresh.current_store` when nothing changed, and only a
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ra_query.errors import RaError, UnwritableError
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ra_build.config import Config
+    from ra_query.commands import Output as CommandOutput
     from ra_query.stale import StaleCheck
     from ra_query.store import Store
 
@@ -66,6 +67,83 @@ def refreshed_store(config: Config, artifacts: str | None, early: StaleCheck | N
     store = current_store(config, target, early) or _rebuilt_store(config, target)
     write_stamp(config, os.fspath(target), config_hash(config))  # the next search skips the reading
     return store
+
+
+class LiveStore:
+    """The store `ra mcp` answers from: refreshed only when the watcher saw the sources change.
+
+    Each call costs a flag test and a stat of the manifest while nothing changed. After an
+    event under a tree (or without a watcher, on every call) it runs `refreshed_store`: the
+    no-change check, and the build when something did change. A manifest replaced by another
+    process (`ra update` in a shell) is reopened too.
+    """
+
+    def __init__(self, config: Config, artifacts: str | None, early: StaleCheck | None = None) -> None:
+        from ra_build.settings import default_artifacts
+        from ra_query.watch import SourceWatch
+
+        self.config = config
+        self.artifacts = artifacts
+        self.target = default_artifacts(config, artifacts, os.environ)
+        self.watch = SourceWatch(os.fspath(tree.path) for tree in config.trees.values())
+        self._early = early  # the first call's stale count, started before the server loaded
+        self._store: Store | None = None
+        self._key: tuple[int, int, int] | None = None
+
+    def _manifest_key(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(os.path.join(self.target, "manifest.json"))
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def __call__(self) -> Store:
+        changed = self.watch.changed()  # taken first: an edit during the refresh shows next time
+        if changed or self._store is None or self._manifest_key() != self._key:
+            self._store = None
+            early, self._early = self._early, None
+            self._store = refreshed_store(self.config, self.artifacts, early)
+            self._key = self._manifest_key()
+        return self._store
+
+    def close(self) -> None:
+        self.watch.close()
+        if self._early is not None:
+            self._early.cancel()
+
+    def __enter__(self) -> LiveStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra mcp ARGV`: serve the index over MCP (stdio) until the client goes away.
+
+    Read here, not by the typer app, so a server starts without loading typer; `early` counts
+    stale files while the MCP SDK loads, for the first call.
+    """
+    import argparse
+
+    from ra_query.cli import help_formatter
+
+    parser = argparse.ArgumentParser(
+        prog="ra mcp",
+        description="Serve search, get and list_sources to an agent over MCP (stdio); a call after "
+        "an edit sees it.",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument(
+        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
+    )
+    args = parser.parse_args(argv)
+    # read once: edits to .ra.toml take effect when the agent runtime restarts the server
+    with LiveStore(load_config(), args.artifacts, early) as live:
+        from ra_query.mcp import build_server, run_stdio
+
+        run_stdio(build_server(live, stale=lambda _store: 0))
+    return 0
 
 
 def _early_check(argv: list[str]) -> StaleCheck | None:
@@ -145,29 +223,37 @@ def run_search(argv: list[str], early: StaleCheck | None = None) -> int:
     )
     add_search_options(parser)
     args = parser.parse_args(argv)
+    view, as_json = view_of(args)
+
+    def answer(store: Store, defaults: dict[str, Any]) -> CommandOutput:
+        return search_command(
+            store,
+            list(args.queries),
+            search_params(args, defaults),
+            view=view,
+            json=as_json,
+            max_tokens=args.max_tokens,
+            explain=args.explain,
+            colour=use_colour(sys.stdout, dict(os.environ)),
+            stale=0,  # current, or just refreshed
+        )
+
     from ra_build.quick import stamped_store
 
-    store = stamped_store(args.artifacts, early)
-    if store is None:
+    speculation = stamped_store(args.artifacts, early)
+    output = None
+    if speculation is not None:
+        # the build recorded its search settings from this same configuration; the answer is
+        # computed while the stale count finishes, and kept only when nothing changed
+        output = answer(speculation.store, speculation.store.search_defaults())
+        if not speculation.current():
+            output = None
+        early = None  # its count is spent
+    if output is None:
         from ra_build.settings import search_defaults
 
         config = load_config()
-        store = refreshed_store(config, args.artifacts, early)
-        defaults = search_defaults(config)
-    else:
-        defaults = store.search_defaults()  # the build recorded them from this same configuration
-    view, as_json = view_of(args)
-    output = search_command(
-        store,
-        list(args.queries),
-        search_params(args, defaults),
-        view=view,
-        json=as_json,
-        max_tokens=args.max_tokens,
-        explain=args.explain,
-        colour=use_colour(sys.stdout, dict(os.environ)),
-        stale=0,  # just refreshed
-    )
+        output = answer(refreshed_store(config, args.artifacts, early), search_defaults(config))
     sys.stdout.write(output.text)
     return output.code
 
@@ -228,10 +314,12 @@ def main() -> None:
     code = guarded(checked)
     if code:
         sys.exit(code)
-    if argv[:1] == ["search"]:  # straight to argparse, `--` and all (see run_search)
+    commands = {"search": run_search, "mcp": run_mcp}  # straight to argparse (`--` and all)
+    run = commands.get(argv[0]) if argv else None
+    if run is not None:
         early = _early_check(argv[1:])
         try:
-            code = flushed(guarded(lambda: run_search(argv[1:], early)))
+            code = flushed(guarded(lambda: run(argv[1:], early)))
         finally:
             if early is not None:
                 early.cancel()  # not asked for (an error, --help): stop the walk

@@ -22,7 +22,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ra_build.config import Config
@@ -51,8 +52,20 @@ def _override(explicit: str | None) -> str | None:
     return os.path.realpath(os.path.expanduser(named)) if named else None
 
 
-def stamped_store(explicit: str | None, early: StaleCheck | None) -> Store | None:
-    """The index, opened, when the stamp shows nothing changed since it was current; else None."""
+class Speculation(NamedTuple):
+    """The index a search may answer from, before the stale count has come back."""
+
+    store: Store
+    current: Callable[[], bool]  # True when no source file changed (waits for the count)
+
+
+def stamped_store(explicit: str | None, early: StaleCheck | None) -> Speculation | None:
+    """The index, opened, when the stamp shows the configuration unchanged since it was current.
+
+    Whether a source file changed is answered by `current()` of the result, so the caller can
+    search while the count (`early`, forked first thing) is still walking the sources.
+    None: the configuration may have changed, or the last build did not complete.
+    """
     home_file = os.path.join(os.path.realpath(_home()), CONFIG_NAME)
     directory = os.path.realpath(os.getcwd())
     found: list[list[Any]] = []  # the local config files on the way up, nearest first
@@ -79,9 +92,17 @@ def stamped_store(explicit: str | None, early: StaleCheck | None) -> Store | Non
         return None
     if not _same_files(stamp, found, directory, home_file) or stamp.get("global") != _stat(home_file):
         return None
-    from ra_build.fresh import store_if_current
+    from ra_build.fresh import store_if_built_from
+    from ra_query.stale import stale_files
 
-    return store_if_current(root, stamp.get("config_hash"), early)
+    store = store_if_built_from(root, stamp.get("config_hash"))
+    if store is None:
+        return None
+    if early is not None and os.path.realpath(early.root) != root:
+        early.cancel()  # it guessed other artifacts
+        early = None
+    count = early.result if early is not None else lambda: stale_files(root, store.manifest)
+    return Speculation(store, lambda: count() == 0)
 
 
 def _same_files(stamp: dict[str, Any], found: list[list[Any]], directory: str, home_file: str) -> bool:

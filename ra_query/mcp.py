@@ -56,6 +56,7 @@ from ra_query.search import MAX_LIMIT, SearchParams, search
 from ra_query.stale import stale_files
 from ra_query.store import Store, open_store
 from ra_query.textsafe import c1_escaped
+from ra_query.watch import SourceWatch
 
 SERVER_NAME = "ra"
 StoreOpener = Callable[[], Store]
@@ -332,11 +333,53 @@ def run_stdio(server: MCPServer[Any]) -> None:
     anyio.run(_serve_stdio, server)
 
 
+def source_roots(manifest: dict[str, Any]) -> list[str]:
+    """The source directory of every tree the manifest records (those visible from here)."""
+    import os
+
+    trees: object = manifest.get("trees")
+    roots: list[str] = []
+    for entry in cast(dict[str, object], trees).values() if isinstance(trees, dict) else ():
+        sources = cast(dict[str, object], entry).get("sources") if isinstance(entry, dict) else None
+        root = cast(dict[str, object], sources).get("root") if isinstance(sources, dict) else None
+        if isinstance(root, str) and os.path.isdir(root):
+            roots.append(root)
+    return roots
+
+
+class StaleCount:
+    """`stale` for `ra-query mcp`: counted again only when the sources or the artifacts changed.
+
+    The count of the last call stands while the watcher saw no event under the sources and the
+    manifest is the same; otherwise (or without a watcher) it is recounted (`stale_files`).
+    """
+
+    def __init__(self, watch: SourceWatch) -> None:
+        self.watch = watch
+        self._manifest: object = None
+        self._count: int | None = None
+
+    def __call__(self, store: Store) -> int | None:
+        changed = self.watch.changed()
+        if changed or store.manifest is not self._manifest:
+            self._manifest = store.manifest
+            self._count = stale_files(store.root, store.manifest)
+        return self._count
+
+
 def serve_readonly(root: Path) -> int:
     """`ra-query mcp`: serve the artifacts at `root` over stdio, read-only; returns the exit code.
 
     The sources are never built here; `stale` counts the source files changed since the build
-    when they are visible from here (null when they are not).
+    when they are visible from here (null when they are not), again only after a change.
     """
-    run_stdio(build_server(ReadOnlyStore(root), stale=lambda store: stale_files(store.root, store.manifest)))
+    from ra_query.store import read_manifest
+    from ra_query.watch import SourceWatch
+
+    try:
+        roots = source_roots(read_manifest(root))
+    except RaError:
+        roots = []  # no index yet: every call says so
+    with SourceWatch(roots) as watch:
+        run_stdio(build_server(ReadOnlyStore(root), stale=StaleCount(watch)))
     return 0

@@ -378,9 +378,9 @@ INITIALIZE = {
 class RawMcp:
     """`ra-query mcp` over stdio, spoken to line by line: what a broken client could send."""
 
-    def __init__(self, kb: tuple[Path, Path]) -> None:
+    def __init__(self, kb: tuple[Path, Path], command: list[str] | None = None) -> None:
         self.process = subprocess.Popen(
-            [str(BIN / "ra-query"), "mcp"],
+            command or [str(BIN / "ra-query"), "mcp"],
             cwd=kb[0],
             env={**os.environ, "HOME": str(kb[1])},
             stdin=subprocess.PIPE,

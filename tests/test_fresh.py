@@ -130,7 +130,8 @@ def stamped(kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch, cwd: Path | N
     monkeypatch.chdir(cwd or kb)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("RA_ARTIFACTS", raising=False)
-    return stamped_store(None, None) is not None
+    speculation = stamped_store(None, None)
+    return speculation is not None and speculation.current()
 
 
 @pytest.fixture

@@ -456,3 +456,14 @@ def test_stdout_carries_only_protocol_while_warnings_go_to_stderr(tmp_path: Path
     assert by_id[3]["result"]["isError"] is True
     assert "ra: warning:" in err and "bogus_key" in err
     assert proc.returncode == 0
+
+
+@pytest.mark.parametrize("program", ["ra", "ra-query"])
+def test_a_server_whose_client_goes_away_exits_with_its_watcher(program: str, tmp_path: Path) -> None:
+    from tests.test_faults import RawMcp
+
+    kb = make_kb(tmp_path)
+    server = RawMcp((kb.root, kb.home), [str(BIN / program), "mcp"])
+    server.send(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sources","arguments":{}}}')
+    assert server.receive()["id"] == 1
+    assert server.close() == 0  # stdin closed: it stops watching and exits, nothing left running
