@@ -4,6 +4,8 @@
 snapshot the build took of every tree (path, size, mtime of each file; the mtime of each
 directory) with the sources as they are now: one stat per file and per directory, and a fresh
 listing only of directories whose mtime moved (an added, removed or renamed file changes it).
+In trees of more than `STAT_EVERY_FILE_UP_TO` files only the files of moved directories are
+stat'ed, so the count costs one stat per directory plus what changed.
 
 The file list is read from `chunks/<tree>.stat`, a stat table the build writes beside the JSON
 snapshot: the same (path, size, mtime) rows as two arrays of little-endian int64 and the paths,
@@ -33,6 +35,12 @@ else:
     def cast(_type: object, value: object) -> object:
         return value
 
+
+# Past this many source files (all trees together) a file is stat'ed only when its directory's
+# mtime moved: the count stays bounded by what changed, at the cost of not seeing a file
+# rewritten in place in a directory nothing was added to or removed from (the MCP servers'
+# watcher and `ra update` still see it). Below it, every file is stat'ed (~25 ms per 14k files).
+STAT_EVERY_FILE_UP_TO = 100_000
 
 # the artifact layout (mirrors ra_query.schema, which this module does not import for speed)
 MANIFEST_NAME = "manifest.json"
@@ -235,9 +243,7 @@ def _count_new(tree: _Tree) -> int:
     directory record the whole tree is walked.
     """
     top, record = tree.top, tree.dirs
-    moved = [
-        rel for rel, mtime in record or () if _dir_mtime(f"{top}/{rel}" if rel else top) not in (mtime, None)
-    ]
+    moved = _moved(tree)
     if record is not None and not moved:
         return 0
     from ra_query.sources import walk_tree
@@ -263,6 +269,32 @@ def _count_new(tree: _Tree) -> int:
     return added
 
 
+def _moved(tree: _Tree) -> list[str]:
+    """The directories (relative; "" is the top) whose mtime is not the one the build saw."""
+    top = tree.top
+    return [
+        rel
+        for rel, mtime in tree.dirs or ()
+        if _dir_mtime(f"{top}/{rel}" if rel else top) not in (mtime, None)
+    ]
+
+
+def _in_moved_dirs(tree: _Tree) -> _Tree:
+    """`tree` with only the files of its moved directories (what a bounded count stats)."""
+    moved = set(_moved(tree))
+    keep = [i for i, path in enumerate(tree.paths) if path.rpartition("/")[0] in moved]
+    files = ([tree.paths[i] for i in keep], [tree.sizes[i] for i in keep], [tree.mtimes[i] for i in keep])
+    return _Tree(tree.name, tree.top, tree.include, tree.exclude, files, tree.dirs, tree.outside_links)
+
+
+def _bounded(trees: list[_Tree]) -> list[_Tree]:
+    """The trees to stat file by file: all of them up to `STAT_EVERY_FILE_UP_TO` files, else
+    only the files of directories whose mtime moved (see the module docstring)."""
+    if sum(len(t.paths) for t in trees) <= STAT_EVERY_FILE_UP_TO:
+        return trees
+    return [_in_moved_dirs(t) if t.dirs is not None else t for t in trees]
+
+
 def _dir_mtime(path: str) -> int | None:
     """A directory's mtime, or None when it is gone (its files were counted as removed)."""
     try:
@@ -282,7 +314,7 @@ def stale_files(root: str | os.PathLike[str], manifest: Mapping[str, Any]) -> in
     trees = _trees(os.fspath(root), manifest)
     if trees is None:
         return None
-    return sum(_count_edits(t.top, t.paths, t.sizes, t.mtimes) + _count_new(t) for t in trees)
+    return sum(_count_edits(t.top, t.paths, t.sizes, t.mtimes) + _count_new(t) for t in _bounded(trees))
 
 
 def _manifest_at(root: str) -> dict[str, Any] | None:
@@ -309,6 +341,7 @@ def _count_in_two(trees: list[_Tree]) -> int | None:
     they finish sooner on two cores than one child alone does (bench/query.py). With few files,
     or a single core, one process does it all.
     """
+    trees = _bounded(trees)
     pid, read_end = -1, -1
     if sum(len(t.paths) for t in trees) >= SPLIT_AT and _cores() >= 2:
         pid, read_end = _fork_with_pipe(lambda: sum(_count_edits(*t.half(second=True)) for t in trees))

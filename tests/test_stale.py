@@ -345,3 +345,49 @@ def test_a_caller_that_ignores_sigchld_still_gets_the_count(kb: Path, home: Path
     assert found.stdout.splitlines()[-1] == "stale: 1 file changed since the build"
     missing = run(str(tmp_path / "none"), "search", "x")  # the check is cancelled on this error
     assert missing.returncode == 2 and missing.stderr.startswith("ra-query: error: no artifacts at")
+
+
+# ---- past STAT_EVERY_FILE_UP_TO files: directories first -------------------------------------------
+
+
+@pytest.fixture
+def bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Count as a tree of more than STAT_EVERY_FILE_UP_TO files would be counted."""
+    monkeypatch.setattr(stale, "STAT_EVERY_FILE_UP_TO", 1)
+
+
+def test_a_large_tree_counts_a_file_added_to_a_directory_and_the_files_there_that_changed(
+    kb: Path, home: Path, bounded: None
+) -> None:
+    build(kb, home)
+    notes = kb / "notes"
+    (notes / "new.md").write_text("# New\n\nfresh\n", encoding="utf-8")
+    _bump_mtime(notes / "pool.txt")  # in the directory that moved: stat'ed
+    assert _stale(kb) == 2
+
+
+def test_a_large_tree_counts_a_removed_file(kb: Path, home: Path, bounded: None) -> None:
+    build(kb, home)
+    next(p for p in sorted(kb.rglob("*.md")) if ".ra" not in p.parts).unlink()
+    assert _stale(kb) == 1
+
+
+def test_a_large_tree_does_not_stat_files_of_directories_that_did_not_move(
+    kb: Path, home: Path, bounded: None
+) -> None:
+    """The documented cost of the bound: an edit in place, with nothing added or removed beside
+    it, is seen by `ra update` and the MCP watcher, not by this count."""
+    build(kb, home)
+    _bump_mtime(kb / "notes" / "pool.txt")
+    assert _stale(kb) == 0
+    stale.STAT_EVERY_FILE_UP_TO = 10**9
+    assert _stale(kb) == 1
+
+
+def test_a_large_tree_is_counted_the_same_in_the_forked_check(
+    kb: Path, home: Path, bounded: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(kb, home)
+    (kb / "notes" / "new.md").write_text("# New\n\nfresh\n", encoding="utf-8")
+    monkeypatch.setattr(stale, "SPLIT_AT", 1)
+    assert StaleCheck(str(kb / ".ra")).result() == _stale(kb) == 1
