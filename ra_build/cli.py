@@ -289,6 +289,34 @@ def get(
     _out(get_command(store, chunk_id, full_document=full_document, json=json).text)
 
 
+@app.command()
+def agents(
+    claude: Annotated[bool, typer.Option("--claude", help="Also write CLAUDE.md.")] = False,
+    gemini: Annotated[bool, typer.Option("--gemini", help="Also write GEMINI.md.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Write AGENTS.md, CLAUDE.md and GEMINI.md.")] = False,
+    stdout: Annotated[bool, typer.Option("--stdout", help="Print the file instead of writing it.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Show what would change; write nothing.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="Do not show the changes written.")] = False,
+) -> None:
+    """Write AGENTS.md: .agents.md, then ~/.agents.md, then a section that teaches agents to use ra."""
+    from ra_build.agents import compose, plan, write
+
+    config = load_config(require_paths=False)
+    if stdout:
+        _out(compose(config, home()))
+        return
+    which = ["agents", "claude", "gemini"] if all_ else ["agents"] + ["claude"] * claude + ["gemini"] * gemini
+    planned = plan(config, home(), which)
+    if diff:
+        _out("".join(p.diff() for p in planned))
+        return
+    written = write(planned)
+    if not quiet:
+        _out("".join(p.diff() for p in written))
+    for p in planned:
+        print(f"{p.path}: {'written' if p in written else 'up to date'}", file=sys.stderr)
+
+
 @app.command("mcp")
 def mcp_cmd(artifacts: ArtifactsOpt = None) -> None:
     """Serve search, get and list_sources to an agent over MCP (stdio); a call after an edit sees it."""

@@ -14,13 +14,14 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ra_query.errors import RaError, UnwritableError
+from ra_query.errors import InputError, RaError, UnwritableError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from ra_build.config import Config
     from ra_query.commands import Output as CommandOutput
+    from ra_query.context import Analysis, ContextOptions, ContextRule, InputFile
     from ra_query.stale import StaleCheck
     from ra_query.store import Store
 
@@ -130,8 +131,8 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="ra mcp",
-        description="Serve search, get and list_sources to an agent over MCP (stdio); a call after "
-        "an edit sees it.",
+        description="Serve search, context, get and list_sources to an agent over MCP (stdio); a "
+        "call after an edit sees it.",
         formatter_class=help_formatter(),
     )
     parser.add_argument(
@@ -139,10 +140,11 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     )
     args = parser.parse_args(argv)
     # read once: edits to .ra.toml take effect when the agent runtime restarts the server
-    with LiveStore(load_config(), args.artifacts, early) as live:
+    config = load_config()
+    with LiveStore(config, args.artifacts, early) as live:
         from ra_query.mcp import build_server, run_stdio
 
-        run_stdio(build_server(live, stale=lambda _store: 0))
+        run_stdio(build_server(live, stale=lambda _store: 0, context=context_analyzer(config)))
     return 0
 
 
@@ -258,6 +260,113 @@ def run_search(argv: list[str], early: StaleCheck | None = None) -> int:
     return output.code
 
 
+def input_files(config: Config, given: list[str]) -> list[InputFile]:
+    """The files given to `ra context`, each with its path relative to the nearest config's
+    directory (what rule globs match: `./src/x.rs` and `src/x.rs` are the same file)."""
+    from ra_query.context import InputFile
+
+    base = os.path.realpath(config.base_dir) if config.base_dir is not None else None
+    files: list[InputFile] = []
+    for shown in given:
+        path = os.path.abspath(shown)
+        real = os.path.realpath(path)
+        if base is not None and real.startswith(base + os.sep):
+            relative = os.path.relpath(real, base)
+        else:
+            relative = os.path.normpath(shown)
+        files.append(InputFile(shown, path, relative.replace(os.sep, "/")))
+    return files
+
+
+def context_rules(config: Config) -> list[ContextRule]:
+    """The configuration's `[[context.rules]]` and `[context.patterns]`, as `ra_query.context` reads them."""
+    from ra_query.context import ContextRule
+
+    return [ContextRule(tuple(r.match), r.trees, tuple(r.terms), tuple(r.include)) for r in config.rules]
+
+
+def context_options(config: Config, terms: int | None = None) -> ContextOptions:
+    """`[context]`'s term settings, `--terms` over the configured count."""
+    from ra_query.context import ContextOptions
+
+    c = config.context
+    return ContextOptions(
+        terms=terms or c.terms,
+        min_term_frequency=c.min_term_frequency,
+        min_word_length=c.min_word_length,
+        max_word_length=c.max_word_length,
+        sample_size=c.sample_size,
+    )
+
+
+def context_analyzer(config: Config) -> Callable[[Store, list[str]], Analysis]:
+    """How `ra mcp`'s `context` tool reads files: with this configuration's rules and settings."""
+    from ra_query.context import analyze
+
+    rules, options = context_rules(config), context_options(config)
+    return lambda store, files: analyze(store, input_files(config, files), rules=rules, options=options)
+
+
+def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra context FILE...`: the documentation that fits the files (DECISIONS 24)."""
+    import argparse
+
+    from ra_build.settings import search_defaults
+    from ra_query.cli import help_formatter, search_params, use_colour, view_of
+    from ra_query.commands import context_command
+    from ra_query.context import analyze
+
+    parser = argparse.ArgumentParser(
+        prog="ra context",
+        description="Find the documentation that fits the files you are working on: terms from their "
+        "paths, the configured context rules and their content (TF-IDF against the index) form a "
+        "weighted query. The index is refreshed first.",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="the files (e.g. $(git diff --name-only))")
+    parser.add_argument("-n", "--limit", type=int, help="results (default: [context] limit, 10)")
+    parser.add_argument(
+        "--terms", type=int, help="terms in the generated query (default: [context] terms, 15)"
+    )
+    parser.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
+    parser.add_argument("--max-tokens", type=int, help="one cl100k token budget across all results")
+    parser.add_argument("--list", action="store_true", help="ids, breadcrumbs and ~150-character snippets")
+    parser.add_argument("--json", action="store_true", help="print JSON (with the terms and query)")
+    parser.add_argument("--explain", action="store_true", help="show each term, the query and the counts")
+    parser.add_argument(
+        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
+    )
+    args = parser.parse_args(argv)
+    for flag, value in (("--limit", args.limit), ("--terms", args.terms)):
+        if value is not None and not 1 <= value <= 1000:
+            raise InputError(f"{flag} must be between 1 and 1000 (got {value})")
+    config = load_config()
+    store = refreshed_store(config, args.artifacts, early)
+    options = context_options(config, args.terms)
+    analysis = analyze(
+        store, input_files(config, args.files), rules=context_rules(config), options=options, trees=args.tree
+    )
+    for warning in analysis.warnings:
+        warn(warning)
+    args.matches, args.output, args.strict, args.raw = False, None, False, False
+    args.candidate_limit = args.cutoff_ratio = args.aggregation_threshold = None
+    args.no_aggregation = False
+    args.limit = args.limit or config.context.limit
+    view, as_json = view_of(args)
+    output = context_command(
+        store,
+        analysis,
+        search_params(args, search_defaults(config)),
+        view=view,
+        json=as_json,
+        max_tokens=args.max_tokens,
+        explain=args.explain,
+        colour=use_colour(sys.stdout, dict(os.environ)),
+    )
+    sys.stdout.write(output.text)
+    return output.code
+
+
 def guarded(run: Callable[[], int]) -> int:
     """Run `run`; return its exit code, or the documented one for what it raised (README)."""
     try:
@@ -314,7 +423,11 @@ def main() -> None:
     code = guarded(checked)
     if code:
         sys.exit(code)
-    commands = {"search": run_search, "mcp": run_mcp}  # straight to argparse (`--` and all)
+    commands = {
+        "search": run_search,
+        "mcp": run_mcp,
+        "context": run_context,
+    }  # straight to argparse (`--` and all)
     run = commands.get(argv[0]) if argv else None
     if run is not None:
         early = _early_check(argv[1:])

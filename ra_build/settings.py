@@ -80,6 +80,7 @@ def search_defaults(config: Config) -> dict[str, Any]:
         "local_boost": config.settings.local_boost,
         "global_trees": sorted(name for name, tree in config.trees.items() if tree.is_global),
         "fuzzy_distance": s.fuzzy_distance,
+        "agent_max_tokens": config.settings.agent_max_tokens,  # not a SearchParams field: MCP's budget
     }
 
 

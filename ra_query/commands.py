@@ -5,13 +5,16 @@ Each returns the text to print and the exit code, so the two command lines canno
 
 import json as _json
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ra_query.render import View, budgeted, render_text, to_json
 from ra_query.schema import build_analyzer
 from ra_query.search import SearchParams, search
 from ra_query.store import Store
 from ra_query.textsafe import c1_escaped
+
+if TYPE_CHECKING:
+    from ra_query.context import Analysis
 
 
 def dumps(payload: object) -> str:
@@ -69,3 +72,34 @@ def get_command(store: Store, chunk_id: str, *, full_document: bool = False, jso
     if json:
         return Output(dumps(get_to_dict(result)), 0)
     return Output(render_get(result), 0)
+
+
+def context_command(
+    store: Store,
+    analysis: "Analysis",
+    params: SearchParams,
+    *,
+    view: View = "full",
+    json: bool = False,
+    max_tokens: int | None = None,
+    explain: bool = False,
+    colour: bool = False,
+) -> Output:
+    """`context FILE...`: the analysis's results, fit to the budget, rendered as search renders them.
+
+    `--explain` adds the terms (word, score, source, frequency, idf), the query and the counts;
+    in JSON always as `context` (what the query was built from). Exit 1 when nothing matched.
+    """
+    from ra_query.context import analysis_json, context_topic, explain_lines
+
+    topic = context_topic(store, analysis, params)
+    outcome = budgeted([topic], view, max_tokens, build_analyzer(store.stemmer), marks=json or colour)
+    code = 0 if topic.hits else 1
+    if json:
+        payload = to_json([topic], outcome, list_mode=view == "list", stale=None, explain=False)
+        payload["context"] = analysis_json(analysis)
+        return Output(dumps(payload), code)
+    text = render_text([topic], outcome, colour=colour, explain=False)
+    if explain:
+        text = "\n".join(explain_lines(analysis)) + "\n\n" + text
+    return Output(text, code)

@@ -3,10 +3,13 @@
 Tools, all read-only (`readOnlyHint`), with seed 000's input schemas:
 
     search        queries (a string, or an array of strings: one topic each), limit, max_tokens, list
+    context       files (the files being worked on), limit, max_tokens, list
     get           id (`tree:path` or `tree:path#slug`), full_document
     list_sources  the indexed trees with their file and chunk counts
 
-`context` (seed 000) is not offered yet: it needs `ra context`, which does not exist yet.
+An answer always fits an agent's tool-output cap: when the caller gives no `max_tokens`, the
+build's `agent_max_tokens` (`[settings]`, default 8,000 cl100k tokens) applies, and an answer
+that had to leave results out lists their ids (`tokens.omitted_ids`) and says how to get them.
 
 Every tool returns the same JSON as the command line's `--json` (built by the same functions:
 `ra_query.search`, `ra_query.render.to_json`, `ra_query.get.get_to_dict`) as structured content,
@@ -28,7 +31,7 @@ import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -58,6 +61,9 @@ from ra_query.store import Store, open_store
 from ra_query.textsafe import c1_escaped
 from ra_query.watch import SourceWatch
 
+if TYPE_CHECKING:
+    from ra_query.context import Analysis
+
 SERVER_NAME = "ra"
 StoreOpener = Callable[[], Store]
 StaleCounter = Callable[[Store], "int | None"]
@@ -79,17 +85,43 @@ GET_DESCRIPTION = """\
 Retrieve a specific document or chunk by ID: a chunk by `tree:path#heading-slug`, a whole \
 document in document order by `tree:path` (ids come from search results)."""
 SOURCES_DESCRIPTION = "List available knowledge trees and their statistics (files and chunks indexed)."
+CONTEXT_DESCRIPTION = """\
+Get relevant knowledge base context for files being worked on. Analyzes file paths, extensions, \
+and content: path words, the project's context rules and the files' most distinctive words \
+(TF-IDF against the index) form a weighted query. The files themselves are left out of the \
+results. Returns the same JSON as search, plus `context` (the terms and the query)."""
+DEFAULT_AGENT_MAX_TOKENS = 8000
+ContextAnalyzer = Callable[[Store, list[str]], "Analysis"]
 
 Queries = Annotated[
     str | list[str],
     Field(description="Search term(s). Quote for exact phrase. Array for multi-topic."),
 ]
 # strict: `true` is not a limit of 1, nor "yes" a boolean (pydantic's lax mode would take them)
+# `minimum` is shown in the schema; the check is ra's own, so a bad value gets ra's one-line error
 Limit = Annotated[
-    int | None, Field(strict=True, description="Results per query (default: the index's default_limit)")
+    int | None,
+    Field(
+        strict=True,
+        description="Results per query (default: the index's default_limit)",
+        json_schema_extra={"minimum": 1},
+    ),
 ]
 MaxTokens = Annotated[
-    int | None, Field(strict=True, description="Total token budget across all results (cl100k tokens)")
+    int | None,
+    Field(
+        strict=True,
+        description="Total token budget across all results (cl100k tokens; default: the index's "
+        "agent_max_tokens, 8000)",
+        json_schema_extra={"minimum": 1},
+    ),
+]
+Files = Annotated[list[str], Field(description="File paths to analyze for context")]
+ContextLimit = Annotated[
+    int | None,
+    Field(
+        strict=True, description="Maximum chunks to return (default: 10)", json_schema_extra={"minimum": 1}
+    ),
 ]
 ListMode = Annotated[
     bool, Field(strict=True, description="Return snippets only, omit full content (default: false)")
@@ -130,12 +162,75 @@ def search_payload(
     """
     if not queries:
         raise InputError("queries is empty — give at least one query")
-    if max_tokens is not None and not 1 <= max_tokens <= MAX_BUDGET:
-        raise InputError(f"max_tokens must be between 1 and {MAX_BUDGET} (got {max_tokens})")
+    budget = agent_budget(store, max_tokens)
     topics = search(store, queries, search_params(store, limit))
     view = "list" if list_mode else "full"
-    outcome = budgeted(topics, view, max_tokens, build_analyzer(store.stemmer))
-    return to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False)
+    outcome = budgeted(topics, view, budget, build_analyzer(store.stemmer))
+    return with_hint(to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False))
+
+
+def agent_budget(store: Store, max_tokens: int | None) -> int:
+    """`max_tokens` when the caller gave one, else the build's `agent_max_tokens` (8,000).
+
+    Raises:
+        InputError: `max_tokens` out of bounds.
+    """
+    if max_tokens is None:
+        recorded: object = store.search_defaults().get("agent_max_tokens")
+        usable = isinstance(recorded, int) and not isinstance(recorded, bool) and 1 <= recorded <= MAX_BUDGET
+        return cast(int, recorded) if usable else DEFAULT_AGENT_MAX_TOKENS
+    if not 1 <= max_tokens <= MAX_BUDGET:
+        raise InputError(f"max_tokens must be between 1 and {MAX_BUDGET} (got {max_tokens})")
+    return max_tokens
+
+
+def with_hint(payload: dict[str, Any]) -> dict[str, Any]:
+    """`payload` with a word for the agent on how to get what the budget left out, if anything."""
+    tokens: dict[str, Any] = payload["tokens"]
+    omitted: list[str] = tokens.get("omitted_ids") or []
+    if omitted:
+        tokens["hint"] = (
+            f"{len(omitted)} result{'s' if len(omitted) != 1 else ''} left out to fit max_tokens="
+            f"{tokens['max']}: read one with get(id), or call again with a larger max_tokens or list=true"
+        )
+    return payload
+
+
+def context_payload(
+    store: Store,
+    analysis: Analysis,
+    *,
+    limit: int | None = None,
+    max_tokens: int | None = None,
+    list_mode: bool = False,
+) -> dict[str, Any]:
+    """What the `context` tool returns: `ra context --json`'s payload for the same files.
+
+    Raises:
+        InputError: `limit` or `max_tokens` out of bounds.
+    """
+    from ra_query.context import analysis_json, context_topic
+
+    if limit is not None and not 1 <= limit <= MAX_LIMIT:
+        raise InputError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
+    budget = agent_budget(store, max_tokens)
+    params = SearchParams.from_settings(store.search_defaults())._replace(limit=limit or 10)
+    topic = context_topic(store, analysis, params)
+    view = "list" if list_mode else "full"
+    outcome = budgeted([topic], view, budget, build_analyzer(store.stemmer))
+    payload = with_hint(to_json([topic], outcome, list_mode=list_mode, stale=None, explain=False))
+    payload["context"] = analysis_json(analysis)
+    return payload
+
+
+def plain_analyzer(store: Store, files: list[str]) -> Analysis:
+    """`context`'s analysis without a configuration (`ra-query mcp`): no rules, default settings."""
+    import os
+
+    from ra_query.context import InputFile, analyze
+
+    given = [InputFile(f, os.path.abspath(f), os.path.normpath(f).replace(os.sep, "/")) for f in files]
+    return analyze(store, given)
 
 
 def sources_payload(store: Store, stale: int | None = None) -> dict[str, Any]:
@@ -165,7 +260,9 @@ def sources_payload(store: Store, stale: int | None = None) -> dict[str, Any]:
     }
 
 
-def build_server(open_store: StoreOpener, stale: StaleCounter | None = None) -> MCPServer[Any]:
+def build_server(
+    open_store: StoreOpener, stale: StaleCounter | None = None, context: ContextAnalyzer = plain_analyzer
+) -> MCPServer[Any]:
     """An MCP server whose tools search the store `open_store()` returns at each call.
 
     Args:
@@ -173,6 +270,8 @@ def build_server(open_store: StoreOpener, stale: StaleCounter | None = None) -> 
             reopens the artifacts when they changed. A `RaError` it raises becomes a tool error.
         stale: how many source files changed since the store was built (None: cannot tell);
             reported as `stale` by `search` and `list_sources`. Not given: `stale` is null.
+        context: reads the files of a `context` call into a query (`ra mcp` passes one that
+            applies the configuration's context rules and settings).
     """
     server: MCPServer[Any] = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
     # one call at a time: a refresh runs the build, which must not run twice at once
@@ -200,6 +299,15 @@ def build_server(open_store: StoreOpener, stale: StaleCounter | None = None) -> 
             )
         )
 
+    def context_tool(
+        files: Files, limit: ContextLimit = None, max_tokens: MaxTokens = None, list: ListMode = False
+    ) -> Payload:
+        return answer(
+            lambda store: context_payload(
+                store, context(store, files), limit=limit, max_tokens=max_tokens, list_mode=list
+            )
+        )
+
     def get_tool(id: ChunkId, full_document: FullDocument = False) -> Payload:
         return answer(lambda store: get_to_dict(get(store, id, full_document=full_document)))
 
@@ -208,6 +316,7 @@ def build_server(open_store: StoreOpener, stale: StaleCounter | None = None) -> 
 
     for fn, name, description in (
         (search_tool, "search", SEARCH_DESCRIPTION),
+        (context_tool, "context", CONTEXT_DESCRIPTION),
         (get_tool, "get", GET_DESCRIPTION),
         (list_sources_tool, "list_sources", SOURCES_DESCRIPTION),
     ):

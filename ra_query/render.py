@@ -184,12 +184,17 @@ def to_json(
             entry["explain"] = list(topic.explain)
         queries.append(entry)
     payload: dict[str, Any] = {"queries": queries}
-    payload["tokens"] = {
+    tokens: dict[str, Any] = {
         "used": outcome.used_tokens,
         "max": outcome.max_tokens,
         "omitted": outcome.omitted,
         "truncated": outcome.truncated,
     }
+    payload["tokens"] = tokens
+    if outcome.omitted:  # what the budget left out, to get one by one (`get`) or with a larger one
+        tokens["omitted_ids"] = [
+            hit.id for t, topic in enumerate(topics) for hit in topic.hits if (t, hit.id) not in kept
+        ]
     payload["stale"] = stale
     return payload
 

@@ -19,7 +19,7 @@ Across topics a chunk is shown once, under the topic where it ranks best.
 """
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -329,19 +329,25 @@ class Shown(NamedTuple):
         return self.record.id
 
 
+def merged(record: ChunkRecord, parts: Sequence[ChunkRecord]) -> ChunkRecord:
+    """`record` showing all of `parts` (itself first, then the rest in document order)."""
+    if len(parts) <= 1:
+        return record
+    body = "\n\n".join([record.body, *(p.content() for p in parts[1:])]).strip("\n")
+    return record._replace(
+        body=body,
+        line_end=max(p.line_end for p in parts),
+        byte_end=max(p.byte_end for p in parts),
+        tokens=sum(p.tokens for p in parts),
+    )
+
+
 def _hit(run: _Run, shown: Shown, terms: frozenset[str]) -> SearchHit:
     """A SearchHit; a section shows all of its parts, constituents included."""
     record, parts = shown.record, shown.parts
     if shown.result.aggregated:
         parts = run.section(record)
-    if len(parts) > 1:
-        body = "\n\n".join([record.body, *(p.content() for p in parts[1:])]).strip("\n")
-        record = record._replace(
-            body=body,
-            line_end=max(p.line_end for p in parts),
-            byte_end=max(p.byte_end for p in parts),
-            tokens=sum(p.tokens for p in parts),
-        )
+    record = merged(record, parts)
     return SearchHit(
         record=record,
         score=shown.result.score,

@@ -136,9 +136,9 @@ def snapshot(root: Path) -> dict[str, tuple[int, int]]:
 # ── tools ────────────────────────────────────────────────────────────────────────────────────
 
 
-def test_the_server_lists_search_get_and_list_sources_as_read_only_tools(ra_mcp: Server) -> None:
+def test_the_server_lists_search_context_get_and_list_sources_as_read_only_tools(ra_mcp: Server) -> None:
     tools = ra_mcp.tools()
-    assert sorted(tools) == ["get", "list_sources", "search"]
+    assert sorted(tools) == ["context", "get", "list_sources", "search"]
     for tool in tools.values():
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.description
@@ -167,9 +167,59 @@ def test_the_list_sources_tool_takes_no_arguments(ra_mcp: Server) -> None:
 
 
 def test_search_returns_the_same_json_as_ra_query_search_json(ra_mcp: Server, shared: Kb) -> None:
-    cli = shared.rq("search", "--json", "pool OR fixtures OR logging")
+    cli = shared.rq("search", "--json", "--max-tokens", "8000", "pool OR fixtures OR logging")
     assert cli.code == 0, cli.err
     assert ra_mcp.ok("search", {"queries": "pool OR fixtures OR logging"}) == json.loads(cli.out)
+
+
+def test_without_max_tokens_an_answer_fits_the_default_agent_budget(ra_mcp: Server) -> None:
+    assert ra_mcp.ok("search", {"queries": "pool"})["tokens"]["max"] == 8000
+
+
+def test_an_answer_that_left_results_out_lists_their_ids_and_says_how_to_get_them(ra_mcp: Server) -> None:
+    whole = ids(ra_mcp.ok("search", {"queries": "pool OR fixtures OR logging"}))
+    tokens = ra_mcp.ok("search", {"queries": "pool OR fixtures OR logging", "max_tokens": 40})["tokens"]
+    assert tokens["omitted_ids"] == whole[len(whole) - tokens["omitted"] :]
+    assert tokens["hint"].startswith(f"{tokens['omitted']} result")
+    assert "get(id)" in tokens["hint"] and "larger max_tokens" in tokens["hint"]
+
+
+def test_the_context_tool_takes_seed_000s_arguments(ra_mcp: Server) -> None:
+    schema = ra_mcp.tools()["context"].input_schema
+    assert set(schema["properties"]) == {"files", "limit", "max_tokens", "list"}
+    assert schema["required"] == ["files"]
+    assert schema["properties"]["files"] == {
+        "description": "File paths to analyze for context",
+        "items": {"type": "string"},
+        "title": "Files",
+        "type": "array",
+    }
+
+
+@pytest.mark.parametrize(
+    ("tool", "argument"), [("search", "limit"), ("search", "max_tokens"), ("context", "limit")]
+)
+def test_integer_arguments_say_their_minimum_is_one(ra_mcp: Server, tool: str, argument: str) -> None:
+    assert ra_mcp.tools()[tool].input_schema["properties"][argument]["minimum"] == 1
+
+
+def test_the_context_tool_finds_the_documentation_of_a_source_file(ra_mcp: Server, shared: Kb) -> None:
+    source = shared.root.parent / "pool_settings.py"
+    source.write_text(
+        "# connection pool settings\nPOOL_SIZE = 10  # connections in the pool\n"
+        "def open_pool(): return ConnectionPool(POOL_SIZE)  # the pool opens its connections\n",
+        encoding="utf-8",
+    )
+    payload = ra_mcp.ok("context", {"files": [str(source)], "list": True})
+    assert ids(payload)[0] == "docs:notes/pool.txt"
+    assert payload["context"]["query"].startswith("pool^4.00")
+    assert payload["tokens"]["max"] == 8000
+
+
+def test_a_context_call_for_a_missing_file_is_a_one_line_tool_error(ra_mcp: Server) -> None:
+    result = ra_mcp.call("context", {"files": ["nowhere/x.py"]})
+    assert result.is_error
+    assert text_of(result) == "nowhere/x.py: no such file — give the files you are working on"
 
 
 def test_search_in_list_mode_returns_the_same_json_as_ra_query_search_json_list(
@@ -177,6 +227,7 @@ def test_search_in_list_mode_returns_the_same_json_as_ra_query_search_json_list(
 ) -> None:
     cli = shared.rq("search", "--json", "--list", "-n", "2", "--max-tokens", "40", "once", "pool")
     payload = ra_mcp.ok("search", {"queries": ["once", "pool"], "limit": 2, "max_tokens": 40, "list": True})
+    assert payload["tokens"].pop("hint")  # for the agent: how to get what was left out
     assert payload == json.loads(cli.out)
 
 
@@ -365,7 +416,7 @@ def test_the_read_only_server_answers_like_ra_query_and_writes_nothing(
     ra_query_mcp: Server, readonly_kb: Kb
 ) -> None:
     before = snapshot(readonly_kb.root)
-    cli = readonly_kb.rq("search", "--json", "pool OR fixtures OR logging")
+    cli = readonly_kb.rq("search", "--json", "--max-tokens", "8000", "pool OR fixtures OR logging")
     assert ra_query_mcp.ok("search", {"queries": "pool OR fixtures OR logging"}) == json.loads(cli.out)
     assert ra_query_mcp.ok("get", {"id": "docs:notes/pool.txt"})["whole_document"] is True
     assert ra_query_mcp.ok("list_sources")["stale"] == 0
@@ -464,6 +515,8 @@ def test_a_server_whose_client_goes_away_exits_with_its_watcher(program: str, tm
 
     kb = make_kb(tmp_path)
     server = RawMcp((kb.root, kb.home), [str(BIN / program), "mcp"])
-    server.send(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sources","arguments":{}}}')
+    server.send(
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sources","arguments":{}}}'
+    )
     assert server.receive()["id"] == 1
     assert server.close() == 0  # stdin closed: it stops watching and exits, nothing left running

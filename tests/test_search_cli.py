@@ -424,7 +424,13 @@ def test_one_token_budget_spans_all_topics(shared: Kb) -> None:
     # round robin: the best of each topic before the second of any, and one budget for both
     assert result_ids(payload, 0) == ["docs:deploy.md#building-the-image"]
     assert result_ids(payload, 1) == ["notes:oncall.md#paging"]
-    assert payload["tokens"] == {"used": budget, "max": budget, "omitted": 2, "truncated": False}
+    assert payload["tokens"] == {
+        "used": budget,
+        "max": budget,
+        "omitted": 2,
+        "truncated": False,
+        "omitted_ids": ["docs:deploy.md#rolling-back", "docs:deploy.md#rolling-out"],
+    }
 
 
 # --- output modes --------------------------------------------------------------------------------
@@ -565,8 +571,10 @@ def test_max_tokens_keeps_the_printed_results_within_the_budget(shared: Kb) -> N
 def test_max_tokens_in_json_reports_used_max_omitted_and_truncated(shared: Kb) -> None:
     payload = as_json(shared.rq("search", *PLAIN, "--max-tokens", "80", "every"))
     tokens = payload["tokens"]
-    assert set(tokens) == {"used", "max", "omitted", "truncated"}
-    assert tokens["max"] == 80 and tokens["used"] <= 80 and tokens["omitted"] >= 1
+    assert set(tokens) == {"used", "max", "omitted", "truncated", "omitted_ids"}
+    assert (
+        tokens["max"] == 80 and tokens["used"] <= 80 and tokens["omitted"] == len(tokens["omitted_ids"]) >= 1
+    )
     assert tokens["truncated"] is False
 
 
