@@ -271,6 +271,22 @@ def search(ctx: typer.Context) -> None:
     raise typer.Exit(run_search(ctx.args))
 
 
+@app.command(context_settings=_PASS_THROUGH, add_help_option=False)
+def context(ctx: typer.Context) -> None:
+    """Find the documentation that fits the files you are working on (ra context --help)."""
+    from ra_build.main import run_context
+
+    raise typer.Exit(run_context(ctx.args))
+
+
+@app.command(context_settings=_PASS_THROUGH, add_help_option=False)
+def likethis(ctx: typer.Context) -> None:
+    """Find the chunks most like an indexed chunk, a document or a file (ra likethis --help)."""
+    from ra_build.main import run_likethis
+
+    raise typer.Exit(run_likethis(ctx.args))
+
+
 @app.command()
 def get(
     chunk_id: Annotated[

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ra_query.errors import InputError, RaError, UnwritableError
 
 if TYPE_CHECKING:
+    import argparse
     from pathlib import Path
 
     from ra_build.config import Config
@@ -324,22 +325,9 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
         formatter_class=help_formatter(),
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="the files (e.g. $(git diff --name-only))")
-    parser.add_argument("-n", "--limit", type=int, help="results (default: [context] limit, 10)")
-    parser.add_argument(
-        "--terms", type=int, help="terms in the generated query (default: [context] terms, 15)"
-    )
-    parser.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
-    parser.add_argument("--max-tokens", type=int, help="one cl100k token budget across all results")
-    parser.add_argument("--list", action="store_true", help="ids, breadcrumbs and ~150-character snippets")
-    parser.add_argument("--json", action="store_true", help="print JSON (with the terms and query)")
-    parser.add_argument("--explain", action="store_true", help="show each term, the query and the counts")
-    parser.add_argument(
-        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
-    )
+    _add_context_options(parser)
     args = parser.parse_args(argv)
-    for flag, value in (("--limit", args.limit), ("--terms", args.terms)):
-        if value is not None and not 1 <= value <= 1000:
-            raise InputError(f"{flag} must be between 1 and 1000 (got {value})")
+    _check_counts(args)
     config = load_config()
     store = refreshed_store(config, args.artifacts, early)
     options = context_options(config, args.terms)
@@ -348,10 +336,7 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     )
     for warning in analysis.warnings:
         warn(warning)
-    args.matches, args.output, args.strict, args.raw = False, None, False, False
-    args.candidate_limit = args.cutoff_ratio = args.aggregation_threshold = None
-    args.no_aggregation = False
-    args.limit = args.limit or config.context.limit
+    _as_search_args(args, config.context.limit)
     view, as_json = view_of(args)
     output = context_command(
         store,
@@ -365,6 +350,75 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     )
     sys.stdout.write(output.text)
     return output.code
+
+
+def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra likethis ID|FILE`: the chunks most like an indexed chunk, a document or a file."""
+    import argparse
+
+    from ra_build.settings import search_defaults
+    from ra_query.cli import help_formatter, search_params, use_colour, view_of
+    from ra_query.commands import context_command
+    from ra_query.context import like_this
+
+    parser = argparse.ArgumentParser(
+        prog="ra likethis",
+        description="Find the chunks most like an indexed chunk or document (by id) or a file: its "
+        "most distinctive words (TF-IDF against the index) form a weighted query; the source itself "
+        "is left out. The index is refreshed first.",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument("source", metavar="ID|FILE", help="tree:path#slug, tree:path, or a file")
+    _add_context_options(parser)
+    args = parser.parse_args(argv)
+    _check_counts(args)
+    config = load_config()
+    store = refreshed_store(config, args.artifacts, early)
+    analysis = like_this(store, args.source, options=context_options(config, args.terms), trees=args.tree)
+    for warning in analysis.warnings:
+        warn(warning)
+    _as_search_args(args, config.context.limit)
+    view, as_json = view_of(args)
+    output = context_command(
+        store,
+        analysis,
+        search_params(args, search_defaults(config)),
+        view=view,
+        json=as_json,
+        max_tokens=args.max_tokens,
+        explain=args.explain,
+        colour=use_colour(sys.stdout, dict(os.environ)),
+    )
+    sys.stdout.write(output.text)
+    return output.code
+
+
+def _add_context_options(parser: argparse.ArgumentParser) -> None:
+    """The options `ra context` and `ra likethis` share."""
+    parser.add_argument("-n", "--limit", type=int, help="results (default: [context] limit, 10)")
+    parser.add_argument("--terms", type=int, help="terms in the query (default: [context] terms, 15)")
+    parser.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
+    parser.add_argument("--max-tokens", type=int, help="one cl100k token budget across all results")
+    parser.add_argument("--list", action="store_true", help="ids, breadcrumbs and ~150-character snippets")
+    parser.add_argument("--json", action="store_true", help="print JSON (with the terms and query)")
+    parser.add_argument("--explain", action="store_true", help="show each term, the query and the counts")
+    parser.add_argument(
+        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
+    )
+
+
+def _check_counts(args: argparse.Namespace) -> None:
+    for flag, value in (("--limit", args.limit), ("--terms", args.terms)):
+        if value is not None and not 1 <= value <= 1000:
+            raise InputError(f"{flag} must be between 1 and 1000 (got {value})")
+
+
+def _as_search_args(args: argparse.Namespace, default_limit: int) -> None:
+    """Fill in the search options `search_params` and `view_of` read that these commands lack."""
+    args.matches, args.output, args.strict, args.raw = False, None, False, False
+    args.candidate_limit = args.cutoff_ratio = args.aggregation_threshold = None
+    args.no_aggregation = False
+    args.limit = args.limit or default_limit
 
 
 def guarded(run: Callable[[], int]) -> int:
@@ -423,11 +477,8 @@ def main() -> None:
     code = guarded(checked)
     if code:
         sys.exit(code)
-    commands = {
-        "search": run_search,
-        "mcp": run_mcp,
-        "context": run_context,
-    }  # straight to argparse (`--` and all)
+    # straight to argparse (`--` and all), without typer
+    commands = {"search": run_search, "mcp": run_mcp, "context": run_context, "likethis": run_likethis}
     run = commands.get(argv[0]) if argv else None
     if run is not None:
         early = _early_check(argv[1:])

@@ -79,11 +79,16 @@ class ContextOptions(NamedTuple):
 
 
 class InputFile(NamedTuple):
-    """A file given to `ra context`: as given, where it is, and its path for rule globs."""
+    """A file given to `ra context`: as given, where it is, and its path for rule globs.
+
+    With `text`, the input is that text rather than a file (`ra likethis ID`: a chunk), and
+    `path` and `relative` are empty: no path words, nothing to read.
+    """
 
     shown: str  # as the user wrote it (for messages)
     path: str  # absolute
     relative: str  # `/`-separated, relative to the nearest config's directory (or as given)
+    text: str | None = None
 
 
 class Term(NamedTuple):
@@ -103,7 +108,7 @@ class Analysis(NamedTuple):
     query: str
     trees: tuple[str, ...]
     include: tuple[str, ...]
-    exclude: frozenset[str]  # doc ids of the input files that are indexed
+    exclude: frozenset[str]  # doc ids of the input files that are indexed (or chunk ids: likethis)
     warnings: tuple[str, ...]
     counts: dict[str, int]
 
@@ -120,6 +125,8 @@ def words(text: str) -> list[str]:
 
 
 def _read(file: InputFile, sample_size: int) -> bytes | None:
+    if file.text is not None:
+        return file.text.encode("utf-8")[:sample_size]
     try:
         with open(file.path, "rb") as handle:
             return handle.read(sample_size)
@@ -276,6 +283,8 @@ def _indexed_ids(store: Store, files: Sequence[InputFile]) -> Iterable[str]:
             continue
         top = os.path.realpath(root)
         for file in files:
+            if not file.path:
+                continue  # a text, not a file
             real = os.path.realpath(file.path)
             if real.startswith(top + os.sep):
                 yield doc_id_of(name, os.path.relpath(real, top).replace(os.sep, "/"))
@@ -342,11 +351,13 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
     found = None
     if analysis.query:
         fetch = params._replace(limit=limit + OVERFETCH, trees=analysis.trees or params.trees)
+        if analysis.exclude:  # the left-out source would set the elbow's bar for the rest
+            fetch = fetch._replace(cutoff_ratio=0.0)
         found = search_topic(store, analysis.query, fetch)
         for hit in found.hits:
             if len(hits) >= limit:
                 break
-            if hit.record.doc_id in analysis.exclude or hit.id in seen:
+            if hit.record.doc_id in analysis.exclude or hit.id in analysis.exclude or hit.id in seen:
                 continue
             hits.append(hit)
             seen.add(hit.id)
@@ -406,3 +417,36 @@ def explain_lines(analysis: Analysis) -> list[str]:
         f"terms in the index {c['terms']}, kept {c['kept']}"
     )
     return lines
+
+
+def like_this(
+    store: Store, source: str, *, options: ContextOptions | None = None, trees: Sequence[str] = ()
+) -> Analysis:
+    """`likethis ID|FILE`: the analysis of an indexed chunk or document (by id), or of a file.
+
+    A file is read as `ra context` reads one, without context rules; a chunk's title and text
+    stand in for a file's content, and every word of a short chunk counts (no minimum
+    frequency). The source itself is left out of the results.
+
+    Raises:
+        NotFoundError: `source` is neither an existing file nor an indexed id.
+    """
+    from ra_query.get import get, not_found
+
+    options = options or ContextOptions()
+    if os.path.isfile(source):
+        path = os.path.abspath(source)
+        return analyze(
+            store, [InputFile(source, path, os.path.normpath(source))], options=options, trees=trees
+        )
+    if ":" not in source:
+        raise not_found(source)
+    result = get(store, source)  # NotFoundError when the id names nothing indexed
+    text = "\n\n".join(f"# {c.title}\n\n{c.body}" for c in result.chunks)
+    analysis = analyze(
+        store,
+        [InputFile(source, "", "", text)],
+        options=options._replace(min_term_frequency=1),
+        trees=trees,
+    )
+    return analysis._replace(exclude=frozenset({result.id}))

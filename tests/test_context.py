@@ -177,3 +177,30 @@ def test_a_pattern_adds_its_terms_to_matching_files(project: Path, home: Path) -
     (project / "src" / "db" / "schema.sql").write_text("create table users (id int);\n", encoding="utf-8")
     payload = json.loads(context(project, home, "--json", "src/db/schema.sql").out)
     assert "migrations" in {t["word"] for t in payload["context"]["terms"] if t["source"] == "rule"}
+
+
+# ---- ra likethis ---------------------------------------------------------------------------------
+
+
+def test_likethis_a_chunk_finds_similar_chunks_and_leaves_the_chunk_out(project: Path, home: Path) -> None:
+    found = ids(
+        run_cmd("ra", "likethis", "--json", "docs:database.md#connection-pool", cwd=project, home=home)
+    )
+    assert found[0] == "notes:pool-notes.md#pool-notes"
+    assert "docs:database.md#connection-pool" not in found
+
+
+def test_likethis_a_document_leaves_the_whole_document_out(project: Path, home: Path) -> None:
+    found = ids(run_cmd("ra", "likethis", "--json", "docs:database.md", cwd=project, home=home))
+    assert found and not any(i.startswith("docs:database.md") for i in found)
+
+
+def test_likethis_a_file_reads_it_as_context_does(project: Path, home: Path) -> None:
+    found = ids(run_cmd("ra", "likethis", "--json", "src/db/pool.py", cwd=project, home=home))
+    assert found[0].startswith("docs:database.md")
+
+
+def test_likethis_an_unknown_id_is_not_found(project: Path, home: Path) -> None:
+    run = run_cmd("ra", "likethis", "docs:nope.md", cwd=project, home=home)
+    assert (run.code, run.out) == (1, "")
+    assert run.err == "ra: error: not found: docs:nope.md — list document ids with: ra ls docs docs:\n"
