@@ -312,9 +312,7 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     """`ra context FILE...`: the documentation that fits the files (DECISIONS 24)."""
     import argparse
 
-    from ra_build.settings import search_defaults
-    from ra_query.cli import help_formatter, search_params, use_colour, view_of
-    from ra_query.commands import context_command
+    from ra_query.cli import help_formatter
     from ra_query.context import analyze
 
     parser = argparse.ArgumentParser(
@@ -334,31 +332,14 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     analysis = analyze(
         store, input_files(config, args.files), rules=context_rules(config), options=options, trees=args.tree
     )
-    for warning in analysis.warnings:
-        warn(warning)
-    _as_search_args(args, config.context.limit)
-    view, as_json = view_of(args)
-    output = context_command(
-        store,
-        analysis,
-        search_params(args, search_defaults(config)),
-        view=view,
-        json=as_json,
-        max_tokens=args.max_tokens,
-        explain=args.explain,
-        colour=use_colour(sys.stdout, dict(os.environ)),
-    )
-    sys.stdout.write(output.text)
-    return output.code
+    return _print_context(store, config, analysis, args)
 
 
 def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
     """`ra likethis ID|FILE`: the chunks most like an indexed chunk, a document or a file."""
     import argparse
 
-    from ra_build.settings import search_defaults
-    from ra_query.cli import help_formatter, search_params, use_colour, view_of
-    from ra_query.commands import context_command
+    from ra_query.cli import help_formatter
     from ra_query.context import like_this
 
     parser = argparse.ArgumentParser(
@@ -375,6 +356,15 @@ def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
     config = load_config()
     store = refreshed_store(config, args.artifacts, early)
     analysis = like_this(store, args.source, options=context_options(config, args.terms), trees=args.tree)
+    return _print_context(store, config, analysis, args)
+
+
+def _print_context(store: Store, config: Config, analysis: Analysis, args: argparse.Namespace) -> int:
+    """Print what `ra context` / `ra likethis` found for `analysis`; returns the exit code."""
+    from ra_build.settings import search_defaults
+    from ra_query.cli import search_params, use_colour, view_of
+    from ra_query.commands import context_command
+
     for warning in analysis.warnings:
         warn(warning)
     _as_search_args(args, config.context.limit)
