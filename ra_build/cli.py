@@ -105,6 +105,25 @@ def config_cmd(
         sys.stdout.write(render_config(config))
 
 
+@inspect_app.command("ctx")
+def inspect_ctx(
+    file: Annotated[Path, typer.Argument(help="The file whose context signals to show.")],
+    artifacts: ArtifactsOpt = None,
+) -> None:
+    """Show the context signals ra context reads from FILE: each term, its source and weight, the query."""
+    from ra_build.main import context_options, context_rules, input_files
+    from ra_query.context import analyze, explain_lines
+
+    config = load_config()
+    store = refreshed_store(config, artifacts)
+    analysis = analyze(
+        store, input_files(config, [str(file)]), rules=context_rules(config), options=context_options(config)
+    )
+    for warning in analysis.warnings:
+        warn(warning)
+    _out("\n".join(explain_lines(analysis)) + "\n")
+
+
 @inspect_app.command("doc")
 def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text file to parse.")]) -> None:
     """Show file type, frontmatter and every chunk ra makes of FILE."""

@@ -128,7 +128,7 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     """
     import argparse
 
-    from ra_query.cli import help_formatter
+    from ra_query.cli import add_http_options, help_formatter, http_port
 
     parser = argparse.ArgumentParser(
         prog="ra mcp",
@@ -139,13 +139,19 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     parser.add_argument(
         "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
     )
+    add_http_options(parser)
     args = parser.parse_args(argv)
+    port = http_port(args)
     # read once: edits to .ra.toml take effect when the agent runtime restarts the server
     config = load_config()
     with LiveStore(config, args.artifacts, early) as live:
-        from ra_query.mcp import build_server, run_stdio
+        from ra_query.mcp import build_server, run_http, run_stdio
 
-        run_stdio(build_server(live, stale=lambda _store: 0, context=context_analyzer(config)))
+        server = build_server(live, stale=lambda _store: 0, context=context_analyzer(config))
+        if port is None:
+            run_stdio(server)
+        else:
+            run_http(server, port)
     return 0
 
 

@@ -123,12 +123,67 @@ def _parser() -> argparse.ArgumentParser:
     get.add_argument("id", help="tree:path (a document) or tree:path#slug (a chunk)")
     get.add_argument("--full-document", action="store_true", help="the whole document of a chunk id")
     get.add_argument("--json", action="store_true", help="print JSON")
-    sub.add_parser(
-        "mcp",
-        help="serve search, get and list_sources to an agent over MCP (stdio), read-only",
+    context = sub.add_parser(
+        "context",
+        help="find the documentation that fits the files you are working on",
+        description="Terms from the files' paths and content (TF-IDF against the index) form a "
+        "weighted query; the input files themselves are left out. No context rules: they live in "
+        ".ra.toml, which ra-query does not read.",
         formatter_class=Formatter,
     )
+    context.add_argument("files", nargs="+", metavar="FILE")
+    context.add_argument("-n", "--limit", type=int, help="results (default 10)")
+    context.add_argument("--terms", type=int, help="terms in the query (default 15)")
+    context.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
+    context.add_argument("--max-tokens", type=int, help="one cl100k token budget across all results")
+    context.add_argument("--list", action="store_true", help="ids, breadcrumbs and ~150-character snippets")
+    context.add_argument("--json", action="store_true", help="print JSON (with the terms and query)")
+    context.add_argument("--explain", action="store_true", help="show each term, the query and the counts")
+    ls = sub.add_parser(
+        "ls", help="list the trees, documents or chunks of the index", formatter_class=Formatter
+    )
+    ls.add_argument("what", choices=("trees", "docs", "chunks"))
+    ls.add_argument("prefix", nargs="?", default="", help="only names or ids that start with it")
+    ls.add_argument("-l", "--long", action="store_true", help="counts, titles, line ranges, tokens")
+    status = sub.add_parser(
+        "status", help="the artifacts, the build, each tree's counts and staleness", formatter_class=Formatter
+    )
+    status.add_argument("--json", action="store_true", help="print JSON")
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve search, context, get and list_sources to an agent over MCP (stdio), read-only",
+        formatter_class=Formatter,
+    )
+    add_http_options(mcp)
     return parser
+
+
+def add_http_options(parser: argparse.ArgumentParser) -> None:
+    """`--http [--port N]`: serve MCP over streamable HTTP on 127.0.0.1 instead of stdio."""
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help="serve over streamable HTTP at http://127.0.0.1:PORT/mcp, not stdio",
+    )
+    parser.add_argument("--port", type=int, default=None, help="the HTTP port (default 8765)")
+
+
+def http_port(args: argparse.Namespace) -> int | None:
+    """The port to serve MCP on over HTTP, or None for stdio.
+
+    Raises:
+        InputError: a port out of range, or --port without --http.
+    """
+    from ra_query.errors import InputError
+
+    if args.port is not None and not args.http:
+        raise InputError("--port is for --http — add --http to serve over HTTP")
+    if not args.http:
+        return None
+    port = 8765 if args.port is None else args.port
+    if not 1 <= port <= 65535:
+        raise InputError(f"--port must be between 1 and 65535 (got {port})")
+    return port
 
 
 def find_artifacts(explicit: str | None, env: dict[str, str], cwd: str) -> str:
@@ -230,7 +285,12 @@ def run(argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None
 def _run(
     argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None, checks: list[StaleCheck]
 ) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "ls" and len(extra) == 1 and not args.prefix and not extra[0].startswith("-"):
+        args.prefix = extra[0]  # `ls chunks -l PREFIX`: argparse took the empty prefix before -l
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     root = find_artifacts(args.artifacts, env, cwd)
     stale: StaleCheck | None = None
     if args.command == "search":
@@ -250,12 +310,14 @@ def _run(
 
         from ra_query.mcp import serve_readonly
 
-        return serve_readonly(Path(root))
+        return serve_readonly(Path(root), http_port(args))
     from ra_query.commands import get_command, search_command
     from ra_query.store import open_store
 
     store = open_store(root)
-    if stale is None:
+    if args.command in ("context", "ls", "status"):
+        output = _read_only_command(store, args, env)
+    elif stale is None:
         output = get_command(store, args.id, full_document=args.full_document, json=args.json)
     else:
         view, as_json = view_of(args)
@@ -272,6 +334,45 @@ def _run(
         )
     sys.stdout.write(output.text)
     return output.code
+
+
+def _read_only_command(store: Any, args: argparse.Namespace, env: dict[str, str]) -> Any:
+    """`context`, `ls` or `status` over the opened artifacts."""
+    from ra_query.commands import context_command, ls_command, status_command
+
+    if args.command == "ls":
+        return ls_command(store, args.what, args.prefix, long=args.long)
+    if args.command == "status":
+        from ra_query.stale import stale_files
+
+        return status_command(store, stale_files(store.root, store.manifest), json=args.json)
+    import os
+
+    from ra_query.context import ContextOptions, InputFile, analyze
+    from ra_query.errors import InputError
+
+    for flag, value in (("--limit", args.limit), ("--terms", args.terms)):
+        if value is not None and not 1 <= value <= 1000:
+            raise InputError(f"{flag} must be between 1 and 1000 (got {value})")
+    files = [InputFile(f, os.path.abspath(f), os.path.normpath(f).replace(os.sep, "/")) for f in args.files]
+    analysis = analyze(store, files, options=ContextOptions(terms=args.terms or 15), trees=args.tree)
+    for warning in analysis.warnings:
+        sys.stderr.write(f"{PROG}: warning: {warning}\n")
+    args.matches, args.output, args.strict, args.raw = False, None, False, False
+    args.candidate_limit = args.cutoff_ratio = args.aggregation_threshold = None
+    args.no_aggregation = False
+    args.limit = args.limit or 10
+    view, as_json = view_of(args)
+    return context_command(
+        store,
+        analysis,
+        search_params(args, store.search_defaults()),
+        view=view,
+        json=as_json,
+        max_tokens=args.max_tokens,
+        explain=args.explain,
+        colour=use_colour(sys.stdout, env),
+    )
 
 
 def check_arguments(argv: list[str]) -> None:

@@ -5,7 +5,7 @@ Each returns the text to print and the exit code, so the two command lines canno
 
 import json as _json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ra_query.render import View, budgeted, render_text, to_json
 from ra_query.schema import build_analyzer
@@ -103,3 +103,88 @@ def context_command(
     if explain:
         text = "\n".join(explain_lines(analysis)) + "\n\n" + text
     return Output(text, code)
+
+
+def sources_payload(store: Store, stale: int | None = None) -> dict[str, Any]:
+    """What `list_sources` returns: each tree with its counts, the totals, and the build's facts."""
+    global_trees: set[str] = {str(name) for name in store.search_defaults().get("global_trees") or ()}
+    trees: list[dict[str, Any]] = []
+    for name, entry in sorted(store.trees().items()):
+        sources: object = entry.get("sources")
+        root = cast(dict[str, object], sources).get("root") if isinstance(sources, dict) else None
+        trees.append(
+            {
+                "name": name,
+                "files": int(entry.get("files", 0)),
+                "chunks": int(entry.get("chunks", 0)),
+                "skipped": int(entry.get("skipped", 0)),
+                "global": name in global_trees,
+                "root": root if isinstance(root, str) else None,
+            }
+        )
+    return {
+        "trees": trees,
+        "files": sum(t["files"] for t in trees),
+        "chunks": sum(t["chunks"] for t in trees),
+        "built_at": store.manifest.get("built_at"),
+        "ra_version": store.manifest.get("ra_version"),
+        "stale": stale,
+    }
+
+
+def status_command(store: Store, stale: int | None, *, json: bool = False) -> Output:
+    """`ra-query status`: the artifacts, the build, each tree's counts, and how stale it is."""
+    import os
+
+    payload = sources_payload(store, stale)
+    root = os.fspath(store.root)
+    payload["artifacts"] = root
+    payload["bytes"] = sum(
+        os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(root) for f in files
+    )
+    if json:
+        return Output(dumps(payload), 0)
+    state = (
+        "sources not visible from here"
+        if stale is None
+        else "current"
+        if stale == 0
+        else f"stale ({stale} file{'s' if stale != 1 else ''} changed)"
+    )
+    lines = [
+        f"artifacts: {root} ({payload['bytes'] / 1e6:.1f} MB)",
+        f"built: {payload['built_at']} by ra {payload['ra_version']}",
+        "trees:",
+        *(
+            f"  {t['name']}\t{t['files']} files\t{t['chunks']} chunks\t{t['skipped']} skipped"
+            f"{chr(9) + 'global' if t['global'] else ''}\t{t['root'] or '-'}"
+            for t in payload["trees"]
+        ),
+        f"index: {state}",
+    ]
+    return Output(c1_escaped("\n".join(lines)) + "\n", 0)
+
+
+def ls_command(store: Store, what: str, prefix: str = "", *, long: bool = False) -> Output:
+    """`ra-query ls trees|docs|chunks [PREFIX] [-l]`, from the index alone (no chunk tables needed)."""
+    from ra_query.textsafe import printable
+
+    if what == "trees":
+        lines = [
+            f"{name}\t{entry.get('files', 0)} files\t{entry.get('chunks', 0)} chunks" if long else name
+            for name, entry in sorted(store.trees().items())
+            if name.startswith(prefix)
+        ]
+    else:
+        records = store.records(docs_only=what == "docs", prefix=prefix)
+        if not long:
+            lines = [r.id for r in records]
+        elif what == "docs":
+            lines = [f"{r.id}\t{r.title}" for r in records]
+        else:
+            lines = [
+                f"{r.id}\tL{r.line_start}-{r.line_end}\t{r.tokens} tokens\t" + " › ".join(r.breadcrumb)
+                for r in records
+            ]
+    text = "".join(printable(line) + "\n" for line in lines)
+    return Output(text, 0 if lines else 1)

@@ -51,6 +51,7 @@ from pydantic import Field, ValidationError
 
 from ra_query import __version__
 from ra_query.budget import MAX_BUDGET
+from ra_query.commands import sources_payload
 from ra_query.errors import InputError, RaError
 from ra_query.get import get, get_to_dict
 from ra_query.render import budgeted, to_json
@@ -233,33 +234,6 @@ def plain_analyzer(store: Store, files: list[str]) -> Analysis:
     return analyze(store, given)
 
 
-def sources_payload(store: Store, stale: int | None = None) -> dict[str, Any]:
-    """What `list_sources` returns: each tree with its counts, the totals, and the build's facts."""
-    global_trees: set[str] = {str(name) for name in store.search_defaults().get("global_trees") or ()}
-    trees: list[dict[str, Any]] = []
-    for name, entry in sorted(store.trees().items()):
-        sources: object = entry.get("sources")
-        root = cast(dict[str, object], sources).get("root") if isinstance(sources, dict) else None
-        trees.append(
-            {
-                "name": name,
-                "files": int(entry.get("files", 0)),
-                "chunks": int(entry.get("chunks", 0)),
-                "skipped": int(entry.get("skipped", 0)),
-                "global": name in global_trees,
-                "root": root if isinstance(root, str) else None,
-            }
-        )
-    return {
-        "trees": trees,
-        "files": sum(t["files"] for t in trees),
-        "chunks": sum(t["chunks"] for t in trees),
-        "built_at": store.manifest.get("built_at"),
-        "ra_version": store.manifest.get("ra_version"),
-        "stale": stale,
-    }
-
-
 def build_server(
     open_store: StoreOpener, stale: StaleCounter | None = None, context: ContextAnalyzer = plain_analyzer
 ) -> MCPServer[Any]:
@@ -432,6 +406,37 @@ async def _serve_stdio(server: MCPServer[Any]) -> None:
             tasks.cancel_scope.cancel()
 
 
+DEFAULT_HTTP_PORT = 8765
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def run_http(server: MCPServer[Any], port: int) -> None:
+    """Serve `server` over streamable HTTP at http://127.0.0.1:PORT/mcp until interrupted.
+
+    Bound to the loopback address only; a request whose Host is not a local name (421) or whose
+    Origin is not a local page (403) is refused, so a web page cannot reach the server through
+    DNS rebinding.
+    """
+    import contextlib
+    import functools
+    import sys
+
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{host}:{port}" for host in LOCAL_HOSTS] + list(LOCAL_HOSTS),
+        allowed_origins=[f"http://{host}:{port}" for host in LOCAL_HOSTS]
+        + [f"http://{h}" for h in LOCAL_HOSTS],
+    )
+    print(f"ra: serving MCP on http://127.0.0.1:{port}/mcp (Ctrl-C stops it)", file=sys.stderr, flush=True)
+    serve = functools.partial(
+        server.run_streamable_http_async, host="127.0.0.1", port=port, transport_security=security
+    )
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how an HTTP server is stopped
+        anyio.run(serve)
+
+
 def run_stdio(server: MCPServer[Any]) -> None:
     """Serve `server` over stdin/stdout until the client closes stdin.
 
@@ -476,7 +481,7 @@ class StaleCount:
         return self._count
 
 
-def serve_readonly(root: Path) -> int:
+def serve_readonly(root: Path, http_port: int | None = None) -> int:
     """`ra-query mcp`: serve the artifacts at `root` over stdio, read-only; returns the exit code.
 
     The sources are never built here; `stale` counts the source files changed since the build
@@ -490,5 +495,9 @@ def serve_readonly(root: Path) -> int:
     except RaError:
         roots = []  # no index yet: every call says so
     with SourceWatch(roots) as watch:
-        run_stdio(build_server(ReadOnlyStore(root), stale=StaleCount(watch)))
+        server = build_server(ReadOnlyStore(root), stale=StaleCount(watch))
+        if http_port is None:
+            run_stdio(server)
+        else:
+            run_http(server, http_port)
     return 0

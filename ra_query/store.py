@@ -90,6 +90,30 @@ class Store:
         records.sort(key=lambda r: (r.line_start, r.depth, r.byte_start))
         return records
 
+    def records(self, *, docs_only: bool = False, prefix: str = "") -> list[ChunkRecord]:
+        """Every chunk (or document node) whose id starts with `prefix`, in document order."""
+        import re
+
+        import tantivy
+
+        schema = self.index.schema
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        if docs_only:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "depth", 0)))
+        if prefix:
+            pattern = re.escape(prefix) + ".*"
+            clauses.append((tantivy.Occur.Must, tantivy.Query.regex_query(schema, "id", pattern)))
+        query = tantivy.Query.boolean_query(clauses) if clauses else tantivy.Query.all_query()
+        searcher = self.index.searcher()
+        counted: object = getattr(searcher.search(query, limit=1, count=True), "count", 0)
+        total = int(cast(int, counted) or 0)
+        if total == 0:
+            return []
+        hits = searcher.search(query, limit=total, count=False).hits
+        found = [ChunkRecord.from_stored(searcher.doc(address).to_dict()) for _score, address in hits]
+        found.sort(key=lambda r: (r.tree, r.doc_id, r.line_start, r.depth, r.byte_start))
+        return found
+
     def _term_records(self, field: str, value: str, *, limit: int | None) -> list[ChunkRecord]:
         """Records whose raw `field` equals `value`; all of them when `limit` is None."""
         import tantivy

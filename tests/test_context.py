@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,43 @@ def test_likethis_an_unknown_id_is_not_found(project: Path, home: Path) -> None:
     run = run_cmd("ra", "likethis", "docs:nope.md", cwd=project, home=home)
     assert (run.code, run.out) == (1, "")
     assert run.err == "ra: error: not found: docs:nope.md — list document ids with: ra ls docs docs:\n"
+
+
+# ---- ra inspect ctx, and the read-only side: ra-query context, ls, status ------------------------
+
+
+def rq(project: Path, home: Path, *args: str) -> Run:
+    return run_cmd("ra-query", *args, cwd=project, home=home)
+
+
+def test_inspect_ctx_shows_the_signals_of_a_file(project: Path, home: Path) -> None:
+    run = run_cmd("ra", "inspect", "ctx", "src/db/pool.py", cwd=project, home=home)
+    assert run.code == 0, run.err
+    assert run.out.startswith("terms (score  source  frequency  idf):\n")
+    assert "query: pool^4.00" in run.out
+
+
+def test_ra_query_context_reads_files_against_prebuilt_artifacts(project: Path, home: Path) -> None:
+    found = ids(rq(project, home, "context", "--json", "src/db/pool.py"))
+    assert found[0].startswith("docs:database.md")
+
+
+def test_ra_query_ls_lists_from_the_index_alone(project: Path, home: Path) -> None:
+    shutil.rmtree(project / ".ra" / "chunks")  # a published artifact may ship without tables
+    assert rq(project, home, "ls", "trees").out == "docs\nnotes\n"
+    assert rq(project, home, "ls", "docs", "docs:a").out == "docs:auth.md\n"
+    chunks = rq(project, home, "ls", "chunks", "-l", "docs:database.md").out.splitlines()
+    assert chunks[0].startswith("docs:database.md\tL1-")
+    assert chunks[-1].startswith("docs:database.md#connection-pool\tL3-5\t")
+    assert rq(project, home, "ls", "docs", "nope:").code == 1
+
+
+def test_ra_query_status_says_what_the_artifacts_hold_and_how_stale_they_are(
+    project: Path, home: Path
+) -> None:
+    payload = json.loads(rq(project, home, "status", "--json").out)
+    assert [t["name"] for t in payload["trees"]] == ["docs", "notes"]
+    assert payload["stale"] == 0 and payload["bytes"] > 0
+    (project / "docs" / "new.md").write_text("# New\n", encoding="utf-8")
+    text = rq(project, home, "status").out
+    assert "index: stale (1 file changed)\n" in text and text.startswith("artifacts: ")

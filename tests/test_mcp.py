@@ -520,3 +520,107 @@ def test_a_server_whose_client_goes_away_exits_with_its_watcher(program: str, tm
     )
     assert server.receive()["id"] == 1
     assert server.close() == 0  # stdin closed: it stops watching and exits, nothing left running
+
+
+# ── streamable HTTP ─────────────────────────────────────────────────────────────────────────────
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def http_server(command: list[str], cwd: Path, home: Path) -> Iterator[str]:
+    """Start `command` (an MCP server with --http --port) and yield its URL once it accepts."""
+    import socket
+    import time
+
+    port = int(command[command.index("--port") + 1])
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env={**os.environ, "HOME": str(home)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP server did not start"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(30)
+        if process.stderr:
+            process.stderr.close()
+
+
+def http_session(url: str) -> Any:
+    """List the tools and call `search` through the SDK's streamable HTTP client."""
+    import anyio
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def talk() -> tuple[list[str], CallToolResult]:
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = sorted(t.name for t in (await session.list_tools()).tools)
+            return tools, await session.call_tool("search", {"queries": "connection pool", "list": True})
+
+    return anyio.run(talk)
+
+
+@pytest.mark.parametrize("program", ["ra", "ra-query"])
+def test_the_http_transport_serves_the_same_tools(program: str, tmp_path: Path) -> None:
+    kb = make_kb(tmp_path)
+    command = [str(BIN / program), "mcp", "--http", "--port", str(free_port())]
+    with http_server(command, kb.root, kb.home) as url:
+        tools, result = http_session(url)
+    assert tools == ["context", "get", "list_sources", "search"]
+    assert not result.is_error and ids(json.loads(text_of(result)))[0] == "docs:notes/pool.txt"
+
+
+@pytest.mark.parametrize(
+    ("header", "value", "status"),
+    [("Host", "evil.example", 421), ("Origin", "http://evil.example", 403)],
+)
+def test_the_http_transport_refuses_requests_from_elsewhere(
+    readonly_kb: Kb, header: str, value: str, status: int
+) -> None:
+    import http.client
+
+    port = free_port()
+    command = [str(BIN / "ra-query"), "mcp", "--http", "--port", str(port)]
+    with http_server(command, readonly_kb.root, readonly_kb.home):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        headers[header] = value
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        if header == "Host":
+            connection.putrequest("POST", "/mcp", skip_host=True)
+        else:
+            connection.putrequest("POST", "/mcp")
+        for name, text in headers.items():
+            connection.putheader(name, text)
+        connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body.encode())
+        assert connection.getresponse().status == status
+        connection.close()
+
+
+def test_a_port_without_http_is_a_usage_error(readonly_kb: Kb) -> None:
+    run = readonly_kb.rq("mcp", "--port", "9999")
+    assert (run.code, run.err) == (
+        2,
+        "ra-query: error: --port is for --http — add --http to serve over HTTP\n",
+    )
