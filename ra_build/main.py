@@ -391,13 +391,9 @@ def _print_context(store: Store, config: Config, analysis: Analysis, args: argpa
 
 def _add_context_options(parser: argparse.ArgumentParser) -> None:
     """The options `ra context` and `ra likethis` share."""
-    parser.add_argument("-n", "--limit", type=int, help="results (default: [context] limit, 10)")
-    parser.add_argument("--terms", type=int, help="terms in the query (default: [context] terms, 15)")
-    parser.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
-    parser.add_argument("--max-tokens", type=int, help="one cl100k token budget across all results")
-    parser.add_argument("--list", action="store_true", help="ids, breadcrumbs and ~150-character snippets")
-    parser.add_argument("--json", action="store_true", help="print JSON (with the terms and query)")
-    parser.add_argument("--explain", action="store_true", help="show each term, the query and the counts")
+    from ra_query.cli import add_context_options
+
+    add_context_options(parser, defaults="[context] limit (10), [context] terms (15)")
     parser.add_argument(
         "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
     )

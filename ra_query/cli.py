@@ -132,13 +132,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=Formatter,
     )
     context.add_argument("files", nargs="+", metavar="FILE")
-    context.add_argument("-n", "--limit", type=int, help="results (default 10)")
-    context.add_argument("--terms", type=int, help="terms in the query (default 15)")
-    context.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
-    context.add_argument("--max-tokens", type=int, help="one cl100k token budget across all results")
-    context.add_argument("--list", action="store_true", help="ids, breadcrumbs and ~150-character snippets")
-    context.add_argument("--json", action="store_true", help="print JSON (with the terms and query)")
-    context.add_argument("--explain", action="store_true", help="show each term, the query and the counts")
+    add_context_options(context, defaults="10, 15")
     ls = sub.add_parser(
         "ls", help="list the trees, documents or chunks of the index", formatter_class=Formatter
     )
@@ -156,6 +150,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_http_options(mcp)
     return parser
+
+
+def add_context_options(parser: argparse.ArgumentParser, defaults: str) -> None:
+    """The options of `context` and `likethis`; `defaults` names where -n and --terms come from."""
+    limit, terms = defaults.split(", ")
+    parser.add_argument("-n", "--limit", type=int, help=f"results (default: {limit})")
+    parser.add_argument("--terms", type=int, help=f"terms in the query (default: {terms})")
+    parser.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
+    parser.add_argument("--max-tokens", type=int, help="one cl100k token budget across all results")
+    parser.add_argument("--list", action="store_true", help="ids, breadcrumbs and ~150-character snippets")
+    parser.add_argument("--json", action="store_true", help="print JSON (with the terms and query)")
+    parser.add_argument("--explain", action="store_true", help="show each term, the query and the counts")
 
 
 def add_http_options(parser: argparse.ArgumentParser) -> None:
