@@ -147,7 +147,9 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     with LiveStore(config, args.artifacts, early) as live:
         from ra_query.mcp import build_server, run_http, run_stdio
 
-        server = build_server(live, stale=lambda _store: 0, context=context_analyzer(config))
+        server = build_server(
+            live, stale=lambda _store: 0, context=context_analyzer(config), trees=sorted(config.trees)
+        )
         if port is None:
             run_stdio(server)
         else:

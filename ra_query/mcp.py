@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import (
@@ -234,8 +235,73 @@ def plain_analyzer(store: Store, files: list[str]) -> Analysis:
     return analyze(store, given)
 
 
+# what each argument must be, for the one-line error a caller gets when it is not that
+ARGUMENT_SHAPES = {
+    "queries": "a string, or an array of strings (one topic each)",
+    "files": "an array of file paths",
+    "limit": "an integer ≥ 1",
+    "max_tokens": "an integer ≥ 1",
+    "list": "true or false",
+    "full_document": "true or false",
+    "id": "a string: tree:path or tree:path#slug",
+}
+
+
+def argument_error(tool: str, error: ValidationError) -> str:
+    """The one-line message for arguments the SDK's validation refused (not its error dump)."""
+    problems: list[str] = []
+    for name in dict.fromkeys(str(e["loc"][0]) for e in error.errors() if e["loc"]):
+        first = next(e for e in error.errors() if e["loc"] and str(e["loc"][0]) == name)
+        shape = ARGUMENT_SHAPES.get(name, "of another type")
+        if first["type"] == "missing":
+            problems.append(f"{name} is required ({shape})")
+        elif first["type"] == "extra_forbidden":
+            problems.append(f"{name} is not an argument of {tool}")
+        else:
+            got = json.dumps(first.get("input"), ensure_ascii=False, default=str)
+            problems.append(f"{name} must be {shape} (got {got[:60]})")
+    return "; ".join(problems) or f"the arguments of {tool} are not valid"
+
+
+class _Server(MCPServer[Any]):
+    """The SDK's server, with arguments that fail validation answered in one line."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
+                raise  # ra's own bug: "Error executing tool NAME", the traceback in the log
+            raise ToolError(argument_error(name, exc.__cause__)) from exc.__cause__
+
+
+INSTRUCTIONS_LIMIT = 2048
+
+
+def server_instructions(trees: Sequence[str]) -> str:
+    """What the server tells an agent at start-up (under 2 KB): what is here, how to search it."""
+    named = ", ".join(f"`{t}`" for t in trees) or "none yet"
+    text = f"""ra searches this project's knowledge base: its conventions and reference docs, which \
+override what you know in general. Trees: {named}.
+- Before changing files, call `context` with their paths: the docs that fit them.
+- Before deciding how to do something, `search` it; several topics in one call: queries=[...]. \
+Plain words are ranked (a sentence or an error message works); "exact phrase", -exclude, \
+tree:NAME narrow it.
+- Results are chunks with ids; `get` returns one in full, or a whole document (tree:path).
+- Answers fit max_tokens (default 8000); list=true gives snippets only; tokens.omitted_ids \
+lists what was left out.
+- `list_sources` shows the trees and whether the index is stale."""
+    while len(text.encode()) > INSTRUCTIONS_LIMIT and "`, `" in text:  # very many trees
+        text = text.replace(named, named.rsplit(", ", 1)[0] + ", …")
+        named = named.rsplit(", ", 1)[0] + ", …"
+    return text
+
+
 def build_server(
-    open_store: StoreOpener, stale: StaleCounter | None = None, context: ContextAnalyzer = plain_analyzer
+    open_store: StoreOpener,
+    stale: StaleCounter | None = None,
+    context: ContextAnalyzer = plain_analyzer,
+    trees: Sequence[str] = (),
 ) -> MCPServer[Any]:
     """An MCP server whose tools search the store `open_store()` returns at each call.
 
@@ -246,8 +312,11 @@ def build_server(
             reported as `stale` by `search` and `list_sources`. Not given: `stale` is null.
         context: reads the files of a `context` call into a query (`ra mcp` passes one that
             applies the configuration's context rules and settings).
+        trees: the tree names the server's instructions give the agent.
     """
-    server: MCPServer[Any] = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    server: MCPServer[Any] = _Server(
+        SERVER_NAME, version=__version__, log_level="WARNING", instructions=server_instructions(trees)
+    )
     # one call at a time: a refresh runs the build, which must not run twice at once
     lock = threading.Lock()
 
@@ -491,11 +560,13 @@ def serve_readonly(root: Path, http_port: int | None = None) -> int:
     from ra_query.watch import SourceWatch
 
     try:
-        roots = source_roots(read_manifest(root))
+        manifest = read_manifest(root)
     except RaError:
-        roots = []  # no index yet: every call says so
-    with SourceWatch(roots) as watch:
-        server = build_server(ReadOnlyStore(root), stale=StaleCount(watch))
+        manifest = {}  # no index yet: every call says so
+    trees: object = manifest.get("trees")
+    names = sorted(str(t) for t in cast(dict[str, object], trees)) if isinstance(trees, dict) else []
+    with SourceWatch(source_roots(manifest)) as watch:
+        server = build_server(ReadOnlyStore(root), stale=StaleCount(watch), trees=names)
         if http_port is None:
             run_stdio(server)
         else:

@@ -388,7 +388,8 @@ class RawMcp:
             stderr=subprocess.DEVNULL,
         )
         self.send(json.dumps(INITIALIZE).encode())
-        assert self.receive()["id"] == 0
+        self.initialized = self.receive()  # the server's answer to `initialize`
+        assert self.initialized["id"] == 0
         self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
 
     def send(self, line: bytes) -> None:

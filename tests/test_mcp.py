@@ -315,10 +315,39 @@ def test_an_empty_array_of_queries_is_a_tool_error(ra_mcp: Server) -> None:
     assert "give at least one query" in text_of(result)
 
 
-def test_arguments_of_the_wrong_type_are_a_tool_error(ra_mcp: Server) -> None:
-    result = ra_mcp.call("search", {"queries": "pool", "limit": "many"})
-    assert result.is_error
-    assert "limit" in text_of(result)
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("search", {"queries": "pool", "limit": "many"}, 'limit must be an integer ≥ 1 (got "many")'),
+        (
+            "search",
+            {"queries": 5},
+            "queries must be a string, or an array of strings (one topic each) (got 5)",
+        ),
+        ("search", {}, "queries is required (a string, or an array of strings (one topic each))"),
+        ("context", {"files": "a.py"}, 'files must be an array of file paths (got "a.py")'),
+        ("get", {"id": 7}, "id must be a string: tree:path or tree:path#slug (got 7)"),
+    ],
+)
+def test_arguments_of_the_wrong_type_are_a_one_line_tool_error_not_a_validation_dump(
+    ra_mcp: Server, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    result = ra_mcp.call(tool, arguments)
+    assert result.is_error and text_of(result) == message
+
+
+def test_the_server_instructions_name_the_trees_and_say_how_to_search_in_under_2_kb(
+    tmp_path: Path,
+) -> None:
+    from tests.test_faults import RawMcp
+
+    kb = make_kb(tmp_path)
+    for command in ([str(BIN / "ra"), "mcp"], [str(BIN / "ra-query"), "mcp"]):
+        server = RawMcp((kb.root, kb.home), command)
+        instructions = server.initialized["result"]["instructions"]
+        assert server.close() == 0
+        assert "Trees: `docs`." in instructions and "`search`" in instructions and "`context`" in instructions
+        assert len(instructions.encode()) < 2048
 
 
 @pytest.mark.parametrize(
