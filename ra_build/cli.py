@@ -325,6 +325,27 @@ def get(
 
 
 @app.command()
+def pack(
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The archive to write (default: ra-artifacts.tar.gz).")
+    ] = Path("ra-artifacts.tar.gz"),
+    with_tables: Annotated[
+        bool, typer.Option("--with-tables", help="Ship the chunk tables (Parquet) too.")
+    ] = False,
+    artifacts: ArtifactsOpt = None,
+) -> None:
+    """Pack the index into a release artifact (.tar.gz and .sha256) that ra-query opens anywhere."""
+    from ra_build.pack import pack as pack_artifacts
+    from ra_build.settings import default_artifacts
+
+    config = load_config()
+    refreshed_store(config, artifacts)  # a current index, as every reader gets
+    target = default_artifacts(config, artifacts, os.environ)
+    path, digest = pack_artifacts(target, output, with_tables=with_tables)
+    _out(f"{path} ({path.stat().st_size:,} bytes)\nsha256 {digest}\n")
+
+
+@app.command()
 def agents(
     claude: Annotated[bool, typer.Option("--claude", help="Also write CLAUDE.md.")] = False,
     gemini: Annotated[bool, typer.Option("--gemini", help="Also write GEMINI.md.")] = False,

@@ -5,13 +5,11 @@ Paths inside are relative to the artifact directory, so it can be moved, tarred,
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 import time
 from collections.abc import Mapping
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -20,6 +18,7 @@ from ra_build.atomic import write_bytes
 from ra_build.layout import Layout
 from ra_build.tables import concat_file_tables, read_file_rows
 from ra_query import __version__
+from ra_query.fetch import file_sha256
 from ra_query.schema import FORMAT_VERSION, SCHEMA_VERSION
 
 # files that belong to the build machinery, not to the published artifacts
@@ -31,14 +30,6 @@ def _version(dist: str) -> str:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return "unknown"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _checksums(layout: Layout) -> dict[str, str]:
@@ -64,7 +55,7 @@ def _checksums(layout: Layout) -> dict[str, str]:
         if known is not None and known[0] == st.st_size and known[1] == st.st_mtime_ns:
             fresh[rel] = known
         else:
-            fresh[rel] = [st.st_size, st.st_mtime_ns, _sha256(path)]
+            fresh[rel] = [st.st_size, st.st_mtime_ns, file_sha256(path)]
     write_bytes(cache_path, orjson.dumps(fresh))
     return {rel: entry[2] for rel, entry in fresh.items()}
 

@@ -107,7 +107,12 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG, description="Search prebuilt ra artifacts, read-only.", formatter_class=Formatter
     )
     parser.add_argument(
-        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else the nearest .ra/ above the cwd)"
+        "--artifacts",
+        help="artifact directory, packed artifact (ra pack) or its http(s)/file URL (default: "
+        "$RA_ARTIFACTS, else the nearest .ra/ above the cwd)",
+    )
+    parser.add_argument(
+        "--sha256", help="the digest a packed artifact (file or URL) must have (its .sha256 file)"
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -298,6 +303,16 @@ def _run(
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     root = find_artifacts(args.artifacts, env, cwd)
+    from ra_query.fetch import is_packed
+
+    if args.sha256 is not None and not is_packed(root):
+        from ra_query.errors import InputError
+
+        raise InputError("--sha256 pins a packed artifact (a .tar.gz or URL) — drop it for a directory")
+    if is_packed(root):
+        from ra_query.fetch import unpacked
+
+        root = unpacked(root, args.sha256, env)  # a release artifact: unpacked once into the cache
     stale: StaleCheck | None = None
     if args.command == "search":
         if early is not None and early.root == root:
