@@ -271,3 +271,49 @@ def test_the_release_script_builds_packs_and_checks_the_repos_docs(tmp_path: Pat
         encoding="utf-8"
     ) == f"{digest}  ra-docs.tar.gz\n"
     assert {"ra-artifacts/manifest.json", "ra-artifacts/index/meta.json"} <= set(members(archive))
+
+
+@pytest.mark.slow
+def test_the_query_only_install_searches_a_packed_artifact_without_the_build_side(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    """packages/ra-query: what an agent sandbox installs (from the package registry, like any user)."""
+    repo = Path(__file__).resolve().parent.parent
+    wheels, venv = tmp_path / "wheels", tmp_path / "venv"
+    quiet = ["--quiet", "--disable-pip-version-check"]
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            *quiet,
+            "--no-deps",
+            "-w",
+            str(wheels),
+            str(repo / "packages" / "ra-query"),
+        ],
+        check=True,
+        timeout=600,
+    )
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    (wheel,) = wheels.glob("ra_query-*.whl")
+    subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", *quiet, str(wheel)], check=True, timeout=900
+    )
+    probe = "import importlib.util as u; print(' '.join(m for m in ('doit', 'pyarrow', 'markdown_it', 'typer', 'orjson', 'yaml', 'ra_build') if u.find_spec(m)))"
+    missing = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert missing.stdout.strip() == ""
+    archive = pack(project, home)
+    done = subprocess.run(
+        [str(venv / "bin" / "ra-query"), "--artifacts", str(archive), "search", "--list", "connection pool"],
+        cwd=tmp_path,
+        env={"HOME": str(home), "PATH": os.environ.get("PATH", ""), "RA_CACHE": str(tmp_path / "cache")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "docs:database.md#connection-pool" in done.stdout
