@@ -78,7 +78,18 @@ def unpacked(spec: str, sha256: str | None, env: dict[str, str]) -> str:
     cache = cache_dir(env)
     if pin is not None and os.path.isfile(os.path.join(cache, pin, COMPLETE)):
         return os.path.join(cache, pin, TOP)  # cached: no download, no re-reading
-    os.makedirs(cache, exist_ok=True)
+    try:
+        os.makedirs(cache, exist_ok=True)
+        writable = os.access(cache, os.W_OK | os.X_OK)
+    except OSError as exc:
+        writable, why = False, exc.strerror
+    else:
+        why = "read-only"
+    if not writable:
+        raise ArtifactError(
+            f"cannot unpack {location} into the cache {cache} ({why}) — set RA_CACHE to a writable "
+            "directory, or fill the cache where it is writable and pin the digest (--sha256)"
+        )
     archive, temporary = _local_copy(location, cache)
     try:
         digest = file_sha256(archive)

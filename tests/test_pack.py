@@ -317,3 +317,29 @@ def test_the_query_only_install_searches_a_packed_artifact_without_the_build_sid
     )
     assert done.returncode == 0, done.stderr
     assert "docs:database.md#connection-pool" in done.stdout
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories: run as a user")
+def test_a_read_only_cache_serves_a_pinned_artifact_it_holds_and_says_what_to_do_when_empty(
+    served: tuple[str, str], home: Path, tmp_path: Path
+) -> None:
+    url, digest = served
+    filled, empty = tmp_path / "filled", tmp_path / "empty"
+    pinned = f"{url}#sha256={digest}"
+    assert rq(tmp_path, home, filled, "--artifacts", pinned, "ls", "trees").code == 0
+    empty.mkdir()
+    for directory in (filled, empty):
+        for path in [directory, *directory.rglob("*")]:
+            path.chmod(path.stat().st_mode & ~0o222)
+    try:
+        assert rq(tmp_path, home, filled, "--artifacts", pinned, "ls", "trees").out == "docs\n"
+        run = rq(tmp_path, home, empty, "--artifacts", pinned, "ls", "trees")
+        assert run.code == 2
+        assert run.err == (
+            f"ra-query: error: cannot unpack {url} into the cache {empty} (read-only) — set RA_CACHE to a "
+            "writable directory, or fill the cache where it is writable and pin the digest (--sha256)\n"
+        )
+    finally:
+        for directory in (filled, empty):
+            for path in [directory, *directory.rglob("*")]:
+                path.chmod(path.stat().st_mode | 0o200)
