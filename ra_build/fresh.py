@@ -6,7 +6,8 @@ not doit's: importing doit, pyarrow and the build stages alone is most of a seco
 readers first ask `current_store`, which opens the index only when
 
 - the manifest records the config hash of the configuration as it is now (trees, globs,
-  settings, stemmer, chunker and schema versions: `ra_build.settings.config_hash`),
+  settings, stemmer, chunker and schema versions: `ra_build.settings.config_hash`) and its
+  search settings (which `ra mcp` and `ra-query` read from the manifest),
 - the manifest was written after every tree's stat table (a build that failed after its
   discovery leaves a newer stat table than manifest), and
 - not one source file was added, removed or modified since (`ra_query.stale.stale_files`:
@@ -39,9 +40,12 @@ def current_store(config: Config, root: Path, early: StaleCheck | None = None) -
 
     `early`: a stale count for `root` already under way (its result is used, or it is cancelled).
     """
-    from ra_build.settings import config_hash
+    from ra_build.settings import config_hash, search_defaults
 
-    return store_if_current(os.fspath(root), config_hash(config), early)
+    store = store_if_current(os.fspath(root), config_hash(config), early)
+    if store is not None and store.search_defaults() != search_defaults(config):
+        return None  # search settings edited: the build rewrites the manifest that records them
+    return store
 
 
 def store_if_current(root: str, expected_hash: object, early: StaleCheck | None = None) -> Store | None:

@@ -254,9 +254,8 @@ def run_search(argv: list[str], early: StaleCheck | None = None) -> int:
     speculation = stamped_store(args.artifacts, early)
     output = None
     if speculation is not None:
-        # the build recorded its search settings from this same configuration; the answer is
-        # computed while the stale count finishes, and kept only when nothing changed
-        output = answer(speculation.store, speculation.store.search_defaults())
+        # the answer is computed while the stale count finishes, and kept only when nothing changed
+        output = answer(speculation.store, speculation.search)
         if not speculation.current():
             output = None
         early = None  # its count is spent

@@ -7,13 +7,14 @@ current (or brought it up to date), it leaves a stamp in the artifact directory:
 
     .ra/.config-stamp.json   {"config_hash", "home", "files": [[path, size, mtime_ns], ...],
                               "root": the last file declares root = true,
-                              "global": [path, size, mtime_ns] or [path, null, null]}
+                              "global": [path, size, mtime_ns] or [path, null, null],
+                              "search": the search settings that configuration gives}
 
 The next search walks up from its working directory as configuration discovery does, with a
 stat per directory and no parsing: the same files with the same size and mtime, in the same
 order, the same `~/.ra.toml`, the same HOME, and a manifest with the stamped config hash mean
 the same configuration. Then the usual checks of `ra_build.fresh` follow (manifest newer than
-the stat tables, no source file changed) and the build's recorded search settings are used.
+the stat tables, no source file changed) and the stamp's search settings are used.
 Any difference, and `ra search` reads the configuration as before. Only `os` and `json` here.
 """
 
@@ -57,6 +58,7 @@ class Speculation(NamedTuple):
 
     store: Store
     current: Callable[[], bool]  # True when no source file changed (waits for the count)
+    search: dict[str, Any]  # the configuration's search settings, as the stamp recorded them
 
 
 def stamped_store(explicit: str | None, early: StaleCheck | None) -> Speculation | None:
@@ -69,9 +71,7 @@ def stamped_store(explicit: str | None, early: StaleCheck | None) -> Speculation
     home_file = os.path.join(os.path.realpath(_home()), CONFIG_NAME)
     directory = os.path.realpath(os.getcwd())
     found: list[list[Any]] = []  # the local config files on the way up, nearest first
-    walked: list[str] = []
     while True:
-        walked.append(directory)
         candidate = os.path.join(directory, CONFIG_NAME)
         if candidate != home_file:
             entry = _stat(candidate)
@@ -88,7 +88,11 @@ def stamped_store(explicit: str | None, early: StaleCheck | None) -> Speculation
             stamp = json.loads(handle.read())
     except (OSError, ValueError):
         return None
-    if not isinstance(stamp, dict) or stamp.get("home") != _home():
+    if (
+        not isinstance(stamp, dict)
+        or stamp.get("home") != _home()
+        or not isinstance(stamp.get("search"), dict)
+    ):
         return None
     if not _same_files(stamp, found, directory, home_file) or stamp.get("global") != _stat(home_file):
         return None
@@ -102,7 +106,9 @@ def stamped_store(explicit: str | None, early: StaleCheck | None) -> Speculation
         early.cancel()  # it guessed other artifacts
         early = None
     count = early.result if early is not None else lambda: stale_files(root, store.manifest)
-    return Speculation(store, lambda: count() == 0)
+    # the stamp's search settings, not the manifest's: a build records those only when it runs,
+    # and an edit of [search] alone leaves the index current without one
+    return Speculation(store, lambda: count() == 0, stamp["search"])
 
 
 def _same_files(stamp: dict[str, Any], found: list[list[Any]], directory: str, home_file: str) -> bool:
@@ -133,8 +139,10 @@ def _same_files(stamp: dict[str, Any], found: list[list[Any]], directory: str, h
 
 
 def write_stamp(config: Config, root: str, config_hash: str) -> None:
-    """Record what `config` was read from, for the next search to compare (best effort)."""
+    """Record what `config` was read from, and its search settings, for the next search (best effort)."""
     import tomllib
+
+    from ra_build.settings import search_defaults
 
     home_file = os.path.join(os.path.realpath(_home()), CONFIG_NAME)
     local = [os.fspath(p) for p in config.files if os.fspath(p) != home_file]
@@ -151,6 +159,7 @@ def write_stamp(config: Config, root: str, config_hash: str) -> None:
         "files": [_stat(path) for path in local],
         "root": declares_root,
         "global": _stat(home_file),
+        "search": search_defaults(config),
     }
     from pathlib import Path
 

@@ -261,9 +261,13 @@ def _largest(entry: list[float]) -> int:
 
 
 def _rule_trees(rules: Iterable[ContextRule]) -> tuple[str, ...]:
-    """The trees the matching rules limit the search to (none of them limits: all trees)."""
-    named = [tree for rule in rules if rule.trees for tree in rule.trees]
-    return tuple(dict.fromkeys(named))
+    """The trees the matching rules limit the search to: the trees every limiting rule names
+    (a rule without `trees` does not limit); when they have none in common, any of them."""
+    limits = [tuple(rule.trees) for rule in rules if rule.trees]
+    if not limits:
+        return ()
+    common = [tree for tree in limits[0] if all(tree in other for other in limits[1:])]
+    return tuple(common) or tuple(dict.fromkeys(tree for limit in limits for tree in limit))
 
 
 def _query(terms: Sequence[Term]) -> str:

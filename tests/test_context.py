@@ -245,3 +245,15 @@ def test_ra_query_status_says_what_the_artifacts_hold_and_how_stale_they_are(
     (project / "docs" / "new.md").write_text("# New\n", encoding="utf-8")
     text = rq(project, home, "status").out
     assert "index: stale (1 file changed)\n" in text and text.startswith("artifacts: ")
+
+
+def test_the_tree_limits_of_several_matching_rules_intersect() -> None:
+    from ra_query.context import ContextRule, _rule_trees  # pyright: ignore[reportPrivateUsage]
+
+    both = ContextRule(("a/**",), ("docs", "notes"), (), ())
+    notes = ContextRule(("a/x/**",), ("notes",), (), ())
+    anywhere = ContextRule(("*.py",), None, (), ())
+    assert _rule_trees([both, notes, anywhere]) == ("notes",)
+    assert _rule_trees([anywhere]) == ()
+    docs = ContextRule(("b/**",), ("docs",), (), ())
+    assert _rule_trees([docs, notes]) == ("docs", "notes")  # nothing in common: any of them

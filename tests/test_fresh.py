@@ -189,12 +189,30 @@ def test_an_edited_source_file_is_not_stamped_current(
     assert not stamped(searched, home, monkeypatch)
 
 
-def test_a_search_after_a_config_edit_uses_the_new_settings(searched: Path, home: Path) -> None:
+def test_a_search_after_a_config_edit_uses_the_new_settings_and_so_does_the_next(
+    searched: Path, home: Path
+) -> None:
+    """An edit of search settings alone leaves the index current: no build records them."""
+    query = ("search", "--json", "pool OR fixtures OR logging")
+    assert len(json.loads(run_cmd("ra", *query, cwd=searched, home=home).out)["queries"][0]["results"]) > 1
     config = searched / ".ra.toml"
     config.write_text(
         config.read_text(encoding="utf-8") + "\n[settings]\ndefault_limit = 1\n", encoding="utf-8"
     )
-    run = run_cmd("ra", "search", "--json", "connection pool", cwd=searched, home=home)
-    assert run.code == 0 and len(json.loads(run.out)["queries"][0]["results"]) == 1
-    again = run_cmd("ra", "search", "--json", "connection pool", cwd=searched, home=home)  # stamped now
-    assert len(json.loads(again.out)["queries"][0]["results"]) == 1
+    for _ in range(2):  # the first reads the configuration; the second goes by the stamp
+        run = run_cmd("ra", *query, cwd=searched, home=home)
+        assert run.code == 0 and len(json.loads(run.out)["queries"][0]["results"]) == 1
+
+
+def test_an_edit_of_search_settings_alone_reaches_the_manifest_for_ra_query_and_ra_mcp(
+    searched: Path, home: Path
+) -> None:
+    config = searched / ".ra.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "\n[settings]\ndefault_limit = 1\n", encoding="utf-8"
+    )
+    assert current_store(load_config(searched, home), searched / ".ra") is None  # the manifest says 5
+    assert run_cmd("ra", "search", "--list", "pool", cwd=searched, home=home).code == 0
+    manifest = json.loads((searched / ".ra" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["search"]["limit"] == 1
+    assert current_store(load_config(searched, home), searched / ".ra") is not None
