@@ -19,8 +19,13 @@ RSS of any single process in the tree — the same figure ``/usr/bin/time -v`` r
 full build a sampler also sums VmRSS over the live process tree every 0.1 s (an upper bound on
 memory in use at once: fork workers share copy-on-write pages, which the sum double counts).
 
-The figures are printed against the floors (full build ≥ 4 MB/s, peak RSS ≤ 1.5 GB, no-change
-update ≤ 1 s, one-file update ≤ 2 s) and appended to bench/results/build.txt.
+In the same run, a stock single-core `MarkdownIt("commonmark").parse` of every file is timed
+(the files read first, the process pinned to one CPU): issue 14's yardstick, since absolute MB/s
+moves 2x between days here. The full build's wall time over it is the ratio (floor ≤ 0.6), and
+the build's CPU-seconds (the `ra` process and its reaped workers) per MB are reported too.
+
+The figures are printed against the floors (full build ≥ 4 MB/s, ratio ≤ 0.6, peak RSS ≤ 1.5 GB,
+no-change update ≤ 1 s, one-file update ≤ 2 s) and appended to bench/results/build.txt.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ TREE = "ps"
 FLOOR_MB_S = 4.0
 FLOOR_RSS_MB = 1536.0  # 1.5 GB (MiB-based, as ru_maxrss is in KiB)
 FLOOR_NOCHANGE_S = 1.0
+FLOOR_RATIO = 0.6  # issue 14: full build wall time / stock single-core markdown-it parse, same run
 FLOOR_ONEFILE_S = 2.0
 
 
@@ -65,6 +71,7 @@ class Run:
     stdout: str
     stderr: str
     tree_rss_mb: float | None = None  # sampled sum over the live process tree
+    cpu_seconds: float = 0.0  # user + system of the process and its reaped workers
     samples: list[float] = field(default_factory=list)
 
     @property
@@ -152,6 +159,7 @@ def ra_update(label: str, project: Path, home: Path, *, sample: bool = False) ->
             stdout=out.read().decode("utf-8", "replace"),
             stderr=err.read().decode("utf-8", "replace"),
             tree_rss_mb=sampler.peak_kb / 1024 if sampler is not None else None,
+            cpu_seconds=usage.ru_utime + usage.ru_stime,  # the process and every worker it reaped
         )
     if run.returncode != 0:
         raise SystemExit(f"{label}: ra update exited {run.returncode}\n{run.stdout}{run.stderr}")
@@ -161,6 +169,36 @@ def ra_update(label: str, project: Path, home: Path, *, sample: bool = False) ->
 def markdown_files(root: Path) -> list[Path]:
     """Every .md file under `root`, sorted (dot directories included: they are corpus bytes)."""
     return sorted(p for p in root.rglob("*.md") if p.is_file())
+
+
+BASELINE = (
+    "import sys, time\n"
+    "from markdown_it import MarkdownIt\n"
+    "md = MarkdownIt('commonmark')\n"
+    "paths = sys.stdin.read().splitlines()\n"
+    "texts = [open(p, encoding='utf-8', errors='replace').read() for p in paths]\n"
+    "started = time.perf_counter()\n"
+    "for text in texts:\n"
+    "    md.parse(text)\n"
+    "print(time.perf_counter() - started)\n"
+)
+
+
+def stock_parse_seconds(files: list[Path]) -> float:
+    """Seconds a stock single-core `MarkdownIt("commonmark").parse` of every file takes (the
+    files read first), in a subprocess pinned to one CPU: issue 14's yardstick for a build."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); " + BASELINE,
+        ],
+        input="\n".join(str(f) for f in files),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout.strip())
 
 
 def main() -> None:
@@ -199,6 +237,10 @@ def main() -> None:
 
         full = ra_update("full", project, home, sample=True)
         print(f"full build      {full.seconds:7.2f} s  {full.summary}")
+        baseline = stock_parse_seconds(files)
+        ratio = full.seconds / baseline
+        cpu_per_mb = full.cpu_seconds / (md_bytes / 1e6)
+        print(f"stock parse     {baseline:7.2f} s  (MarkdownIt('commonmark').parse of every file, one core)")
         nochange = [ra_update("no-change", project, home) for _ in range(max(1, args.repeat))]
         print(f"no-change       {nochange[0].seconds:7.2f} s  {nochange[0].summary}")
 
@@ -220,6 +262,12 @@ def main() -> None:
                 f">= {FLOOR_MB_S} MB/s",
                 mb_s >= FLOOR_MB_S,
             ),
+            (
+                "full build / stock parse",
+                f"{ratio:.2f} x ({cpu_per_mb:.2f} CPU-s/MB)",
+                f"<= {FLOOR_RATIO} x",
+                ratio <= FLOOR_RATIO,
+            ),
             ("peak RSS, one process", f"{peak:.0f} MB", f"<= {FLOOR_RSS_MB:.0f} MB", peak <= FLOOR_RSS_MB),
             (
                 "no-change update",
@@ -235,9 +283,9 @@ def main() -> None:
             ),
         ]
         print()
-        print(f"{'figure':<24}{'measured':<26}{'floor':<16}verdict")
+        print(f"{'figure':<26}{'measured':<26}{'floor':<16}verdict")
         for name, value, floor, ok in rows:
-            print(f"{name:<24}{value:<26}{floor:<16}{verdict(ok)}")
+            print(f"{name:<26}{value:<26}{floor:<16}{verdict(ok)}")
         print(
             f"(peak RSS: ru_maxrss via os.wait4 = max over the ra process and its reaped fork workers; "
             f"sampled sum over the live tree during the full build: {full.tree_rss_mb or 0:.0f} MB)"
@@ -251,7 +299,8 @@ def main() -> None:
         report = (
             f"{dt.datetime.now().astimezone().isoformat(timespec='seconds')}  "
             f"corpus={Path(source).name} files={len(files)} MB={md_bytes / 1e6:.1f} "
-            f"full_s={full.seconds:.2f} MB/s={mb_s:.2f} peak_rss_MB={peak:.0f} "
+            f"full_s={full.seconds:.2f} MB/s={mb_s:.2f} stock_parse_s={baseline:.2f} ratio={ratio:.2f} "
+            f"cpu_s_per_MB={cpu_per_mb:.2f} peak_rss_MB={peak:.0f} "
             f"tree_rss_sum_MB={full.tree_rss_mb or 0:.0f} "
             f"nochange_s={nochange[0].seconds:.2f} "
             f"(median {statistics.median(r.seconds for r in nochange):.2f} of {len(nochange)}) "
