@@ -306,22 +306,12 @@ def likethis(ctx: typer.Context) -> None:
     raise typer.Exit(run_likethis(ctx.args))
 
 
-@app.command()
-def get(
-    chunk_id: Annotated[
-        str, typer.Argument(metavar="ID", help="tree:path (a document) or tree:path#slug (a chunk).")
-    ],
-    full_document: Annotated[
-        bool, typer.Option("--full-document", help="Return the whole document of a chunk id.")
-    ] = False,
-    json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    artifacts: ArtifactsOpt = None,
-) -> None:
-    """Print a chunk, or a whole document in document order, by id (the index is refreshed first)."""
-    from ra_query.commands import get_command
+@app.command(context_settings=_PASS_THROUGH, add_help_option=False)
+def get(ctx: typer.Context) -> None:
+    """Print a chunk, or a whole document in document order, by id (ra get --help)."""
+    from ra_build.main import run_get
 
-    store = refreshed_store(load_config(), artifacts)
-    _out(get_command(store, chunk_id, full_document=full_document, json=json).text)
+    raise typer.Exit(run_get(ctx.args))
 
 
 @app.command()

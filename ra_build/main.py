@@ -342,6 +342,38 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     return _print_context(store, config, analysis, args)
 
 
+def run_get(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra get ID`: a chunk, or a whole document; the index is opened as `ra search` opens it."""
+    import argparse
+
+    from ra_query.cli import help_formatter
+    from ra_query.commands import get_command
+
+    parser = argparse.ArgumentParser(
+        prog="ra get",
+        description="Print a chunk, or a whole document in document order, by id (the index is "
+        "refreshed first).",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument("id", metavar="ID", help="tree:path (a document) or tree:path#slug (a chunk)")
+    parser.add_argument("--full-document", action="store_true", help="the whole document of a chunk id")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
+    )
+    args = parser.parse_args(argv)
+    from ra_build.quick import stamped_store
+
+    speculation = stamped_store(args.artifacts, early)
+    if speculation is not None and speculation.current():
+        store = speculation.store
+    else:
+        store = refreshed_store(load_config(), args.artifacts, None if speculation else early)
+    output = get_command(store, args.id, full_document=args.full_document, json=args.json)
+    sys.stdout.write(output.text)
+    return output.code
+
+
 def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
     """`ra likethis ID|FILE`: the chunks most like an indexed chunk, a document or a file."""
     import argparse
@@ -471,7 +503,13 @@ def main() -> None:
     if code:
         sys.exit(code)
     # straight to argparse (`--` and all), without typer
-    commands = {"search": run_search, "mcp": run_mcp, "context": run_context, "likethis": run_likethis}
+    commands = {
+        "search": run_search,
+        "get": run_get,
+        "mcp": run_mcp,
+        "context": run_context,
+        "likethis": run_likethis,
+    }
     run = commands.get(argv[0]) if argv else None
     if run is not None:
         early = _early_check(argv[1:])

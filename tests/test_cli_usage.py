@@ -17,7 +17,10 @@ from tests.conftest import Run, built_copy, run_cmd
 COMMANDS = Path(__file__).parent / "fixtures" / "commands"
 RaFn = Callable[..., Run]
 
-RA_COMMANDS = ["init", "config", "update", "status", "ls", "check", "get", "mcp", "inspect doc", "search"]
+RA_COMMANDS = [
+    "init", "config", "update", "status", "ls", "check", "get", "mcp", "inspect doc", "inspect ctx", "search",
+    "context", "likethis", "agents", "pack",
+]  # fmt: skip
 
 
 def assert_usage_error(run: Run, prog: str) -> None:
