@@ -365,7 +365,7 @@ def agents(
 
 @app.command("mcp")
 def mcp_cmd(artifacts: ArtifactsOpt = None) -> None:
-    """Serve search, get and list_sources to an agent over MCP (stdio); a call after an edit sees it."""
+    """Serve search, context, get and list_sources to an agent over MCP (stdio, or HTTP with --http)."""
     from ra_build.main import run_mcp
 
     # `ra mcp` reaches ra_build.main.run_mcp without typer; this entry serves `ra --help`

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ra_query.errors import InputError, RaError, UnwritableError
+from ra_query.errors import RaError, UnwritableError
 
 if TYPE_CHECKING:
     import argparse
@@ -319,7 +319,7 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     """`ra context FILE...`: the documentation that fits the files (DECISIONS 24)."""
     import argparse
 
-    from ra_query.cli import help_formatter
+    from ra_query.cli import check_counts, help_formatter
     from ra_query.context import analyze
 
     parser = argparse.ArgumentParser(
@@ -332,7 +332,7 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     parser.add_argument("files", nargs="+", metavar="FILE", help="the files (e.g. $(git diff --name-only))")
     _add_context_options(parser)
     args = parser.parse_args(argv)
-    _check_counts(args)
+    check_counts(args)
     config = load_config()
     store = refreshed_store(config, args.artifacts, early)
     options = context_options(config, args.terms)
@@ -378,7 +378,7 @@ def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
     """`ra likethis ID|FILE`: the chunks most like an indexed chunk, a document or a file."""
     import argparse
 
-    from ra_query.cli import help_formatter
+    from ra_query.cli import check_counts, help_formatter
     from ra_query.context import like_this
 
     parser = argparse.ArgumentParser(
@@ -391,7 +391,7 @@ def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
     parser.add_argument("source", metavar="ID|FILE", help="tree:path#slug, tree:path, or a file")
     _add_context_options(parser)
     args = parser.parse_args(argv)
-    _check_counts(args)
+    check_counts(args)
     config = load_config()
     store = refreshed_store(config, args.artifacts, early)
     analysis = like_this(store, args.source, options=context_options(config, args.terms), trees=args.tree)
@@ -401,22 +401,17 @@ def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
 def _print_context(store: Store, config: Config, analysis: Analysis, args: argparse.Namespace) -> int:
     """Print what `ra context` / `ra likethis` found for `analysis`; returns the exit code."""
     from ra_build.settings import search_defaults
-    from ra_query.cli import search_params, use_colour, view_of
-    from ra_query.commands import context_command
+    from ra_query.cli import context_output
 
     for warning in analysis.warnings:
         warn(warning)
-    _as_search_args(args, config.context.limit)
-    view, as_json = view_of(args)
-    output = context_command(
+    output = context_output(
         store,
         analysis,
-        search_params(args, search_defaults(config)),
-        view=view,
-        json=as_json,
-        max_tokens=args.max_tokens,
-        explain=args.explain,
-        colour=use_colour(sys.stdout, dict(os.environ)),
+        args,
+        search_defaults(config),
+        default_limit=config.context.limit,
+        env=dict(os.environ),
     )
     sys.stdout.write(output.text)
     return output.code
@@ -430,20 +425,6 @@ def _add_context_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
     )
-
-
-def _check_counts(args: argparse.Namespace) -> None:
-    for flag, value in (("--limit", args.limit), ("--terms", args.terms)):
-        if value is not None and not 1 <= value <= 1000:
-            raise InputError(f"{flag} must be between 1 and 1000 (got {value})")
-
-
-def _as_search_args(args: argparse.Namespace, default_limit: int) -> None:
-    """Fill in the search options `search_params` and `view_of` read that these commands lack."""
-    args.matches, args.output, args.strict, args.raw = False, None, False, False
-    args.candidate_limit = args.cutoff_ratio = args.aggregation_threshold = None
-    args.no_aggregation = False
-    args.limit = args.limit or default_limit
 
 
 def guarded(run: Callable[[], int]) -> int:

@@ -359,7 +359,7 @@ def _run(
 
 def _read_only_command(store: Any, args: argparse.Namespace, env: dict[str, str]) -> Any:
     """`context`, `ls` or `status` over the opened artifacts."""
-    from ra_query.commands import context_command, ls_command, status_command
+    from ra_query.commands import ls_command, status_command
 
     if args.command == "ls":
         return ls_command(store, args.what, args.prefix, long=args.long)
@@ -367,27 +367,51 @@ def _read_only_command(store: Any, args: argparse.Namespace, env: dict[str, str]
         from ra_query.stale import stale_files
 
         return status_command(store, stale_files(store.root, store.manifest), json=args.json)
-    import os
+    from ra_query.context import ContextOptions, analyze, given_file
 
-    from ra_query.context import ContextOptions, InputFile, analyze
+    check_counts(args)
+    files = [given_file(f) for f in args.files]
+    analysis = analyze(store, files, options=ContextOptions(terms=args.terms or 15), trees=args.tree)
+    for warning in analysis.warnings:
+        sys.stderr.write(f"{PROG}: warning: {warning}\n")
+    return context_output(store, analysis, args, store.search_defaults(), default_limit=10, env=env)
+
+
+def check_counts(args: argparse.Namespace) -> None:
+    """`-n` and `--terms` of `context` / `likethis`, each from 1 to 1000.
+
+    Raises:
+        InputError: naming the option and the value.
+    """
     from ra_query.errors import InputError
 
     for flag, value in (("--limit", args.limit), ("--terms", args.terms)):
         if value is not None and not 1 <= value <= 1000:
             raise InputError(f"{flag} must be between 1 and 1000 (got {value})")
-    files = [InputFile(f, os.path.abspath(f), os.path.normpath(f).replace(os.sep, "/")) for f in args.files]
-    analysis = analyze(store, files, options=ContextOptions(terms=args.terms or 15), trees=args.tree)
-    for warning in analysis.warnings:
-        sys.stderr.write(f"{PROG}: warning: {warning}\n")
+
+
+def context_output(
+    store: Any,
+    analysis: Any,
+    args: argparse.Namespace,
+    defaults: dict[str, Any],
+    *,
+    default_limit: int,
+    env: dict[str, str],
+) -> Any:
+    """What `context` / `likethis` print for `analysis`, with `defaults` as the search settings."""
+    from ra_query.commands import context_command
+
+    # the search options `search_params` and `view_of` read, which these commands do not offer
     args.matches, args.output, args.strict, args.raw = False, None, False, False
     args.candidate_limit = args.cutoff_ratio = args.aggregation_threshold = None
     args.no_aggregation = False
-    args.limit = args.limit or 10
+    args.limit = args.limit or default_limit
     view, as_json = view_of(args)
     return context_command(
         store,
         analysis,
-        search_params(args, store.search_defaults()),
+        search_params(args, defaults),
         view=view,
         json=as_json,
         max_tokens=args.max_tokens,

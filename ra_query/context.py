@@ -91,6 +91,11 @@ class InputFile(NamedTuple):
     text: str | None = None
 
 
+def given_file(path: str) -> InputFile:
+    """A file as given, with no configuration to place it: its own normalized path for globs."""
+    return InputFile(path, os.path.abspath(path), os.path.normpath(path).replace(os.sep, "/"))
+
+
 class Term(NamedTuple):
     """One term of the generated query and why it is there."""
 
@@ -439,10 +444,7 @@ def like_this(
 
     options = options or ContextOptions()
     if os.path.isfile(source):
-        path = os.path.abspath(source)
-        return analyze(
-            store, [InputFile(source, path, os.path.normpath(source))], options=options, trees=trees
-        )
+        return analyze(store, [given_file(source)], options=options, trees=trees)
     if ":" not in source:
         raise not_found(source)
     result = get(store, source)  # NotFoundError when the id names nothing indexed

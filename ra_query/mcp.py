@@ -227,12 +227,9 @@ def context_payload(
 
 def plain_analyzer(store: Store, files: list[str]) -> Analysis:
     """`context`'s analysis without a configuration (`ra-query mcp`): no rules, default settings."""
-    import os
+    from ra_query.context import analyze, given_file
 
-    from ra_query.context import InputFile, analyze
-
-    given = [InputFile(f, os.path.abspath(f), os.path.normpath(f).replace(os.sep, "/")) for f in files]
-    return analyze(store, given)
+    return analyze(store, [given_file(f) for f in files])
 
 
 # what each argument must be, for the one-line error a caller gets when it is not that

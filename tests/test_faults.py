@@ -481,6 +481,17 @@ def many_files(tmp_path: Path, count: int) -> Path:
     return kb
 
 
+def full_rebuild(kb: Path, home: Path) -> subprocess.Popen[bytes]:
+    """`ra update --full` started in the background (its stderr kept for a failure message)."""
+    return subprocess.Popen(
+        [str(BIN / "ra"), "update", "--full"],
+        cwd=kb,
+        env={**os.environ, "HOME": str(home)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
 def readable_chunks(artifacts: Path) -> int:
     """How many chunks a fresh reader finds, as any `ra-query` opening the artifacts now would."""
     return open_store(artifacts).index.searcher().num_docs
@@ -493,13 +504,7 @@ def test_readers_during_a_full_rebuild_always_see_the_whole_previous_or_new_inde
     kb = many_files(tmp_path, 400)
     build(kb, home)
     whole = readable_chunks(kb / ".ra")
-    rebuild = subprocess.Popen(
-        [str(BIN / "ra"), "update", "--full"],
-        cwd=kb,
-        env={**os.environ, "HOME": str(home)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    rebuild = full_rebuild(kb, home)
     seen: list[int] = []
     while rebuild.poll() is None:
         seen.append(readable_chunks(kb / ".ra"))
@@ -534,13 +539,7 @@ def test_a_full_rebuild_killed_at_any_point_leaves_the_previous_index_readable(
     build(kb, home)
     whole = readable_chunks(kb / ".ra")
     before = build_state(kb / ".ra")[when]
-    rebuild = subprocess.Popen(
-        [str(BIN / "ra"), "update", "--full"],
-        cwd=kb,
-        env={**os.environ, "HOME": str(home)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    rebuild = full_rebuild(kb, home)
     while rebuild.poll() is None:
         try:
             if build_state(kb / ".ra")[when] != before:
@@ -548,7 +547,8 @@ def test_a_full_rebuild_killed_at_any_point_leaves_the_previous_index_readable(
         except FileNotFoundError:  # a file went away between the listing and its stat
             continue
     rebuild.send_signal(signal.SIGKILL)
-    assert rebuild.wait() == -signal.SIGKILL, "the build ended before it could be killed"
+    rebuild.communicate()
+    assert rebuild.returncode == -signal.SIGKILL, "the build ended before it could be killed"
     assert readable_chunks(kb / ".ra") == whole
     assert run_cmd("ra-query", "search", "--list", "word7 topic3", cwd=kb, home=home).code == 0
     again = run_cmd("ra", "update", cwd=kb, home=home)  # and the next update finishes the job
