@@ -18,7 +18,8 @@ import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from itertools import accumulate, repeat
+from typing import Any, Literal, NamedTuple
 
 import yaml
 from markdown_it import MarkdownIt, rules_block
@@ -96,7 +97,7 @@ class _HeadingBlockParser(ParserBlock):
     def __init__(self, *, setext: bool) -> None:
         super().__init__()
         # Setext headings are found by `lheading`, which reads a paragraph to its end first.
-        self._tail = (rules_block.lheading, rules_block.paragraph) if setext else (rules_block.paragraph,)
+        self._tail = (_lheading, rules_block.paragraph) if setext else (rules_block.paragraph,)
         self._openers = _by_first_char(tuple(rule for rule, _ in _OPENERS), self._tail)
         # Rules ask the ruler for their terminators by chain name; one dispatching rule answers
         # for each chain. `code` stays registered: StateBlock treats indented lines as code
@@ -153,6 +154,93 @@ class _HeadingBlockParser(ParserBlock):
                 has_empty_lines = True
                 line += 1
                 state.line = line
+
+
+class _HeadingState(StateBlock):
+    """markdown-it's block state, made for finding headings: the same line tables and levels,
+    but only the tokens `find_headings` reads.
+
+    `StateBlock.__init__` measures every line's indent in a Python loop; here `str.split` and
+    maps over its lines build the same tables in C. `push`
+    builds a real `Token` only for a top-level `heading_open` and the `inline` token after it
+    (its text); every other token is one shared, never-stored `Token` the rules may write to,
+    so 94% of the token objects and their list are never made. `level` is kept exactly as
+    `StateBlock.push` keeps it: the block rules and the nesting limit read it. The only rule
+    that reads tokens back, `markTightParagraphs` (lists), only marks paragraphs hidden, which
+    no heading depends on. `getLines` (a block's text, put in the tokens we drop) returns ""
+    unless a rule that needs it asks for the lines (`keep_lines`: setext headings).
+    """
+
+    def __init__(self, src: str, md: MarkdownIt, env: dict[str, Any], tokens: list[Token]) -> None:
+        # StateBlock.__init__ is not called: everything it sets is set here, the tables faster.
+        self.src, self.md, self.env, self.tokens = src, md, env, tokens
+        self.blkIndent = 0
+        self.line = 0
+        self.tight = False
+        self.ddIndent = -1
+        self.listIndent = -1
+        self.parentType = "root"
+        self.level = 0
+        self.result = ""
+        self.keep_lines = False
+        self._inline_next = False  # the next token pushed is a kept heading's text
+        lines = src.split("\n")
+        lengths = list(map(len, lines))
+        t_shift = list(map(operator.sub, lengths, map(len, map(str.lstrip, lines, repeat(" \t")))))
+        b_marks = list(accumulate(map((1).__add__, lengths), initial=0))  # one too many
+        e_marks = list(map(operator.add, b_marks, lengths))
+        length = len(src)
+        if lengths[-1] == t_shift[-1]:
+            # StateBlock gives no line to what follows the last line break when it is empty or
+            # only spaces and tabs
+            del lines[-1], t_shift[-1], e_marks[-1]
+        del b_marks[len(t_shift) :]
+        if "\t" in src:  # a tab moves to the next multiple of 4 columns, as expandtabs(4) does
+            s_count = [len(line[:shift].expandtabs(4)) for line, shift in zip(lines, t_shift, strict=True)]
+        else:
+            s_count = t_shift.copy()  # rules change both tables, so two lists
+        # the fake line after the last, as StateBlock adds it to simplify bounds checks
+        b_marks.append(length)
+        e_marks.append(length)
+        t_shift.append(0)
+        s_count.append(0)
+        self.bMarks, self.eMarks, self.tShift, self.sCount = b_marks, e_marks, t_shift, s_count
+        self.bsCount = [0] * len(b_marks)
+        self.lineMax = len(b_marks) - 1
+        self._code_enabled = "code" in md.block.ruler.get_active_rules()
+
+    def push(self, ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
+        """Track the nesting level as `StateBlock.push` does; keep only top-level headings."""
+        level = self.level
+        if nesting < 0:
+            self.level = level - 1
+            return _IGNORED
+        if nesting:
+            self.level = level + 1
+        if self._inline_next or (not level and ttype == "heading_open"):
+            self._inline_next = not self._inline_next
+            token = Token(ttype, tag, nesting, level=level, block=True)
+            self.tokens.append(token)
+            return token
+        return _IGNORED
+
+    def getLines(self, begin: int, end: int, indent: int, keepLastLF: bool) -> str:
+        """The text of lines [begin, end) when a rule keeps it (`keep_lines`), else ""."""
+        return super().getLines(begin, end, indent, keepLastLF) if self.keep_lines else ""
+
+
+# What `_HeadingState.push` returns for the tokens it does not keep.
+_IGNORED = Token("ignored", "", 0)
+
+
+def _lheading(state: StateBlock, line: int, end: int, silent: bool) -> bool:
+    """markdown-it's setext heading rule, with the lines of the heading's text kept."""
+    keep = getattr(state, "keep_lines", False)
+    state.keep_lines = True  # pyright: ignore[reportAttributeAccessIssue]
+    try:
+        return rules_block.lheading(state, line, end, silent)
+    finally:
+        state.keep_lines = keep  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _block_parser(*, setext: bool) -> MarkdownIt:
@@ -212,7 +300,6 @@ _FM_CLOSE = re.compile(r"[\r\n](?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|\Z)")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _LF = re.compile("\n")
 _match_end = operator.methodcaller("end")
-_token_type = operator.attrgetter("type")
 _TAG_SPLIT = re.compile(r"[,\s]+")
 
 # Frontmatter is small; these bounds only stop pathological YAML (alias bombs, recursive
@@ -469,36 +556,30 @@ def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Headin
     parser = _MD if _may_have_setext(normalized) else _MD_NO_SETEXT
     tokens: list[Token] = []
     env: dict[str, Any] = {}  # the reference rule collects link definitions here
-    state = StateBlock(normalized, parser, env, tokens)
+    state = _HeadingState(normalized, parser, env, tokens)
     parser.block.tokenize(state, state.line, state.lineMax)
     # Normalizing `\r\n` to `\n` shifts offsets, so CR files use their own line table.
     marks = line_starts(source) if has_cr else state.bMarks
     mark_count = len(marks)
     size = len(source)
-
-    # Find the heading tokens with C-level scans; Python only touches the headings themselves.
-    types = list(map(_token_type, tokens))
+    references = env.get("references")
     headings: list[Heading] = []
-    index = -1
-    while True:
-        try:
-            index = types.index("heading_open", index + 1)
-        except ValueError:
-            return headings
-        token = tokens[index]
-        if token.level or token.map is None:
+    # `tokens` holds each top-level heading_open followed by its inline token (`_HeadingState`).
+    for token, inline in zip(tokens[::2], tokens[1::2], strict=True):
+        if token.map is None:
             continue
         first, end = token.map
         headings.append(
             Heading(
                 int(token.tag[1]),
-                plain_text(tokens[index + 1].content, env.get("references")),
+                plain_text(inline.content, references),
                 first + first_line,
                 end + first_line,
                 start + marks[first],
                 start + (marks[end] if end < mark_count else size),
             )
         )
+    return headings
 
 
 _HTML_TAG = re.compile(r"<!--.*?-->|</?([A-Za-z][A-Za-z0-9\-]*)(?:\s[^<>]*)?/?>", re.DOTALL)
