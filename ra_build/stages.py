@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from ra_build.atomic import write_bytes, write_if_changed
 from ra_build.children import worker_init
-from ra_build.chunk import chunk_document
+from ra_build.chunk import Document, chunk_document
 from ra_build.config import TreeConfig
 from ra_build.discover import discover_tree
 from ra_build.layout import Layout
@@ -33,6 +33,7 @@ from ra_build.tables import (
     CHUNK_SCHEMA,
     SHARDS,
     FileRow,
+    chunk_batch,
     chunk_rows,
     doc_hash,
     read_chunk_table,
@@ -98,10 +99,16 @@ def read_snapshot(layout: Layout, tree: str) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class ParsedFile:
-    """The outcome of reading and chunking one file."""
+    """The outcome of reading and chunking one file: its file row, and its document unless it
+    was skipped."""
 
     row: FileRow
-    chunks: list[dict[str, Any]]
+    doc: Document | None = None
+
+    @property
+    def chunks(self) -> list[dict[str, Any]]:
+        """The file's rows of the chunk table."""
+        return chunk_rows(self.doc, self.row.mtime_ns) if self.doc is not None else []
 
 
 def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> ParsedFile:
@@ -147,11 +154,9 @@ def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> Pars
         for c in doc.chunks
         if len(c.body) > settings.max_chunk_size
     )
-    rows = chunk_rows(doc, st.st_mtime_ns)
-    row = FileRow(
-        tree, path, len(data), st.st_mtime_ns, sha, "ok", None, tuple(warnings), len(rows), doc_hash(rows)
-    )
-    return ParsedFile(row, rows)
+    n, digest = len(doc.chunks), doc_hash(doc.chunks)
+    row = FileRow(tree, path, len(data), st.st_mtime_ns, sha, "ok", None, tuple(warnings), n, digest)
+    return ParsedFile(row, doc)
 
 
 def _opened_path(fh: Any, fallback: str) -> str:
@@ -161,14 +166,14 @@ def _opened_path(fh: Any, fallback: str) -> str:
 
 
 def _skip(tree: str, path: str, size: int, mtime_ns: int, sha: str, status: str, why: str) -> ParsedFile:
-    return ParsedFile(FileRow(tree, path, size, mtime_ns, sha, status, why, (), 0), [])
+    return ParsedFile(FileRow(tree, path, size, mtime_ns, sha, status, why, (), 0))
 
 
 def _parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> tuple[list[FileRow], pa.RecordBatch]:
     """Parse a batch in a worker; chunks travel back as one Arrow batch (cheap to pickle)."""
     tree, root, paths, settings = args
     parsed = [parse_file(tree, root, p, settings) for p in paths]
-    batch = pa.RecordBatch.from_pylist([c for p in parsed for c in p.chunks], schema=CHUNK_SCHEMA)
+    batch = chunk_batch([(p.doc, p.row.mtime_ns) for p in parsed if p.doc is not None])
     return [p.row for p in parsed], batch
 
 

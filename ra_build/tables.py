@@ -8,6 +8,7 @@ in README.md ("Chunk tables").
 from __future__ import annotations
 
 import hashlib
+import operator
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -94,8 +95,12 @@ class FileRow:
 
 def chunk_rows(doc: Document, mtime_ns: int) -> list[dict[str, Any]]:
     """Rows of the chunk table for one parsed document."""
-    frontmatter = orjson.dumps(doc.frontmatter, default=str).decode() if doc.frontmatter else None
+    frontmatter = _frontmatter_json(doc)
     return [_chunk_row(c, frontmatter, mtime_ns) for c in doc.chunks]
+
+
+def _frontmatter_json(doc: Document) -> str | None:
+    return orjson.dumps(doc.frontmatter, default=str).decode() if doc.frontmatter else None
 
 
 def _chunk_row(c: Chunk, frontmatter: str | None, mtime_ns: int) -> dict[str, Any]:
@@ -125,14 +130,38 @@ def _chunk_row(c: Chunk, frontmatter: str | None, mtime_ns: int) -> dict[str, An
     }
 
 
-def doc_hash(rows: Sequence[dict[str, Any]]) -> str:
+# The chunk table's columns up to `frontmatter` are the fields of `Chunk`, in the same order.
+_CHUNK_FIELDS = CHUNK_SCHEMA.names[: CHUNK_SCHEMA.get_field_index("frontmatter")]
+_CHUNK_GETTERS = tuple(map(operator.attrgetter, _CHUNK_FIELDS))
+
+
+def chunk_batch(docs: Sequence[tuple[Document, int]]) -> pa.RecordBatch:
+    """The chunk table rows of parsed documents, each given with its file's mtime, as one batch.
+
+    The same rows as `chunk_rows`, built a column at a time: `RecordBatch.from_pylist` over
+    row dicts took three times as long.
+    """
+    chunks = [chunk for doc, _ in docs for chunk in doc.chunks]
+    columns: list[list[Any]] = [list(map(getter, chunks)) for getter in _CHUNK_GETTERS]
+    frontmatter: list[str | None] = []
+    mtimes: list[int] = []
+    for doc, mtime_ns in docs:
+        json = _frontmatter_json(doc)
+        frontmatter += [json if chunk.depth == 0 else None for chunk in doc.chunks]
+        mtimes += [mtime_ns] * len(doc.chunks)
+    columns += [frontmatter, mtimes]
+    arrays = [pa.array(column, type=field.type) for column, field in zip(columns, CHUNK_SCHEMA, strict=True)]
+    return pa.RecordBatch.from_arrays(arrays, schema=CHUNK_SCHEMA)
+
+
+def doc_hash(chunks: Sequence[Chunk]) -> str:
     """Hash of what the index stores for one document's chunks (mtime left out on purpose)."""
     h = hashlib.sha256()
-    for r in rows:
+    for c in chunks:
         h.update(
-            f"{r['id']}\x1f{r['content_hash']}\x1f{r['parent_id']}\x1f{r['position']}\x1f"
-            f"{r['sibling_count']}\x1f{r['line_start']}\x1f{r['line_end']}\x1f{r['byte_start']}\x1f"
-            f"{r['byte_end']}\x1f{r['tokens']}\x1e".encode()
+            f"{c.id}\x1f{c.content_hash}\x1f{c.parent_id}\x1f{c.position}\x1f"
+            f"{c.sibling_count}\x1f{c.line_start}\x1f{c.line_end}\x1f{c.byte_start}\x1f"
+            f"{c.byte_end}\x1f{c.tokens}\x1e".encode()
         )
     return h.hexdigest()
 
