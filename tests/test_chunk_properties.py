@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from bisect import bisect_right
+from typing import Any
 
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,6 +16,7 @@ from markdown_it import MarkdownIt
 from ra_build.chunk import Chunk, Document, chunk_document
 from ra_build.parse import UTF8_BOM, find_headings, line_count, line_starts, parse_frontmatter
 from ra_build.stages import ChunkSettings, parse_file
+from ra_build.tables import CHUNK_SCHEMA, chunk_batch, chunk_rows, doc_hash
 
 SETTINGS = settings(max_examples=200, deadline=None)
 
@@ -208,3 +212,28 @@ def test_byte_and_line_ranges_slice_the_file_itself(
         assert not data[start:end].startswith(UTF8_BOM)
         if end > start:
             assert (line_of(data, start), line_of(data, end - 1)) == (chunk["line_start"], chunk["line_end"])
+
+
+def _doc_hash_of_rows(rows: list[dict[str, Any]]) -> str:
+    """The document hash as it was computed from the row dicts, before `doc_hash` took chunks."""
+    h = hashlib.sha256()
+    for r in rows:
+        h.update(
+            f"{r['id']}\x1f{r['content_hash']}\x1f{r['parent_id']}\x1f{r['position']}\x1f"
+            f"{r['sibling_count']}\x1f{r['line_start']}\x1f{r['line_end']}\x1f{r['byte_start']}\x1f"
+            f"{r['byte_end']}\x1f{r['tokens']}\x1e".encode()
+        )
+    return h.hexdigest()
+
+
+@SETTINGS
+@given(st.lists(st.tuples(markdown(), st.integers(0, 2**62)), max_size=4))
+def test_the_chunk_batch_holds_the_rows_chunk_rows_gives(files: list[tuple[str, int]]) -> None:
+    docs = [
+        (chunk_document("t", f"d{i}.md", text, count_tokens=len), mtime)
+        for i, (text, mtime) in enumerate(files)
+    ]
+    rows = [row for doc, mtime in docs for row in chunk_rows(doc, mtime)]
+    assert chunk_batch(docs).equals(pa.RecordBatch.from_pylist(rows, schema=CHUNK_SCHEMA))
+    for doc, mtime in docs:
+        assert doc_hash(doc.chunks) == _doc_hash_of_rows(chunk_rows(doc, mtime))

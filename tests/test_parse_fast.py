@@ -1,0 +1,149 @@
+"""The heading finder's own markdown-it block state against markdown-it's `StateBlock`.
+
+`find_headings` tokenizes with `_HeadingState`, which builds the line tables without a Python
+loop and keeps only the top-level heading tokens. These tests hold it to the stock state: the
+same tables, the same levels, the same heading tokens, and so the same headings as the
+`find_headings` that used `StateBlock` (kept here as the reference).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it.rules_block import StateBlock
+from markdown_it.token import Token
+
+from ra_build.parse import (
+    _MD,  # pyright: ignore[reportPrivateUsage]
+    _MD_NO_SETEXT,  # pyright: ignore[reportPrivateUsage]
+    Heading,
+    _HeadingState,  # pyright: ignore[reportPrivateUsage]
+    _may_have_setext,  # pyright: ignore[reportPrivateUsage]
+    find_headings,
+    line_starts,
+    plain_text,
+)
+
+EXAMPLES = settings(max_examples=1500, deadline=None)
+
+_ATOMS = (
+    "#", "##", "###", "####### ", " ", "  ", "   ", "    ", "\t", " \t", "\t ", "\n", "\n", "\n", "\r\n",
+    "\r", ">", "> ", ">\t", "-", "- ", "-\t", "*", "* ", "+ ", "1. ", "2) ", "_", "---", "===", "=",
+    "```", "~~~", "`", "<div>", "</div>", "<!--", "-->", "<pre>", "</pre>", "[a]: /u", "[a]", "text",
+    "é", "\\", "&amp;", "\0", "*em*", "`code`", "<b>", "|",
+    "\n- a", "\n* b", "\n1. c", "\n***", "\n- - -", "\n> q", "\n> # quoted", "\n- # listed", "\n```",
+    "\n~~~ x", "\n# h", "\n## h ##", "\n### [a]", "\nText", "\n===", "\n---", "\n<div>", "\n[r]: /u",
+    "\n    code", "\n\tcode", "\n  ", "\n \t", "\n\t\t- deep",
+)  # fmt: skip
+
+sources = st.lists(st.sampled_from(_ATOMS), max_size=40).map("".join)
+
+
+def _normalized(source: str) -> str:
+    """`source` as find_headings hands it to markdown-it."""
+    return re.sub(r"\r\n|\r", "\n", source).replace("\0", "\ufffd")
+
+
+def _tables(state: StateBlock) -> tuple[object, ...]:
+    return (state.bMarks, state.eMarks, state.tShift, state.sCount, state.bsCount, state.lineMax)
+
+
+def _stock_state(source: str, parser: Any) -> tuple[StateBlock, list[Token]]:
+    tokens: list[Token] = []
+    state = StateBlock(source, parser, {}, tokens)
+    parser.block.tokenize(state, state.line, state.lineMax)
+    return state, tokens
+
+
+def _stock_find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Heading]:
+    """find_headings as it was before `_HeadingState`: markdown-it's own state and tokens."""
+    source = text[start:] if start else text
+    if not source:
+        return []
+    has_cr = "\r" in source
+    normalized = _normalized(source)
+    parser = _MD if _may_have_setext(normalized) else _MD_NO_SETEXT
+    tokens: list[Token] = []
+    env: dict[str, Any] = {}
+    state = StateBlock(normalized, parser, env, tokens)
+    parser.block.tokenize(state, state.line, state.lineMax)
+    marks = line_starts(source) if has_cr else state.bMarks
+    headings: list[Heading] = []
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.level or token.map is None:
+            continue
+        first, end = token.map
+        headings.append(
+            Heading(
+                int(token.tag[1]),
+                plain_text(tokens[index + 1].content, env.get("references")),
+                first + first_line,
+                end + first_line,
+                start + marks[first],
+                start + (marks[end] if end < len(marks) else len(source)),
+            )
+        )
+    return headings
+
+
+@EXAMPLES
+@given(sources)
+def test_the_heading_state_builds_the_line_tables_markdown_it_builds(source: str) -> None:
+    source = _normalized(source)
+    stock = StateBlock(source, _MD, {}, [])
+    fast = _HeadingState(source, _MD, {}, [])
+    assert _tables(fast) == _tables(stock)
+    assert fast.tShift is not fast.sCount  # rules change one without the other
+    assert (fast.line, fast.level, fast.blkIndent, fast.parentType, fast.tight) == (
+        stock.line,
+        stock.level,
+        stock.blkIndent,
+        stock.parentType,
+        stock.tight,
+    )
+
+
+def test_the_line_tables_expand_tabs_to_the_next_multiple_of_four_columns() -> None:
+    state = _HeadingState(" \tx\n\t \ty\n  \n\t", _MD, {}, [])
+    assert state.tShift == [2, 3, 2, 0]
+    assert state.sCount == [4, 8, 2, 0]
+    assert state.lineMax == 3  # the blank last line without a line break is no line
+
+
+@EXAMPLES
+@given(sources)
+def test_the_heading_state_keeps_exactly_the_top_level_heading_tokens(source: str) -> None:
+    source = _normalized(source)
+    for parser in (_MD, _MD_NO_SETEXT) if not _may_have_setext(source) else (_MD,):
+        stock_state, stock_tokens = _stock_state(source, parser)
+        kept: list[Token] = []
+        state = _HeadingState(source, parser, {}, kept)
+        parser.block.tokenize(state, state.line, state.lineMax)
+        expected = [
+            token
+            for index, token in enumerate(stock_tokens)
+            if (token.type == "heading_open" and not token.level)
+            or (
+                index and stock_tokens[index - 1].type == "heading_open" and not stock_tokens[index - 1].level
+            )
+        ]
+        assert kept == expected
+        assert (state.level, state.line) == (stock_state.level, stock_state.line)
+        assert _tables(state) == _tables(stock_state)  # the rules restored what they changed alike
+
+
+@EXAMPLES
+@given(sources, st.integers(0, 12))
+def test_find_headings_finds_what_markdown_its_own_block_state_finds(source: str, cut: int) -> None:
+    start = min(cut, len(source))
+    first_line = len(line_starts(source[:start])) - 1
+    assert find_headings(source, start, first_line) == _stock_find_headings(source, start, first_line)
+
+
+def test_headings_nested_in_quotes_and_lists_stay_out_and_setext_text_is_kept() -> None:
+    text = "> # quoted\n\n- # listed\n\nSetext\ntitle\n===\n\n# ATX #\n\n    # code\n"
+    assert [(h.level, h.text) for h in find_headings(text)] == [(1, "Setext title"), (1, "ATX")]
+    assert find_headings(text) == _stock_find_headings(text)
