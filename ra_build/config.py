@@ -73,6 +73,7 @@ class Settings:
     min_chunk_size: int = 2_000
     max_file_size: int = 10_000_000
     agent_max_tokens: int = 8_000  # the MCP tools' budget when the caller gives none
+    index_shards: int = 0  # tantivy shards built in parallel; 0: the core count of the first build
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,7 @@ KEYS: tuple[Key, ...] = (
     Key("settings", "max_file_size", int, "max_file_size", _at_least(1)),
     Key("settings", "chunk_at_headings", bool, ""),
     Key("settings", "agent_max_tokens", int, "agent_max_tokens", _between(1, 10_000_000)),
+    Key("settings", "index_shards", int, "index_shards", _between(0, 16)),
     Key("search", "stemmer", str, "stemmer", _stemmer),
     Key("search", "fuzzy_distance", int, "fuzzy_distance", _between(0, 2)),
     Key("search", "candidate_limit", int, "candidate_limit", _between(1, 10_000)),

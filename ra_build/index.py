@@ -1,20 +1,32 @@
 """The index stage: apply the difference between the chunk tables and the tantivy index.
 
-`index_state.json` records, for the last committed generation, the hash of every indexed
-document. A run compares it with the chunk tables and, per changed document, deletes its old
-chunks by `doc_id` and adds the new ones, then commits once. A change of stemmer, a missing
-state (`ra update --full`) re-adds every document in that same single commit. Only an index
-of another schema (a new ra version) or none at all is built afresh, in `index.next/` beside
-the old one, and swapped in when committed. Readers never see an empty or missing index.
+The index is built as K shards (`[settings] index_shards`, by default the core count when the
+index is first built), each its own tantivy index under `.index-shards/NN/`, written in
+parallel by K processes. Shard k holds the documents of the chunk-table parts p with
+p % K == k, so a worker reads only its own Parquet parts. Readers never open a shard: the
+stage then *publishes* them as one index, by hard-linking every shard's segment files into
+`index/` and writing one meta.json that lists all their segments. tantivy computes BM25's
+statistics over every segment of the index it opens, so scores equal those of a one-shard
+build exactly (tests compare them).
+
+`index_state.json` records, for the last published generation, the hash and shard of every
+indexed document. A run compares it with the chunk tables and, in each shard that holds a
+changed document, deletes its old chunks by `doc_id` and adds the new ones; shards without a
+change are not touched. A change of stemmer, of schema or of K, or a missing state (`ra update
+--full`), rebuilds every shard afresh. Readers keep the previous generation until the new
+meta.json replaces it in one rename, so they never see an empty, partial or mixed index.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -23,13 +35,31 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import tantivy
 
-from ra_build.atomic import swap_in_directory, write_bytes
+from ra_build.atomic import write_bytes
 from ra_build.layout import Layout
 from ra_build.stages import prune_tables
-from ra_build.tables import read_file_rows, shard_of
+from ra_build.tables import SHARDS, read_file_rows, shard_of
 from ra_query.schema import SCHEMA_VERSION, build_schema, doc_id_of, join_breadcrumb, register_analyzer
 
-WRITER_HEAP = 256 * 1024 * 1024
+WRITER_HEAP = 256 * 1024 * 1024  # per shard writer: one thread, so one segment per commit
+META = "meta.json"
+# The layout of tantivy's meta.json that publishing relies on (tantivy 0.22–0.25, tantivy-py
+# 0.27): a list of segments by id, each with its document count and its deletes. Anything else
+# fails loudly (FormatChanged) rather than publishing an index that lists the wrong files.
+META_KEYS = frozenset({"index_settings", "segments", "schema", "opstamp", "payload"})
+SEGMENT_KEYS = frozenset({"segment_id", "max_doc", "deletes"})
+DELETE_KEYS = frozenset({"num_deleted_docs", "opstamp"})
+# files of the published directory that belong to no segment and stay
+_KEPT = frozenset({META, ".tantivy-meta.lock"})
+
+
+class FormatChanged(RuntimeError):
+    """tantivy's meta.json is not laid out as publishing expects (a new tantivy version)."""
+
+
+def default_shards() -> int:
+    """The shard count of a new index: one per core, at most one per chunk-table part."""
+    return max(1, min(os.cpu_count() or 1, SHARDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +72,8 @@ class IndexStats:
     rebuilt: bool
     generation: int
     seconds: float
+    shards: int = 1
+    shards_written: tuple[int, ...] = ()
 
 
 def _read_state(layout: Layout) -> dict[str, Any]:
@@ -51,18 +83,40 @@ def _read_state(layout: Layout) -> dict[str, Any]:
         return {}
 
 
-def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
+@dataclass(frozen=True, slots=True)
+class ShardJob:
+    """What one shard's writer does: start afresh or delete documents, then add chunk rows.
+
+    `parts` lists (Parquet part, doc ids to read from it or None for every row).
+    """
+
+    shard: int
+    directory: str
+    stemmer: str
+    fresh: bool
+    deletes: tuple[str, ...] = ()
+    parts: tuple[tuple[str, tuple[str, ...] | None], ...] = field(default=())
+
+
+def index_stage(layout: Layout, trees: list[str], stemmer: str, shards: int | None = None) -> IndexStats:
     """Bring the tantivy index in line with the chunk tables of `trees`.
 
-    Everything a run changes lands in one tantivy commit, so a reader (or a build killed
-    half-way) sees either the previous generation or the new one, never a mix. A stemmer
-    change or a lost state re-adds every document inside that same commit; only an index of
-    another schema (a new ra version) or none is built afresh, beside it, then swapped in.
+    `shards` is the configured K; None keeps the K of the existing index (or, for a new one,
+    one per core). Each shard a run changes gets one tantivy commit; the published index
+    changes only when the new meta.json lists every shard's new segments, so a reader (or a
+    build killed half-way) sees either the previous generation or the new one, never a mix.
     """
     started = time.perf_counter()
     state = _read_state(layout)
-    restem = state.get("schema_version") != SCHEMA_VERSION or state.get("stemmer") != stemmer
-    old_docs: dict[str, str] = {} if restem else state.get("docs", {})
+    k = max(1, min(shards or int(state.get("shards") or 0) or default_shards(), SHARDS))
+    restem = (
+        state.get("schema_version") != SCHEMA_VERSION
+        or state.get("stemmer") != stemmer
+        or state.get("shards") != k
+        or not isinstance(state.get("docs"), dict)
+        or not all(isinstance(v, list) for v in state["docs"].values())
+    )
+    old_docs: dict[str, list[Any]] = {} if restem else state["docs"]
 
     rows = {
         doc_id_of(tree, row.path): (tree, row)
@@ -70,44 +124,45 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
         for row in read_file_rows(layout.file_table(tree))
         if row.status == "ok"
     }
-    new_docs = {d: row.doc_hash for d, (_tree, row) in rows.items()}
-    changed = {d for d, h in new_docs.items() if old_docs.get(d) != h}
+    new_docs = {d: [row.doc_hash, shard_of(row.path) % k] for d, (_tree, row) in rows.items()}
+    changed = {d for d, entry in new_docs.items() if old_docs.get(d) != entry}
     removed = set(old_docs) - set(new_docs)
 
-    staging = layout.index_dir.with_name(f"{layout.index_dir.name}.next")
-    shutil.rmtree(staging, ignore_errors=True)  # left by a build killed before its swap
-    index = _reuse(layout) if (layout.index_dir / "meta.json").exists() else None
-    if index is None:  # new, from another schema version, or unreadable: build it beside
-        restem = True
-        changed, removed = set(new_docs), set[str]()
-        staging.mkdir(parents=True)
-        index = tantivy.Index(build_schema(), path=str(staging), reuse=False)
-    register_analyzer(index, stemmer)
-    writer = index.writer(heap_size=WRITER_HEAP, num_threads=min(2, os.cpu_count() or 1))
+    shutil.rmtree(layout.index_dir.with_name(f"{layout.index_dir.name}.next"), ignore_errors=True)
     if restem:
-        writer.delete_all_documents()
-    else:
-        for doc_id in sorted(changed | removed):
-            writer.delete_documents_by_term("doc_id", doc_id)
-    added_chunks = 0
-    schema = index.schema
-    for tree in trees if changed else ():
-        wanted = None if restem else {rows[d][1].path: d for d in changed if rows[d][0] == tree}
-        for batch in _changed_batches(layout, tree, wanted):
-            for doc in _documents(batch, schema):
-                writer.add_document(doc)
-                added_chunks += 1
+        # a build killed while shards are rebuilt must not trust them next time
+        layout.index_state.unlink(missing_ok=True)
+    jobs: list[ShardJob] = []
+    for shard in range(k):
+        directory = layout.index_shard(shard)
+        fresh = restem or not _readable_shard(directory)
+        parts = [
+            p for tree in trees for p in layout.chunk_shards(tree) if int(p.stem.split("-")[1]) % k == shard
+        ]
+        if fresh:
+            everything = tuple((str(p), None) for p in parts)
+            jobs.append(ShardJob(shard, str(directory), stemmer, True, (), everything))
+            continue
+        deletes = sorted(d for d in changed if new_docs[d][1] == shard)
+        deletes += sorted(d for d in removed if old_docs[d][1] == shard)
+        if not deletes:
+            continue
+        adds = [d for d in changed if new_docs[d][1] == shard]
+        wanted = _by_part(layout, rows, adds)
+        jobs.append(ShardJob(shard, str(directory), stemmer, False, tuple(deletes), tuple(wanted)))
+    added_chunks = sum(run_jobs(jobs))
+    for stale in _shard_dirs(layout):
+        if int(stale.name) >= k:
+            shutil.rmtree(stale, ignore_errors=True)
+    publish(layout.index_dir, [layout.index_shard(s) for s in range(k)])
     generation = int(state.get("generation", 0)) + (1 if (changed or removed or restem) else 0)
-    writer.commit()
-    writer.wait_merging_threads()
-    if staging.exists():
-        swap_in_directory(staging, layout.index_dir)
     write_bytes(
         layout.index_state,
         orjson.dumps(
             {
                 "stemmer": stemmer,
                 "schema_version": SCHEMA_VERSION,
+                "shards": k,
                 "generation": generation,
                 "docs": new_docs,
             }
@@ -121,43 +176,210 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str) -> IndexStats:
         rebuilt=restem,
         generation=generation,
         seconds=time.perf_counter() - started,
+        shards=k,
+        shards_written=tuple(job.shard for job in jobs),
     )
 
 
-_COLUMNS = [
+def _by_part(
+    layout: Layout, rows: dict[str, tuple[str, Any]], docs: Iterable[str]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """The Parquet parts that hold `docs`, each with the doc ids to read from it."""
+    wanted: dict[Path, list[str]] = {}
+    for doc in docs:
+        tree, row = rows[doc]
+        wanted.setdefault(layout.chunk_shard(tree, shard_of(row.path)), []).append(doc)
+    return [(str(part), tuple(sorted(ids))) for part, ids in sorted(wanted.items())]
+
+
+def _shard_dirs(layout: Layout) -> list[Path]:
+    if not layout.shards_dir.is_dir():
+        return []
+    return [p for p in layout.shards_dir.iterdir() if p.is_dir() and p.name.isdigit()]
+
+
+def _readable_shard(directory: Path) -> bool:
+    """Whether `directory` holds a committed tantivy index of this ra's schema."""
+    if not (directory / META).is_file():
+        return False
+    try:
+        tantivy.Index(build_schema(), path=str(directory), reuse=True)
+    except ValueError:
+        return False
+    return True
+
+
+def run_jobs(jobs: Sequence[ShardJob]) -> list[int]:
+    """Run shard jobs, in parallel processes when there is more than one; chunks each added.
+
+    The workers are spawned, not forked: after the chunk stage this process holds hundreds of
+    MB that a forked child would count as its own resident memory.
+    """
+    if len(jobs) < 2:
+        return [write_job(job) for job in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers < 2:
+        return [write_job(job) for job in jobs]
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        return list(pool.map(write_job, jobs))
+
+
+def write_job(job: ShardJob) -> int:
+    """Run one shard job: read its Parquet rows and write them with `write_shard`."""
+    return write_shard(
+        Path(job.directory), job.stemmer, _job_batches(job.parts), deletes=job.deletes, fresh=job.fresh
+    )
+
+
+def write_shard(
+    directory: Path,
+    stemmer: str,
+    batches: Iterable[pa.RecordBatch],
+    *,
+    deletes: Sequence[str] = (),
+    fresh: bool = False,
+) -> int:
+    """Write chunk rows into the shard index in `directory` and commit; return the chunks added.
+
+    `fresh` builds the shard from nothing (anything in `directory` is removed first); otherwise
+    the documents in `deletes` lose their chunks before the new rows go in, in the same commit.
+    `batches` carry the chunk-table columns of `INDEX_COLUMNS`.
+    """
+    if fresh:
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True)
+    index = tantivy.Index(build_schema(), path=str(directory), reuse=not fresh)
+    register_analyzer(index, stemmer)
+    writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
+    for doc_id in deletes:
+        writer.delete_documents_by_term("doc_id", doc_id)
+    added = 0
+    schema = index.schema
+    for batch in batches:
+        for doc in _documents(batch, schema):
+            writer.add_document(doc)
+            added += 1
+    writer.commit()
+    writer.wait_merging_threads()
+    return added
+
+
+def _job_batches(parts: Iterable[tuple[str, tuple[str, ...] | None]]) -> Iterator[pa.RecordBatch]:
+    """The chunk rows a job adds, a bounded batch at a time.
+
+    A whole part is streamed; for a few documents, the filter lets Parquet skip the row groups
+    of the others (each part is sorted by doc_id in small row groups).
+    """
+    for part, ids in parts:
+        if not os.path.exists(part):
+            continue
+        if ids is None:
+            yield from pq.ParquetFile(part).iter_batches(batch_size=BATCH_ROWS, columns=INDEX_COLUMNS)
+        else:
+            table = pq.read_table(part, columns=INDEX_COLUMNS, filters=pc.field("doc_id").isin(list(ids)))
+            yield from table.to_batches(max_chunksize=BATCH_ROWS)
+
+
+# ── publishing ─────────────────────────────────────────────────────────────────────────────
+
+
+def read_meta(directory: Path) -> dict[str, Any]:
+    """The meta.json of the tantivy index in `directory`, checked against `META_KEYS`."""
+    meta = orjson.loads((directory / META).read_bytes())
+    if not isinstance(meta, dict) or not set(meta) <= META_KEYS or "segments" not in meta:
+        raise FormatChanged(f"{directory / META}: unexpected keys {sorted(meta)}")
+    for segment in meta["segments"]:
+        deletes = segment.get("deletes")
+        if set(segment) != SEGMENT_KEYS or (deletes is not None and set(deletes) != DELETE_KEYS):
+            raise FormatChanged(f"{directory / META}: unexpected segment entry {segment}")
+    return meta
+
+
+def segment_files(directory: Path, segment: dict[str, Any]) -> list[str]:
+    """The names of the files in `directory` that make up `segment` (its deletes included)."""
+    stem = segment["segment_id"].replace("-", "")
+    deletes = segment["deletes"]
+    dels = f"{stem}.{deletes['opstamp']}.del" if deletes else None
+    names = []
+    for name in os.listdir(directory):
+        head, _, ext = name.partition(".")
+        if head == stem and (name == dels or (ext and not ext.endswith("del"))):
+            names.append(name)
+    if not any(name.endswith(".store") for name in names):
+        raise FormatChanged(f"{directory}: no files for segment {segment['segment_id']}")
+    return names
+
+
+def merged_meta(shards: Sequence[Path]) -> tuple[dict[str, Any], list[tuple[Path, str]]]:
+    """One meta.json listing the segments of every shard, and the files (shard dir, name)."""
+    metas = [read_meta(shard) for shard in shards]
+    first = metas[0]
+    for shard, meta in zip(shards, metas, strict=True):
+        if meta.get("schema") != first.get("schema") or meta.get("index_settings") != first.get(
+            "index_settings"
+        ):
+            raise FormatChanged(f"{shard}: its schema differs from {shards[0]}'s")
+    segments = [segment for meta in metas for segment in meta["segments"]]
+    files = [(shard, name) for shard, meta in zip(shards, metas, strict=True) for s in meta["segments"]
+             for name in segment_files(shard, s)]  # fmt: skip
+    merged = {**first, "segments": segments, "opstamp": max(int(m.get("opstamp", 0)) for m in metas)}
+    return merged, files
+
+
+def publish(index_dir: Path, shards: Sequence[Path]) -> bool:
+    """Make `index_dir` the one index of all `shards`; True when its meta.json changed.
+
+    Segment files are hard-linked (no copy), then meta.json is replaced in one rename, then
+    files no segment lists any more are removed — holding tantivy's meta lock, which readers
+    take while they open a generation (ra_query.store).
+    """
+    merged, files = merged_meta(shards)
+    index_dir.mkdir(parents=True, exist_ok=True)
+    data = orjson.dumps(merged)
+    try:
+        if (index_dir / META).read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    keep = set(_KEPT)
+    for shard, name in files:
+        keep.add(name)
+        target = index_dir / name
+        if not target.exists():
+            os.link(shard / name, target)
+    with _meta_lock(index_dir):
+        write_bytes(index_dir / META, data)
+        for name in os.listdir(index_dir):
+            if name not in keep:
+                path = index_dir / name
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+    return True
+
+
+@contextlib.contextmanager
+def _meta_lock(index_dir: Path) -> Iterator[None]:
+    """tantivy's meta lock on `index_dir`, held exclusively (readers take it shared)."""
+    fd = os.open(index_dir / ".tantivy-meta.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+INDEX_COLUMNS = [
     "id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "title", "tags", "path", "body",
     "depth", "position", "sibling_count", "line_start", "line_end", "byte_start", "byte_end",
     "tokens", "mtime_ns",
 ]  # fmt: skip
 BATCH_ROWS = 8192
-
-
-def _reuse(layout: Layout) -> tantivy.Index | None:
-    """Open the existing index for writing, or None when its schema is not this ra's."""
-    try:
-        return tantivy.Index(build_schema(), path=str(layout.index_dir), reuse=True)
-    except ValueError:
-        return None
-
-
-def _changed_batches(layout: Layout, tree: str, docs: dict[str, str] | None) -> Iterator[pa.RecordBatch]:
-    """The chunk rows of `docs` (path → doc id; all rows when None), a bounded batch at a time.
-
-    Only the shards that hold those documents are read, and within a shard (sorted by doc_id,
-    small row groups) the filter lets Parquet skip the row groups of unchanged documents.
-    """
-    if docs is None:
-        for shard in layout.chunk_shards(tree):
-            yield from pq.ParquetFile(shard).iter_batches(batch_size=BATCH_ROWS, columns=_COLUMNS)
-        return
-    by_shard: dict[int, list[str]] = {}
-    for path, doc in docs.items():
-        by_shard.setdefault(shard_of(path), []).append(doc)
-    for shard, ids in sorted(by_shard.items()):
-        path = layout.chunk_shard(tree, shard)
-        if path.exists():
-            table = pq.read_table(path, columns=_COLUMNS, filters=pc.field("doc_id").isin(sorted(ids)))
-            yield from table.to_batches(max_chunksize=BATCH_ROWS)
 
 
 def ranked_text(breadcrumb: list[str], tags: list[str], body: str) -> str:
@@ -175,7 +397,7 @@ def _documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantiv
     cols = batch.to_pydict()
     for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
          siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns) in zip(
-        *(cols[c] for c in _COLUMNS), strict=True
+        *(cols[c] for c in INDEX_COLUMNS), strict=True
     ):  # fmt: skip
         yield tantivy.Document.from_dict(
             {

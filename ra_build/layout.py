@@ -58,6 +58,17 @@ class Layout:
         return self.root / INDEX_DIR
 
     @property
+    def shards_dir(self) -> Path:
+        """The index stage's own tantivy indexes, one per shard; readers never open them.
+
+        Their segment files are hard-linked into `index_dir`, whose meta.json lists them all.
+        """
+        return self.root / ".index-shards"
+
+    def index_shard(self, shard: int) -> Path:
+        return self.shards_dir / f"{shard:02d}"
+
+    @property
     def index_state(self) -> Path:
         """doc id → doc hash of what the tantivy index holds, written after each commit."""
         return self.root / "index_state.json"

@@ -37,11 +37,17 @@ def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
 
 
 def index_settings(config: Config) -> dict[str, Any]:
-    """Everything the index stage reads from the configuration."""
+    """Everything the index stage reads from the configuration.
+
+    The shard count only when it is set: it changes how the index is laid out, never what a
+    search finds, and an index built before the key existed stays current.
+    """
+    shards = config.settings.index_shards
     return {
         "stemmer": config.search.stemmer,
         "schema": SCHEMA_VERSION,
         "trees": sorted(config.trees),
+        **({"shards": shards} if shards else {}),
     }
 
 

@@ -180,7 +180,9 @@ def make_tasks(
     def task_index() -> dict[str, Any]:
         """Replace changed documents' chunks in the tantivy index and commit."""
         return {
-            "actions": [_call(index_stage, layout, names, config.search.stemmer)],
+            "actions": [
+                _call(index_stage, layout, names, config.search.stemmer, config.settings.index_shards or None)
+            ],
             # the file tables carry each document's hash: they change whenever chunks do
             "file_dep": [str(layout.file_table(n)) for n in names],
             "targets": [str(layout.index_state), str(layout.index_dir / "meta.json")],

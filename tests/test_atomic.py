@@ -145,7 +145,8 @@ def test_swapping_in_a_directory_where_none_was_renames_it(tmp_path: Path) -> No
     assert [p.name for p in tmp_path.iterdir()] == ["index"]
 
 
-def test_an_index_of_another_schema_is_rebuilt_beside_it_and_swapped_in(tmp_path: Path) -> None:
+def test_an_index_published_by_an_older_ra_is_rebuilt_as_shards_and_replaced(tmp_path: Path) -> None:
+    import orjson
     import tantivy
 
     from ra_build.index import index_stage
@@ -157,15 +158,21 @@ def test_an_index_of_another_schema_is_rebuilt_beside_it_and_swapped_in(tmp_path
     config = load_config(kb, tmp_path)
     run_build(config, kb / ".ra")
     layout = Layout(kb / ".ra")
-    # an older ra's index: another schema, with a leftover from a build killed before its swap
+    # an older ra's index (another schema, written in place, its state without shards), with a
+    # leftover from a build killed before its swap
     for path in layout.index_dir.iterdir():
         path.unlink()
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("old_field", stored=True)
     tantivy.Index(builder.build(), path=str(layout.index_dir)).writer().commit()
+    state = orjson.loads(layout.index_state.read_bytes())
+    state["docs"] = {doc: entry[0] for doc, entry in state["docs"].items()}
+    del state["shards"]
+    layout.index_state.write_bytes(orjson.dumps(state))
     (kb / ".ra" / "index.next").mkdir()
     (kb / ".ra" / "index.next" / "junk").write_text("x", encoding="utf-8")
     stats = index_stage(layout, ["docs"], "english")
     assert stats.rebuilt and stats.added_docs == 20
     assert not (kb / ".ra" / "index.next").exists()
+    assert not (layout.index_dir / ".managed.json").exists()  # the old writer's files are gone
     assert len(find(kb / ".ra", "swapword", limit=5).hits) == 5

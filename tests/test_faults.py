@@ -514,7 +514,10 @@ def test_readers_during_a_full_rebuild_always_see_the_whole_previous_or_new_inde
 
 
 def index_files(artifacts: Path) -> set[str]:
-    return {str(p.relative_to(artifacts)) for d in ("index", "index.next") for p in (artifacts / d).glob("*")}
+    """The published index's files and the shard indexes' (which the build writes first)."""
+    return {
+        str(p.relative_to(artifacts)) for d in ("index", ".index-shards/*") for p in artifacts.glob(f"{d}/*")
+    }
 
 
 def build_state(artifacts: Path) -> dict[str, object]:

@@ -1,0 +1,250 @@
+"""The index is built as K shards in parallel and published as one index (issue 14, item 1).
+
+Every shard is its own tantivy index under `.index-shards/`; `index/meta.json` lists all their
+segments, so tantivy's BM25 statistics cover the whole corpus and scores equal a one-shard build.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from importlib import metadata
+from pathlib import Path
+
+import orjson
+import pyarrow as pa
+import pytest
+import tantivy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ra_build.index import (
+    INDEX_COLUMNS,
+    FormatChanged,
+    publish,
+    read_meta,
+    segment_files,
+    write_shard,
+)
+from ra_build.layout import Layout
+from ra_build.tables import CHUNK_SCHEMA
+from ra_query.schema import register_analyzer
+from ra_query.store import open_index, open_store
+from tests.conftest import build, find
+
+QUERIES = ["testing", "fixtures", "golden files", "release notes", "install", "config", "mocks", "the"]
+
+
+def configure(kb: Path, shards: int | None) -> None:
+    text = 'root = true\n\n[tree.docs]\npath = "."\n'
+    if shards is not None:
+        text = f'root = true\n\n[settings]\nindex_shards = {shards}\n\n[tree.docs]\npath = "."\n'
+    (kb / ".ra.toml").write_text(text, encoding="utf-8")
+
+
+def top10(artifacts: Path, query: str) -> list[tuple[str, float]]:
+    """tantivy's own top 10 over the `text` field: (chunk id, BM25 score)."""
+    store = open_store(artifacts)
+    searcher = store.index.searcher()
+    parsed = store.index.parse_query(query, ["text"])
+    return [(searcher.doc(addr)["id"][0], score) for score, addr in searcher.search(parsed, 10).hits]
+
+
+def same_ranking(one: list[tuple[str, float]], many: list[tuple[str, float]]) -> None:
+    """Equal scores, and equal ids wherever the score does not tie with the last one kept."""
+    assert [s for _, s in many] == pytest.approx([s for _, s in one], rel=1e-5, abs=1e-6)
+    if one:
+        last = one[-1][1]
+        assert {i for i, s in many if s > last + 1e-5} == {i for i, s in one if s > last + 1e-5}
+
+
+def test_a_four_shard_build_ranks_like_a_one_shard_build(tmp_path: Path, home: Path) -> None:
+    from tests.conftest import CORPUS
+
+    results = {}
+    for shards in (1, 4):
+        kb = tmp_path / f"kb{shards}"
+        shutil.copytree(CORPUS, kb)
+        configure(kb, shards)
+        report = build(kb, home)
+        assert report.results["index"]["shards"] == shards
+        results[shards] = {q: top10(kb / ".ra", q) for q in QUERIES}
+        results[shards]["ra search"] = [(h.id, h.score) for h in find(kb / ".ra", "golden testing").hits]
+    assert any(results[1][q] for q in QUERIES)
+    for query in results[1]:
+        same_ranking(results[1][query], results[4][query])
+
+
+def test_the_published_meta_json_lists_the_segments_of_every_shard(kb: Path, home: Path) -> None:
+    configure(kb, 3)
+    build(kb, home)
+    layout = Layout(kb / ".ra")
+    shard_segments = [s["segment_id"] for k in range(3) for s in read_meta(layout.index_shard(k))["segments"]]
+    published = read_meta(layout.index_dir)["segments"]
+    assert [s["segment_id"] for s in published] == shard_segments
+    linked = {name for k in range(3) for s in read_meta(layout.index_shard(k))["segments"]
+              for name in segment_files(layout.index_shard(k), s)}  # fmt: skip
+    assert linked == set(os.listdir(layout.index_dir)) - {"meta.json", ".tantivy-meta.lock"}
+    some = sorted(linked)[0]
+    shard = next(layout.index_shard(k) for k in range(3) if (layout.index_shard(k) / some).exists())
+    assert os.stat(layout.index_dir / some).st_ino == os.stat(shard / some).st_ino  # linked, not copied
+
+
+def test_an_edit_rewrites_only_the_shard_that_holds_the_file(kb: Path, home: Path) -> None:
+    configure(kb, 4)
+    build(kb, home)
+    layout = Layout(kb / ".ra")
+    metas = {k: (layout.index_shard(k) / "meta.json").stat().st_mtime_ns for k in range(4)}
+    with (kb / "guides" / "testing.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n## Shardproof\n\nA new section.\n")
+    report = build(kb, home)
+    written = report.results["index"]["shards_written"]
+    assert len(written) == 1
+    for k in range(4):
+        changed = (layout.index_shard(k) / "meta.json").stat().st_mtime_ns != metas[k]
+        assert changed == (k in written)
+    assert [h.id for h in find(kb / ".ra", "shardproof").hits] == ["docs:guides/testing.md#shardproof"]
+
+
+def test_a_deleted_file_leaves_its_shard_and_the_published_index(kb: Path, home: Path) -> None:
+    configure(kb, 2)
+    build(kb, home)
+    assert find(kb / ".ra", "fixtures").hits
+    (kb / "guides" / "testing.md").unlink()
+    report = build(kb, home)
+    assert report.results["index"]["removed_docs"] == 1
+    assert not [h for h in find(kb / ".ra", "fixtures", limit=50).hits if "testing.md" in h.id]
+
+
+def test_changing_index_shards_rebuilds_every_shard_and_ranks_the_same(kb: Path, home: Path) -> None:
+    configure(kb, 2)
+    build(kb, home)
+    before = {q: top10(kb / ".ra", q) for q in QUERIES}
+    configure(kb, 5)
+    report = build(kb, home)
+    assert report.results["index"]["rebuilt"] and report.results["index"]["shards_written"] == [0, 1, 2, 3, 4]
+    assert sorted(p.name for p in Layout(kb / ".ra").shards_dir.iterdir()) == ["00", "01", "02", "03", "04"]
+    for query, hits in before.items():
+        same_ranking(hits, top10(kb / ".ra", query))
+
+
+def test_an_index_without_the_key_keeps_the_shard_count_it_was_built_with(kb: Path, home: Path) -> None:
+    configure(kb, 3)
+    build(kb, home)
+    configure(kb, None)
+    report = build(kb, home)
+    assert report.results["index"]["shards"] == 3 and not report.results["index"]["rebuilt"]
+
+
+def test_a_lost_shard_is_rebuilt_from_its_chunk_tables(kb: Path, home: Path) -> None:
+    from ra_build.index import index_stage
+
+    configure(kb, 2)
+    build(kb, home)
+    before = {q: top10(kb / ".ra", q) for q in QUERIES}
+    layout = Layout(kb / ".ra")
+    shutil.rmtree(layout.index_shard(1))
+    stats = index_stage(layout, ["docs"], "english")
+    assert stats.shards_written == (1,) and not stats.rebuilt
+    for query, hits in before.items():
+        same_ranking(hits, top10(kb / ".ra", query))
+
+
+# ---- the format publishing relies on (tantivy's meta.json) --------------------------------------
+
+
+def test_tantivy_is_the_minor_version_whose_segment_list_publishing_was_written_for() -> None:
+    """A new tantivy must be checked against `read_meta`/`segment_files` before the pin moves."""
+    assert metadata.version("tantivy").startswith("0.27."), (
+        "tantivy moved past 0.27: check that meta.json still lists segments as "
+        "ra_build.index.read_meta expects, then widen the pin in pyproject.toml"
+    )
+
+
+def test_a_fresh_tantivy_index_has_the_meta_json_layout_publishing_reads(tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    write_shard(shard, "english", [batch([("a.md", "alpha beta"), ("b.md", "beta gamma")])], fresh=True)
+    raw = orjson.loads((shard / "meta.json").read_bytes())
+    assert set(raw) == {"index_settings", "segments", "schema", "opstamp"}  # "payload" when set
+    [segment] = raw["segments"]
+    assert set(segment) == {"segment_id", "max_doc", "deletes"} and segment["max_doc"] == 2
+    names = segment_files(shard, segment)
+    assert {n.split(".", 1)[1] for n in names} >= {"idx", "store", "term", "fieldnorm"}
+    write_shard(shard, "english", [], deletes=["t:a.md"])
+    [segment] = read_meta(shard)["segments"]
+    assert segment["deletes"]["num_deleted_docs"] == 1
+    assert any(n.endswith(".del") for n in segment_files(shard, segment))
+
+
+def test_an_unknown_meta_json_key_stops_publishing_with_a_clear_error(tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    write_shard(shard, "english", [batch([("a.md", "alpha")])], fresh=True)
+    meta = orjson.loads((shard / "meta.json").read_bytes())
+    (shard / "meta.json").write_bytes(orjson.dumps({**meta, "segment_list_v2": []}))
+    with pytest.raises(FormatChanged, match="unexpected keys"):
+        publish(tmp_path / "index", [shard])
+
+
+# ---- scores: property test on generated corpora --------------------------------------------------
+
+
+def batch(docs: list[tuple[str, str]], tree: str = "t") -> pa.RecordBatch:
+    """Chunk-table rows (the index stage's columns) for documents given as (path, body)."""
+    rows = [
+        {
+            "id": f"{tree}:{path}", "doc_id": f"{tree}:{path}", "parent_id": None, "tree": tree,
+            "slug": "", "breadcrumb": [path], "title": path, "tags": [], "path": path, "body": body,
+            "depth": 0, "position": 0, "sibling_count": 0, "line_start": 1, "line_end": 1,
+            "byte_start": 0, "byte_end": len(body), "tokens": 1, "mtime_ns": 0,
+        }
+        for path, body in docs
+    ]  # fmt: skip
+    schema = pa.schema([CHUNK_SCHEMA.field(c) for c in INDEX_COLUMNS])
+    return pa.RecordBatch.from_pylist(rows, schema=schema)
+
+
+WORDS = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "lambda"]
+
+
+def ranking(index_dir: Path, query: str) -> list[tuple[str, float]]:
+    index = open_index(index_dir)
+    register_analyzer(index, "english")
+    searcher = index.searcher()
+    hits = searcher.search(index.parse_query(query, ["text", "title"]), 10).hits
+    return [(searcher.doc(addr)["id"][0], score) for score, addr in hits]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    bodies=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1, max_size=40),
+    shards=st.integers(min_value=2, max_value=5),
+    queries=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), min_size=1, max_size=4),
+)
+def test_any_corpus_split_into_shards_scores_like_one_index(
+    tmp_path_factory: pytest.TempPathFactory, bodies: list[list[str]], shards: int, queries: list[list[str]]
+) -> None:
+    base = tmp_path_factory.mktemp("shards")
+    docs = [(f"d{i}.md", " ".join(words)) for i, words in enumerate(bodies)]
+    write_shard(base / "one", "english", [batch(docs)], fresh=True)
+    publish(base / "one-index", [base / "one"])
+    parts = [base / f"s{k}" for k in range(shards)]
+    for k, part in enumerate(parts):
+        write_shard(part, "english", [batch(docs[k::shards])], fresh=True)
+    publish(base / "many-index", parts)
+    for words in queries:
+        query = " ".join(words)
+        same_ranking(ranking(base / "one-index", query), ranking(base / "many-index", query))
+
+
+def test_publishing_again_replaces_the_segments_and_removes_the_old_files(tmp_path: Path) -> None:
+    shard = tmp_path / "s0"
+    write_shard(shard, "english", [batch([("a.md", "alpha")])], fresh=True)
+    assert publish(tmp_path / "index", [shard])
+    old = set(os.listdir(tmp_path / "index"))
+    write_shard(shard, "english", [batch([("b.md", "beta")])], fresh=True)
+    assert publish(tmp_path / "index", [shard])
+    assert not publish(tmp_path / "index", [shard])  # nothing changed: meta.json left alone
+    new = set(os.listdir(tmp_path / "index"))
+    assert old & new == {"meta.json", ".tantivy-meta.lock"}
+    assert [i for i, _ in ranking(tmp_path / "index", "beta")] == ["t:b.md"]
+    assert tantivy.Index.exists(str(tmp_path / "index"))
