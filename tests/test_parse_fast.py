@@ -13,6 +13,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt, rules_block
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
@@ -20,6 +21,7 @@ from ra_build.parse import (
     _MD,  # pyright: ignore[reportPrivateUsage]
     _MD_NO_SETEXT,  # pyright: ignore[reportPrivateUsage]
     Heading,
+    _heading,  # pyright: ignore[reportPrivateUsage]
     _HeadingState,  # pyright: ignore[reportPrivateUsage]
     _may_have_setext,  # pyright: ignore[reportPrivateUsage]
     find_headings,
@@ -36,7 +38,7 @@ _ATOMS = (
     "é", "\\", "&amp;", "\0", "*em*", "`code`", "<b>", "|",
     "\n- a", "\n* b", "\n1. c", "\n***", "\n- - -", "\n> q", "\n> # quoted", "\n- # listed", "\n```",
     "\n~~~ x", "\n# h", "\n## h ##", "\n### [a]", "\nText", "\n===", "\n---", "\n<div>", "\n[r]: /u",
-    "\n    code", "\n\tcode", "\n  ", "\n \t", "\n\t\t- deep",
+    "\n    code", "\n\tcode", "\n  ", "\n \t", "\n\t\t- deep", " #", "\t#", "#\t", "\n# x\t#",
 )  # fmt: skip
 
 sources = st.lists(st.sampled_from(_ATOMS), max_size=40).map("".join)
@@ -147,3 +149,22 @@ def test_headings_nested_in_quotes_and_lists_stay_out_and_setext_text_is_kept() 
     text = "> # quoted\n\n- # listed\n\nSetext\ntitle\n===\n\n# ATX #\n\n    # code\n"
     assert [(h.level, h.text) for h in find_headings(text)] == [(1, "Setext title"), (1, "ATX")]
     assert find_headings(text) == _stock_find_headings(text)
+
+
+_HEADING_LINE = st.lists(st.sampled_from(("#", "#", " ", "\t", "x", "\\#", "=", "\u00a0")), max_size=14).map(
+    "".join
+)
+_STOCK = MarkdownIt("commonmark")
+
+
+@EXAMPLES
+@given(_HEADING_LINE, st.sampled_from(("", " ", "   ", "    ", "\t")), st.sampled_from(("", "\nnext")))
+def test_the_atx_heading_rule_answers_as_markdown_its_own(line: str, indent: str, after: str) -> None:
+    source = indent + line + after
+    for silent in (True, False):
+        results: list[tuple[object, ...]] = []
+        for rule in (rules_block.heading, _heading):
+            tokens: list[Token] = []
+            state = StateBlock(source, _STOCK, {}, tokens)
+            results.append((rule(state, 0, state.lineMax, silent), state.line, state.level, tokens))
+        assert results[0] == results[1]
