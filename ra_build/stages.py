@@ -13,7 +13,7 @@ import os
 import shutil
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -353,18 +353,26 @@ def merge_sorted(old: pa.Table, replaced: set[str], new: pa.Table) -> pa.Table:
 
 
 def _write_shards(layout: Layout, tree: str, replaced: set[str], new: pa.Table) -> None:
-    """Apply the replaced paths and new rows to the shards they fall in; leave the rest alone."""
+    """Apply the replaced paths and new rows to the shards they fall in; leave the rest alone.
+
+    The shards are written on threads: Parquet encoding and zstd release the GIL, and on a first
+    build writing sixteen shards one by one took two seconds while the workers sat idle.
+    """
     buckets: dict[int, list[int]] = {}
     for i, path in enumerate(new.column("path").to_pylist()):
         buckets.setdefault(shard_of(path), []).append(i)
     first = not layout.chunk_dir(tree).exists()
     affected = set(range(SHARDS)) if first else {shard_of(p) for p in replaced} | set(buckets)
-    for shard in sorted(affected):
+
+    def write(shard: int) -> None:
         rows = buckets.get(shard, [])
         part = new.take(pa.array(rows, type=pa.int64())) if rows else CHUNK_SCHEMA.empty_table()
         target = layout.chunk_shard(tree, shard)
         old = read_chunk_table([target])
         write_chunk_table(target, merge_sorted(old, {p for p in replaced if shard_of(p) == shard}, part))
+
+    with ThreadPoolExecutor(max_workers=min(len(affected), os.cpu_count() or 1) or 1) as pool:
+        list(pool.map(write, sorted(affected)))  # list(): a failed write raises here
 
 
 def prune_tables(layout: Layout, trees: Iterable[str]) -> list[str]:
