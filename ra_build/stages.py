@@ -111,8 +111,13 @@ class ParsedFile:
         return chunk_rows(self.doc, self.row.mtime_ns) if self.doc is not None else []
 
 
-def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> ParsedFile:
-    """Read, classify and chunk one file. Never raises for a bad file: it reports it."""
+def parse_file(
+    tree: str, root: str, path: str, settings: ChunkSettings, real_root: str | None = None
+) -> ParsedFile:
+    """Read, classify and chunk one file. Never raises for a bad file: it reports it.
+
+    `real_root` is `root` with every symlink resolved, when the caller already knows it.
+    """
     abspath = os.path.join(root, path)
     size = mtime_ns = 0  # an error row keeps the stat discovery saw, so it is not "changed" again
     try:
@@ -131,7 +136,9 @@ def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> Pars
         with open(abspath, "rb") as fh:
             # checked on the open file, not the name: a link swapped in after discovery, or
             # between a check and the open, still never gets read
-            if not settings.outside_links and not inside(os.path.realpath(root), _opened_path(fh, abspath)):
+            if not settings.outside_links and not _opened_inside(
+                real_root or os.path.realpath(root), fh, abspath
+            ):
                 return _skip(tree, path, size, mtime_ns, "", "error", outside_reason(abspath))
             data = fh.read()
     except OSError as exc:
@@ -159,10 +166,18 @@ def parse_file(tree: str, root: str, path: str, settings: ChunkSettings) -> Pars
     return ParsedFile(row, doc)
 
 
-def _opened_path(fh: Any, fallback: str) -> str:
-    """The path of the file `fh` really opened (Linux /proc), else `fallback`."""
-    proc = f"/proc/self/fd/{fh.fileno()}"
-    return os.readlink(proc) if os.path.islink(proc) else fallback
+def _opened_inside(real_root: str, fh: Any, fallback: str) -> bool:
+    """Whether the file `fh` really opened is in the directory `real_root` (resolved).
+
+    Linux names the opened file in /proc with every symlink already resolved, so its path is
+    compared as it is (resolving it again was a tenth of the time spent outside the chunker);
+    elsewhere `fallback`, the path that was opened, is resolved.
+    """
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fh.fileno()}")
+    except OSError:
+        return inside(real_root, fallback)
+    return opened == real_root or opened.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def _skip(tree: str, path: str, size: int, mtime_ns: int, sha: str, status: str, why: str) -> ParsedFile:
@@ -172,7 +187,8 @@ def _skip(tree: str, path: str, size: int, mtime_ns: int, sha: str, status: str,
 def _parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> tuple[list[FileRow], pa.RecordBatch]:
     """Parse a batch in a worker; chunks travel back as one Arrow batch (cheap to pickle)."""
     tree, root, paths, settings = args
-    parsed = [parse_file(tree, root, p, settings) for p in paths]
+    real_root = os.path.realpath(root)
+    parsed = [parse_file(tree, root, p, settings, real_root) for p in paths]
     batch = chunk_batch([(p.doc, p.row.mtime_ns) for p in parsed if p.doc is not None])
     return [p.row for p in parsed], batch
 

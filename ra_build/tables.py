@@ -156,14 +156,13 @@ def chunk_batch(docs: Sequence[tuple[Document, int]]) -> pa.RecordBatch:
 
 def doc_hash(chunks: Sequence[Chunk]) -> str:
     """Hash of what the index stores for one document's chunks (mtime left out on purpose)."""
-    h = hashlib.sha256()
-    for c in chunks:
-        h.update(
-            f"{c.id}\x1f{c.content_hash}\x1f{c.parent_id}\x1f{c.position}\x1f"
-            f"{c.sibling_count}\x1f{c.line_start}\x1f{c.line_end}\x1f{c.byte_start}\x1f"
-            f"{c.byte_end}\x1f{c.tokens}\x1e".encode()
-        )
-    return h.hexdigest()
+    fields = "".join(
+        f"{c.id}\x1f{c.content_hash}\x1f{c.parent_id}\x1f{c.position}\x1f"
+        f"{c.sibling_count}\x1f{c.line_start}\x1f{c.line_end}\x1f{c.byte_start}\x1f"
+        f"{c.byte_end}\x1f{c.tokens}\x1e"
+        for c in chunks
+    )
+    return hashlib.sha256(fields.encode()).hexdigest()  # as if each chunk's part were fed in turn
 
 
 def write_chunk_table(path: Path, table: pa.Table) -> None:
