@@ -646,8 +646,23 @@ def plain_text(content: str, references: dict[str, Any] | None = None) -> str:
         if "\n" in content:
             return " ".join(line.strip() for line in content.split("\n")).strip()
         return content.strip()
-    tokens = _INLINE.parseInline(content, {"references": references} if references else {})
-    return _plain(tokens[0].children or []).strip() if tokens else ""
+    # Only links read `references`, and every link has a `[`: without one the text is the
+    # same for every document, and versioned documentation repeats its headings.
+    shared = not references or "[" not in content
+    text = _PLAIN_TEXTS.get(content) if shared else None
+    if text is None:
+        tokens = _INLINE.parseInline(content, {"references": references} if references else {})
+        text = _plain(tokens[0].children or []).strip() if tokens else ""
+        if shared:
+            if len(_PLAIN_TEXTS) >= _PLAIN_TEXTS_MAX:
+                _PLAIN_TEXTS.clear()  # a bound on memory; a miss only costs the parse
+            _PLAIN_TEXTS[content] = text
+    return text
+
+
+# The plain text of heading markdown the inline parser read, by that markdown.
+_PLAIN_TEXTS: dict[str, str] = {}
+_PLAIN_TEXTS_MAX = 50_000
 
 
 def _plain(children: list[Token]) -> str:

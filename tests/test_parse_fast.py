@@ -168,3 +168,11 @@ def test_the_atx_heading_rule_answers_as_markdown_its_own(line: str, indent: str
             state = StateBlock(source, _STOCK, {}, tokens)
             results.append((rule(state, 0, state.lineMax, silent), state.line, state.level, tokens))
         assert results[0] == results[1]
+
+
+def test_heading_text_read_once_is_reused_only_where_link_definitions_cannot_change_it() -> None:
+    defined = "# [a] `b`\n\n[a]: /u\n"
+    for _ in range(2):  # the second round reads remembered texts
+        assert [h.text for h in find_headings("# [a] `b`\n")] == ["[a] b"]
+        assert [h.text for h in find_headings(defined)] == ["a b"]
+        assert [h.text for h in find_headings("# `b` *c*\n\n[a]: /u\n")] == ["b c"]
