@@ -37,11 +37,13 @@ import tantivy
 
 from ra_build.atomic import write_bytes
 from ra_build.layout import Layout
-from ra_build.stages import prune_tables
 from ra_build.tables import SHARDS, read_file_rows, shard_of
 from ra_query.schema import SCHEMA_VERSION, build_schema, doc_id_of, join_breadcrumb, register_analyzer
 
 WRITER_HEAP = 256 * 1024 * 1024  # per shard writer: one thread, so one segment per commit
+# below this many chunks to add, shards are written one after the other in this process: a
+# spawned worker's start-up (~0.3 s of imports) costs more than a second core saves
+PARALLEL_MIN_CHUNKS = 20_000
 META = "meta.json"
 # The layout of tantivy's meta.json that publishing relies on (tantivy 0.22–0.25, tantivy-py
 # 0.27): a list of segments by id, each with its document count and its deletes. Anything else
@@ -150,7 +152,8 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str, shards: int | No
         adds = [d for d in changed if new_docs[d][1] == shard]
         wanted = _by_part(layout, rows, adds)
         jobs.append(ShardJob(shard, str(directory), stemmer, False, tuple(deletes), tuple(wanted)))
-    added_chunks = sum(run_jobs(jobs))
+    chunks = sum(row.chunks for d, (_tree, row) in rows.items() if restem or d in changed)
+    added_chunks = sum(run_jobs(jobs, parallel=chunks >= PARALLEL_MIN_CHUNKS))
     for stale in _shard_dirs(layout):
         if int(stale.name) >= k:
             shutil.rmtree(stale, ignore_errors=True)
@@ -168,6 +171,8 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str, shards: int | No
             }
         ),
     )
+    from ra_build.stages import prune_tables  # here: spawned shard workers need no chunker
+
     prune_tables(layout, trees)  # only after the commit no longer needs them
     return IndexStats(
         added_docs=len(changed),
@@ -209,13 +214,14 @@ def _readable_shard(directory: Path) -> bool:
     return True
 
 
-def run_jobs(jobs: Sequence[ShardJob]) -> list[int]:
+def run_jobs(jobs: Sequence[ShardJob], *, parallel: bool = True) -> list[int]:
     """Run shard jobs, in parallel processes when there is more than one; chunks each added.
 
     The workers are spawned, not forked: after the chunk stage this process holds hundreds of
-    MB that a forked child would count as its own resident memory.
+    MB that a forked child would count as its own resident memory. A spawned worker costs a
+    fresh interpreter's imports (~0.3 s), so small jobs (`parallel=False`) run here, in turn.
     """
-    if len(jobs) < 2:
+    if len(jobs) < 2 or not parallel:
         return [write_job(job) for job in jobs]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -277,11 +283,29 @@ def _job_batches(parts: Iterable[tuple[str, tuple[str, ...] | None]]) -> Iterato
     for part, ids in parts:
         if not os.path.exists(part):
             continue
+        parquet = pq.ParquetFile(part)
         if ids is None:
-            yield from pq.ParquetFile(part).iter_batches(batch_size=BATCH_ROWS, columns=INDEX_COLUMNS)
-        else:
-            table = pq.read_table(part, columns=INDEX_COLUMNS, filters=pc.field("doc_id").isin(list(ids)))
-            yield from table.to_batches(max_chunksize=BATCH_ROWS)
+            yield from parquet.iter_batches(batch_size=BATCH_ROWS, columns=INDEX_COLUMNS)
+            continue
+        groups = _row_groups_holding(parquet, sorted(ids))
+        table = parquet.read_row_groups(groups, columns=INDEX_COLUMNS) if groups else None
+        if table is not None:
+            # a compute call, not a `pc.field` expression: those import pyarrow.dataset (and pandas)
+            keep = pc.call_function("is_in", [table.column("doc_id")], pc.SetLookupOptions(pa.array(ids)))
+            wanted = table.filter(keep)
+            yield from wanted.to_batches(max_chunksize=BATCH_ROWS)
+
+
+def _row_groups_holding(parquet: pq.ParquetFile, ids: list[str]) -> list[int]:
+    """The row groups whose doc_id range (from the column statistics) takes in one of `ids`."""
+    meta = parquet.metadata
+    column = next(i for i in range(meta.num_columns) if meta.schema.column(i).path == "doc_id")
+    groups = []
+    for group in range(meta.num_row_groups):
+        stats = meta.row_group(group).column(column).statistics
+        if stats is None or not stats.has_min_max or any(stats.min <= doc <= stats.max for doc in ids):
+            groups.append(group)
+    return groups
 
 
 # ── publishing ─────────────────────────────────────────────────────────────────────────────

@@ -174,7 +174,7 @@ def write_chunk_table(path: Path, table: pa.Table) -> None:
 
 def read_chunk_table(shards: Sequence[Path]) -> pa.Table:
     """The shards of one chunk table as one table in path order (empty when there are none)."""
-    tables = [pq.read_table(p, schema=CHUNK_SCHEMA) for p in shards if p.exists()]
+    tables = [read_parquet(p).cast(CHUNK_SCHEMA) for p in shards if p.exists()]
     if not tables:
         return CHUNK_SCHEMA.empty_table()
     return pa.concat_tables(tables).sort_by("path") if len(tables) > 1 else tables[0]
@@ -203,11 +203,20 @@ def write_file_table(path: Path, rows: Iterable[FileRow]) -> None:
     write_with(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
+def read_parquet(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
+    """One Parquet file as a table.
+
+    Not `pq.read_table`: for a path it goes through `pyarrow.dataset`, whose import pulls in
+    pandas when it is installed (~0.3 s of a no-change `ra update`).
+    """
+    return pq.ParquetFile(path).read(columns=columns)
+
+
 def read_file_rows(path: Path) -> list[FileRow]:
     """All rows of a file table, or [] when it does not exist yet."""
     if not path.exists():
         return []
-    cols = pq.read_table(path).to_pydict()
+    cols = read_parquet(path).to_pydict()
     n = len(cols["path"])
     return [
         FileRow(tree, path_, size, mtime, sha, status, error, tuple(warnings or ()), chunks, dhash or "")
@@ -219,6 +228,6 @@ def read_file_rows(path: Path) -> list[FileRow]:
 
 def concat_file_tables(sources: Sequence[Path], target: Path) -> None:
     """Write `target` as the concatenation of the per-tree file tables in `sources`."""
-    tables = [pq.read_table(p) for p in sources if p.exists()]
+    tables = [read_parquet(p) for p in sources if p.exists()]
     table = pa.concat_tables(tables) if tables else FILE_SCHEMA.empty_table()
     write_with(target, lambda tmp: pq.write_table(table, tmp, compression="zstd"))

@@ -75,6 +75,25 @@ def test_a_four_shard_build_ranks_like_a_one_shard_build(tmp_path: Path, home: P
         same_ranking(results[1][query], results[4][query])
 
 
+def test_shards_written_by_spawned_workers_rank_like_a_one_shard_build(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fixture is far below the size that pays for worker processes: force them."""
+    import ra_build.index
+    from tests.conftest import CORPUS
+
+    results = {}
+    for shards in (1, 3):
+        monkeypatch.setattr(ra_build.index, "PARALLEL_MIN_CHUNKS", 0 if shards > 1 else 10**9)
+        kb = tmp_path / f"kb{shards}"
+        shutil.copytree(CORPUS, kb)
+        configure(kb, shards)
+        build(kb, home)
+        results[shards] = {q: top10(kb / ".ra", q) for q in QUERIES}
+    for query in QUERIES:
+        same_ranking(results[1][query], results[3][query])
+
+
 def test_the_published_meta_json_lists_the_segments_of_every_shard(kb: Path, home: Path) -> None:
     configure(kb, 3)
     build(kb, home)
