@@ -267,3 +267,16 @@ def test_publishing_again_replaces_the_segments_and_removes_the_old_files(tmp_pa
     assert old & new == {"meta.json", ".tantivy-meta.lock"}
     assert [i for i, _ in ranking(tmp_path / "index", "beta")] == ["t:b.md"]
     assert tantivy.Index.exists(str(tmp_path / "index"))
+
+
+def test_the_manifest_lists_each_shard_with_its_segments_and_chunks(kb: Path, home: Path) -> None:
+    configure(kb, 3)
+    build(kb, home)
+    artifacts = kb / ".ra"
+    manifest = orjson.loads((artifacts / "manifest.json").read_bytes())
+    shards = manifest["index"]["shards"]
+    assert [s["shard"] for s in shards] == [0, 1, 2]
+    published = [s["segment_id"] for s in read_meta(artifacts / "index")["segments"]]
+    assert [seg for s in shards for seg in s["segments"]] == published
+    assert sum(s["chunks"] for s in shards) == open_store(artifacts).index.searcher().num_docs
+    assert sum(s["chunks"] for s in shards) == sum(t["chunks"] for t in manifest["trees"].values())
