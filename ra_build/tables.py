@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+import sys
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,37 @@ import pyarrow.parquet as pq
 
 from ra_build.atomic import write_with
 from ra_build.chunk import Chunk, Document
+
+
+def _arrow_without_pandas() -> None:
+    """Stop pyarrow from importing pandas behind the build's back.
+
+    The first `pa.array(...)` of a process asks pyarrow (its pandas shim, and Arrow's C++
+    conversion of Python sequences) about pandas, which imports it: 0.3-0.8 s of every build (and of
+    every chunk worker) wherever pandas is installed, as it is for anyone who reads the chunk
+    tables with it. Answering that question once while `import pandas` fails settles it for
+    this process; `to_pandas()` still imports pandas on demand.
+    """
+    if "pandas" in sys.modules:
+        return
+    sys.meta_path.insert(0, _NO_PANDAS)
+    try:
+        _ = pa.lib._pandas_api.have_pandas  # pyright: ignore[reportAttributeAccessIssue]
+        pa.array(["x"])  # Arrow's C++ sequence conversion asks once too
+    finally:
+        sys.meta_path.remove(_NO_PANDAS)
+
+
+class _NoPandas:
+    """A meta path finder under which `import pandas` fails."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] == "pandas":
+            raise ImportError("pandas is not used by ra's build")
+
+
+_NO_PANDAS = _NoPandas()
+_arrow_without_pandas()
 
 CHUNK_SCHEMA = pa.schema(
     [

@@ -62,3 +62,29 @@ def test_search_finds_a_heading_chunk_by_its_words(kb: Path, home: Path) -> None
     hits = find(kb / ".ra", "result type", limit=3).hits
     assert hits[0].id == "docs:guides/errors.md#the-result-type"
     assert hits[0].breadcrumb == ("Error Handling", "The Result Type")
+
+
+def test_a_build_never_imports_pandas_even_where_it_is_installed(kb: Path, home: Path) -> None:
+    """pyarrow would import it (0.3-0.8 s) at the first array it builds from Python values."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from ra_build.main import main\n"
+        "sys.argv = ['ra', 'update']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "import pyarrow as pa\n"
+        "pa.array(['after the build'])\n"
+        "print('pandas imported' if 'pandas' in sys.modules else 'no pandas')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=kb,
+        env={"HOME": str(home), "PATH": ""},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "no pandas"
+    assert pd.__version__  # installed here: the dev group has it
