@@ -20,6 +20,7 @@ meta.json replaces it in one rename, so they never see an empty, partial or mixe
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import shutil
@@ -229,8 +230,12 @@ def run_jobs(jobs: Sequence[ShardJob], *, parallel: bool = True) -> list[int]:
     workers = min(len(jobs), os.cpu_count() or 1)
     if workers < 2:
         return [write_job(job) for job in jobs]
+    from ra_build.children import worker_init
+
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    # a worker dies with the build, so a killed build leaves no writer behind in a shard
+    init = {"initializer": worker_init, "initargs": (os.getpid(),)}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, **init) as pool:
         return list(pool.map(write_job, jobs))
 
 
@@ -374,7 +379,7 @@ def publish(index_dir: Path, shards: Sequence[Path]) -> bool:
         keep.add(name)
         target = index_dir / name
         if not target.exists():
-            os.link(shard / name, target)
+            _link_or_copy(shard / name, target)
     with _meta_lock(index_dir):
         write_bytes(index_dir / META, data)
         for name in os.listdir(index_dir):
@@ -385,6 +390,18 @@ def publish(index_dir: Path, shards: Sequence[Path]) -> bool:
                 else:
                     path.unlink(missing_ok=True)
     return True
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link `source` as `target`; copy it where the file system has no hard links."""
+    try:
+        os.link(source, target)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EMLINK):
+            raise
+        tmp = target.with_name(f".{target.name}.tmp")
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, target)
 
 
 @contextlib.contextmanager

@@ -280,3 +280,23 @@ def test_the_manifest_lists_each_shard_with_its_segments_and_chunks(kb: Path, ho
     assert [seg for s in shards for seg in s["segments"]] == published
     assert sum(s["chunks"] for s in shards) == open_store(artifacts).index.searcher().num_docs
     assert sum(s["chunks"] for s in shards) == sum(t["chunks"] for t in manifest["trees"].values())
+
+
+def test_where_hard_links_fail_the_segment_files_are_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system without hard links (or the shards on another device) still publishes."""
+    import errno
+
+    shard = tmp_path / "s0"
+    write_shard(shard, "english", [batch([("a.md", "alpha")])], fresh=True)
+
+    def no_links(source: object, target: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", no_links)
+    assert publish(tmp_path / "index", [shard])
+    segment = read_meta(shard)["segments"][0]
+    for name in segment_files(shard, segment):
+        assert os.stat(tmp_path / "index" / name).st_ino != os.stat(shard / name).st_ino
+    assert [i for i, _ in ranking(tmp_path / "index", "alpha")] == ["t:a.md"]
