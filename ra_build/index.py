@@ -218,25 +218,17 @@ def _readable_shard(directory: Path) -> bool:
 def run_jobs(jobs: Sequence[ShardJob], *, parallel: bool = True) -> list[int]:
     """Run shard jobs, in parallel processes when there is more than one; chunks each added.
 
-    The workers are spawned, not forked: after the chunk stage this process holds hundreds of
-    MB that a forked child would count as its own resident memory. A spawned worker costs a
-    fresh interpreter's imports (~0.3 s), so small jobs (`parallel=False`) run here, in turn.
+    The workers are fresh interpreters (`python -m ra_build.shardwork`), not forks: after the
+    chunk stage this process holds hundreds of MB that a forked child would count as its own
+    resident memory, and multiprocessing's spawn would re-run the caller's main script. A
+    worker costs ~0.3 s of imports, so small jobs (`parallel=False`) run here, in turn.
     """
-    if len(jobs) < 2 or not parallel:
-        return [write_job(job) for job in jobs]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     workers = min(len(jobs), os.cpu_count() or 1)
-    if workers < 2:
+    if workers < 2 or not parallel:
         return [write_job(job) for job in jobs]
-    from ra_build.children import worker_init
+    from ra_build.shardwork import run_in_workers
 
-    ctx = multiprocessing.get_context("spawn")
-    # a worker dies with the build, so a killed build leaves no writer behind in a shard
-    init = {"initializer": worker_init, "initargs": (os.getpid(),)}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, **init) as pool:
-        return list(pool.map(write_job, jobs))
+    return run_in_workers(jobs, workers)
 
 
 def write_job(job: ShardJob) -> int:

@@ -300,3 +300,20 @@ def test_where_hard_links_fail_the_segment_files_are_copied(
     for name in segment_files(shard, segment):
         assert os.stat(tmp_path / "index" / name).st_ino != os.stat(shard / name).st_ino
     assert [i for i, _ in ranking(tmp_path / "index", "alpha")] == ["t:a.md"]
+
+
+def test_a_shard_writer_process_that_fails_reports_its_error_and_errno(tmp_path: Path) -> None:
+    import errno
+
+    from ra_build.index import ShardJob
+    from ra_build.shardwork import run_in_workers
+
+    (tmp_path / "a-file").write_text("not a directory", encoding="utf-8")
+    fine = ShardJob(0, str(tmp_path / "s0"), "english", True)
+    blocked = ShardJob(1, str(tmp_path / "a-file" / "s1"), "english", True)
+    with pytest.raises(OSError) as caught:
+        run_in_workers([fine, blocked], 2)
+    assert caught.value.errno == errno.ENOTDIR
+    with pytest.raises(RuntimeError, match="a shard writer failed: ValueError"):
+        run_in_workers([fine, ShardJob(1, str(tmp_path / "s1"), "no-such-language", True)], 2)
+    assert run_in_workers([fine, ShardJob(1, str(tmp_path / "s1"), "english", True)], 2) == [0, 0]
