@@ -9,7 +9,8 @@ agree. Every chunk shard and the file table must be equal (`pyarrow.Table.equals
 mtimes included). Then N files of the copy get a line appended and both sides update their own
 artifacts incrementally, and the tables are compared again (the shard merge path).
 
-Prints the verdict and each side's chunk-stage wall time; exits 1 on any difference.
+Prints the verdict and each side's chunk-stage wall time and CPU seconds (its workers included;
+the timings are a by-product, not a benchmark); exits 1 on any difference.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ TREE = "corpus"
 
 # Run inside each side's interpreter: only APIs both old and new revisions have.
 _BUILD = """
-import json, sys, time
+import json, resource, sys, time
 from pathlib import Path
 from ra_build.config import DEFAULT_INCLUDE, Settings, TreeConfig
 from ra_build.layout import Layout
@@ -44,10 +45,18 @@ config = TreeConfig(
 layout = Layout(artifacts)
 discover_stage(config, layout)
 defaults = Settings()
-started = time.perf_counter()
+
+def cpu():
+    return sum(
+        resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+
+started, cpu_started = time.perf_counter(), cpu()
 stats = chunk_stage(config, layout, ChunkSettings(defaults.max_file_size, defaults.max_chunk_size))
-seconds = time.perf_counter() - started
-print(json.dumps({"seconds": seconds, "parsed": len(stats.parsed), "chunks": stats.chunks}))
+seconds, cpu_seconds = time.perf_counter() - started, cpu() - cpu_started
+counts = {"parsed": len(stats.parsed), "chunks": stats.chunks}
+print(json.dumps({"seconds": seconds, "cpu": cpu_seconds, **counts}))
 """
 
 
@@ -138,8 +147,9 @@ def main() -> None:
                 found = differences(work / "old", work / "new")
                 failed = failed or bool(found)
                 print(
-                    f"{source} {round_name}: {'DIFFERENT' if found else 'IDENTICAL'} — chunk stage wall "
-                    f"{rev} {old['seconds']:.2f} s, working tree {new['seconds']:.2f} s "
+                    f"{source} {round_name}: {'DIFFERENT' if found else 'IDENTICAL'} — chunk stage "
+                    f"{rev} {old['seconds']:.2f} s wall / {old['cpu']:.2f} CPU-s, "
+                    f"working tree {new['seconds']:.2f} s / {new['cpu']:.2f} CPU-s "
                     f"({new['parsed']} files parsed, {new['chunks']} chunks)"
                 )
                 for line in found:
