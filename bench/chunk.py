@@ -28,7 +28,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from common import git_head  # noqa: E402
+from common import git_head  # noqa: E402 — bench/ is not a package
+
 from ra_build.chunk import chunk_document  # noqa: E402
 from ra_build.parse import decode  # noqa: E402
 from ra_build.stages import ChunkSettings, _parse_batch  # noqa: E402  # pyright: ignore[reportPrivateUsage]
