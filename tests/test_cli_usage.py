@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ra_query import __version__
-from tests.conftest import Run, built_copy, run_cmd
+from tests.conftest import BIN, Run, built_copy, run_cmd
 
 COMMANDS = Path(__file__).parent / "fixtures" / "commands"
 RaFn = Callable[..., Run]
@@ -67,9 +67,18 @@ def test_ra_query_version_prints_the_version(tmp_path: Path, home: Path) -> None
     )
 
 
-def test_ra_prints_a_bash_completion_script(ra: RaFn) -> None:
-    run = ra("--show-completion", "bash")
-    assert run.code == 0 and "_RA_COMPLETE=complete_bash" in run.out
+def test_ra_prints_a_bash_completion_script(tmp_path: Path, home: Path) -> None:
+    """The shell is detected from the parent processes: run under bash, whatever started pytest.
+
+    (`; exit $?` keeps bash from exec-ing ra, which would leave no shell among its parents.)
+    """
+    import os
+    import subprocess
+
+    env = {**os.environ, "HOME": str(home)}
+    script = f"'{BIN / 'ra'}' --show-completion; exit $?"
+    run = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode == 0 and "_RA_COMPLETE=complete_bash" in run.stdout
 
 
 def test_ra_completes_a_command_name(ra: RaFn) -> None:
