@@ -180,17 +180,38 @@ def update(
         bool, typer.Option("--no-wait", help="Exit with code 3 instead of waiting when another build runs.")
     ] = False,
     artifacts: ArtifactsOpt = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            metavar="SPEC",
+            help="Parse and build the index shards on a Dask cluster: local:N (N worker processes "
+            "here) or tcp://HOST:PORT (a running scheduler). Needs: pip install 'ra-kb[dask]'.",
+        ),
+    ] = None,
 ) -> None:
     """Bring the index up to date with the configured trees (incrementally)."""
     from ra_build.settings import default_artifacts
-    from ra_build.tasks import run_build
 
+    if cluster is not None:
+        from ra_build.cluster import parse_spec
+
+        parse_spec(cluster)  # a bad SPEC is an error before anything is read
     config = load_config()
     target = default_artifacts(config, artifacts, os.environ)
     from ra_build.progress import ProgressBar
 
     progress = ProgressBar() if sys.stderr.isatty() else None
-    report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=warn)
+    if cluster is not None:
+        from ra_build.cluster import cluster_build
+
+        report = cluster_build(
+            config, target, cluster, full=full, wait=not no_wait, progress=progress, notify=warn
+        )
+    else:
+        from ra_build.tasks import run_build
+
+        report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=warn)
     if report.failures:
         raise RaError("build failed: " + "; ".join(report.failures))
     from ra_build.status import file_problems

@@ -25,7 +25,7 @@ import fcntl
 import os
 import shutil
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,13 +101,20 @@ class ShardJob:
     parts: tuple[tuple[str, tuple[str, ...] | None], ...] = field(default=())
 
 
-def index_stage(layout: Layout, trees: list[str], stemmer: str, shards: int | None = None) -> IndexStats:
+RunJobs = Callable[[Sequence[ShardJob]], list[int]]  # run_jobs or its stand-in
+
+
+def index_stage(
+    layout: Layout, trees: list[str], stemmer: str, shards: int | None = None, run: RunJobs | None = None
+) -> IndexStats:
     """Bring the tantivy index in line with the chunk tables of `trees`.
 
     `shards` is the configured K; None keeps the K of the existing index (or, for a new one,
     one per core). Each shard a run changes gets one tantivy commit; the published index
     changes only when the new meta.json lists every shard's new segments, so a reader (or a
     build killed half-way) sees either the previous generation or the new one, never a mix.
+    `run` writes the shard jobs (default `run_jobs`, this machine's cores; a cluster build
+    passes its own, ra_build.cluster) and returns the chunks each added.
     """
     started = time.perf_counter()
     state = _read_state(layout)
@@ -154,7 +161,10 @@ def index_stage(layout: Layout, trees: list[str], stemmer: str, shards: int | No
         wanted = _by_part(layout, rows, adds)
         jobs.append(ShardJob(shard, str(directory), stemmer, False, tuple(deletes), tuple(wanted)))
     chunks = sum(row.chunks for d, (_tree, row) in rows.items() if restem or d in changed)
-    added_chunks = sum(run_jobs(jobs, parallel=chunks >= PARALLEL_MIN_CHUNKS))
+    if run is None:
+        added_chunks = sum(run_jobs(jobs, parallel=chunks >= PARALLEL_MIN_CHUNKS))
+    else:
+        added_chunks = sum(run(jobs))
     for stale in _shard_dirs(layout):
         if int(stale.name) >= k:
             shutil.rmtree(stale, ignore_errors=True)

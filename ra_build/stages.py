@@ -124,15 +124,7 @@ def parse_file(
         st = os.stat(abspath)
         size, mtime_ns = st.st_size, st.st_mtime_ns
         if st.st_size > settings.max_file_size:
-            return _skip(
-                tree,
-                path,
-                st.st_size,
-                st.st_mtime_ns,
-                "",
-                "skipped",
-                f"larger than max_file_size ({st.st_size:,} > {settings.max_file_size:,} bytes)",
-            )
+            return too_large(tree, path, st.st_size, st.st_mtime_ns, settings)
         with open(abspath, "rb") as fh:
             # checked on the open file, not the name: a link swapped in after discovery, or
             # between a check and the open, still never gets read
@@ -142,12 +134,29 @@ def parse_file(
                 return _skip(tree, path, size, mtime_ns, "", "error", outside_reason(abspath))
             data = fh.read()
     except OSError as exc:
-        # vanished or unreadable: reported now, retried next build (status error is never reused)
-        why = f"cannot read: {exc.strerror or exc} — make it readable; every ra update tries it again"
-        return _skip(tree, path, size, mtime_ns, "", "error", why)
+        return unreadable(tree, path, size, mtime_ns, exc)
+    return parse_data(tree, path, data, mtime_ns, settings)
+
+
+def too_large(tree: str, path: str, size: int, mtime_ns: int, settings: ChunkSettings) -> ParsedFile:
+    """The row of a file over `max_file_size`, which is never read."""
+    why = f"larger than max_file_size ({size:,} > {settings.max_file_size:,} bytes)"
+    return _skip(tree, path, size, mtime_ns, "", "skipped", why)
+
+
+def unreadable(tree: str, path: str, size: int, mtime_ns: int, exc: OSError) -> ParsedFile:
+    """The row of a file that vanished or cannot be read: reported now, retried next build
+    (a row of status error is never reused)."""
+    why = f"cannot read: {exc.strerror or exc} — make it readable; every ra update tries it again"
+    return _skip(tree, path, size, mtime_ns, "", "error", why)
+
+
+def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: ChunkSettings) -> ParsedFile:
+    """Classify and chunk the bytes of one file, however they were read (a cluster reads them
+    through fsspec). Never raises for a bad file: it reports it."""
     sha = hashlib.sha256(data).hexdigest()
     if b"\0" in data[:BINARY_SNIFF]:
-        return _skip(tree, path, len(data), st.st_mtime_ns, sha, "skipped", "binary file")
+        return _skip(tree, path, len(data), mtime_ns, sha, "skipped", "binary file")
     text, replaced = decode(data)
     bom = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0  # decode dropped it; the ranges count it
     doc = chunk_document(
@@ -162,7 +171,7 @@ def parse_file(
         if len(c.body) > settings.max_chunk_size
     )
     n, digest = len(doc.chunks), doc_hash(doc.chunks)
-    row = FileRow(tree, path, len(data), st.st_mtime_ns, sha, "ok", None, tuple(warnings), n, digest)
+    row = FileRow(tree, path, len(data), mtime_ns, sha, "ok", None, tuple(warnings), n, digest)
     return ParsedFile(row, doc)
 
 
@@ -250,10 +259,21 @@ class ChunkStats:
     problems: tuple[str, ...]  # "path: what" for each file of this run skipped or warned about
 
 
+ParseFiles = Callable[..., tuple[list[FileRow], pa.Table]]  # parse_files or its stand-in
+
+
 def chunk_stage(
-    tree: TreeConfig, layout: Layout, settings: ChunkSettings, progress: FileProgress | None = None
+    tree: TreeConfig,
+    layout: Layout,
+    settings: ChunkSettings,
+    progress: FileProgress | None = None,
+    parse: ParseFiles = parse_files,
 ) -> ChunkStats:
-    """Bring `tree`'s chunk and file tables up to date with its snapshot."""
+    """Bring `tree`'s chunk and file tables up to date with its snapshot.
+
+    `parse` parses the files that changed (`parse_files`: this machine's cores; a cluster
+    build passes its own, ra_build.cluster), with `parse_files`' arguments and result.
+    """
     snap = read_snapshot(layout, tree.name)
     previous = {r.path: r for r in read_file_rows(layout.file_table(tree.name))}
     if _last_settings(layout, tree.name) != _settings_key(settings):
@@ -270,7 +290,7 @@ def chunk_stage(
             rows_out.append(prev)
         else:
             to_parse.append(path)
-    parsed_rows, new_table = parse_files(tree.name, snap["root"], to_parse, settings, progress=progress)
+    parsed_rows, new_table = parse(tree.name, snap["root"], to_parse, settings, progress=progress)
 
     unchanged: set[str] = set()  # touched but identical: keep the old chunks, record the new mtime
     parsed_paths: list[str] = []  # files chunked anew this run

@@ -30,7 +30,7 @@ from doit.tools import config_changed
 
 from ra_build.children import LOCK_FDS
 from ra_build.config import Config
-from ra_build.index import index_stage
+from ra_build.index import RunJobs, index_stage
 from ra_build.layout import Layout
 from ra_build.manifest import manifest_stage
 from ra_build.progress import ProgressBar
@@ -38,9 +38,11 @@ from ra_build.settings import config_hash, index_settings, search_defaults, tree
 from ra_build.stages import (
     ChunkSettings,
     FileProgress,
+    ParseFiles,
     chunk_stage,
     discover_stage,
     nothing_to_retry,
+    parse_files,
 )
 from ra_query.errors import BusyError, ConfigError, RaError, UnwritableError
 from ra_query.schema import MANIFEST_NAME
@@ -127,13 +129,21 @@ _HELD: list[BuildLock] = []  # locks a dodo.py takes for the life of its doit pr
 
 
 def make_tasks(
-    config: Config, artifacts: Path, *, lock: bool = True, file_progress: FileProgress | None = None
+    config: Config,
+    artifacts: Path,
+    *,
+    lock: bool = True,
+    file_progress: FileProgress | None = None,
+    parse: ParseFiles = parse_files,
+    run_shards: RunJobs | None = None,
 ) -> dict[str, Any]:
     """doit task generators that build `config`'s trees into the directory `artifacts`.
 
     With `lock` (the default, for a dodo.py run by the `doit` command), the artifact
     directory's build lock is taken now and held until the process exits, so `doit` and
     `ra update` never write the same artifacts at once. `run_build` holds the lock itself.
+    `parse` and `run_shards` do the two stages' heavy work, on this machine's cores by
+    default; `ra update --cluster` passes its cluster's (ra_build.cluster).
     """
     layout = Layout(artifacts.resolve())
     layout.root.mkdir(parents=True, exist_ok=True)  # doit opens its state database there
@@ -166,6 +176,7 @@ def make_tasks(
                         layout,
                         dataclasses.replace(chunk_settings, outside_links=tree.outside_links),
                         file_progress,
+                        parse,
                     )
                 ],
                 "file_dep": [str(layout.snapshot(tree.name))],
@@ -181,7 +192,14 @@ def make_tasks(
         """Replace changed documents' chunks in the tantivy index and commit."""
         return {
             "actions": [
-                _call(index_stage, layout, names, config.search.stemmer, config.settings.index_shards or None)
+                _call(
+                    index_stage,
+                    layout,
+                    names,
+                    config.search.stemmer,
+                    config.settings.index_shards or None,
+                    run_shards,
+                )
             ],
             # the file tables carry each document's hash: they change whenever chunks do
             "file_dep": [str(layout.file_table(n)) for n in names],
@@ -348,8 +366,13 @@ def run_build(
     wait: bool = True,
     progress: ProgressBar | None = None,
     notify: Callable[[str], None] | None = None,
+    parse: ParseFiles = parse_files,
+    run_shards: RunJobs | None = None,
 ) -> BuildReport:
-    """Run the task graph for `config` into `artifacts` under the build lock."""
+    """Run the task graph for `config` into `artifacts` under the build lock.
+
+    `parse` and `run_shards` as for `make_tasks`.
+    """
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
@@ -364,7 +387,12 @@ def run_build(
         elif not _state_db_usable(layout):
             layout.doit_db.unlink()
         namespace = make_tasks(
-            config, layout.root, lock=False, file_progress=progress.files if progress else None
+            config,
+            layout.root,
+            lock=False,
+            file_progress=progress.files if progress else None,
+            parse=parse,
+            run_shards=run_shards,
         )
         namespace["DOIT_CONFIG"] = {
             **namespace["DOIT_CONFIG"],

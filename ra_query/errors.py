@@ -7,6 +7,7 @@
     ├── QuerySyntaxError         exit 1: a search query that breaks the query language
     ├── ArtifactError            index artifacts missing, unreadable or of an unknown format
     │   └── UnwritableError      a build cannot write them: a full disk, a read-only directory
+    ├── ClusterError             `ra update --cluster`: no Dask installed, no scheduler, a lost worker
     └── BusyError                exit 3: another `ra update` holds the build lock
 
 The CLI prints `RaError.report(prog)` (`ra: error: <message>`; a query syntax error adds the
@@ -81,6 +82,10 @@ class QuerySyntaxError(RaError):
 
 class ArtifactError(RaError):
     """Index artifacts are missing, corrupt, or were written in an unknown format."""
+
+
+class ClusterError(RaError):
+    """A cluster build cannot start (no Dask, no scheduler) or lost a worker; the last build stays."""
 
 
 class BusyError(RaError):
