@@ -1,0 +1,378 @@
+"""`ra update --cluster` (issue 14, item 4): parsing and shard builds on Dask workers.
+
+One 2-worker LocalCluster serves the module (through its `tcp://` address, as a scheduler a
+team runs would); one test starts its own through `local:2`. A cluster build must write what a
+plain build writes: the same chunk tables, the same search results.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pyarrow.parquet as pq
+import pytest
+
+import ra_build.cluster
+from ra_build.cluster import ClusterSpec, cluster_build, parse_spec
+from ra_build.config import load_config
+from ra_build.tasks import BuildReport, run_build
+from ra_query.errors import ClusterError, InputError
+from ra_query.store import open_store
+from tests.conftest import BIN, CORPUS, find, run_cmd
+
+QUERIES = ["testing", "errors logging", "pool", "word7 topic3", "shared body", "the", "zeppelin"]
+EXTRA_HINT = "pip install 'ra-kb[dask]'"
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    """The address of a 2-worker LocalCluster whose scheduler never retries a lost task."""
+    import dask.config
+    from distributed import LocalCluster
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=0,
+            dashboard_address=None,  # pyright: ignore[reportArgumentType]
+            silence_logs=logging.CRITICAL,
+        )
+    with cluster:
+        yield cluster.scheduler_address
+
+
+def corpus(base: Path) -> Path:
+    """The fixture corpus, 60 pages spread over every chunk-table part, and files a build skips
+    or reports: binary, too large, a byte-order mark, bad UTF-8, a link out of the tree."""
+    kb = base / "kb"
+    shutil.copytree(CORPUS, kb)
+    (kb / ".ra.toml").write_text(
+        'root = true\n\n[settings]\nmax_file_size = 20000\nindex_shards = 3\n\n[tree.docs]\npath = "."\n'
+        'include = ["**/*.md", "**/*.txt", "**/*.bin"]\n',
+        encoding="utf-8",
+    )
+    pages = kb / "pages"
+    pages.mkdir()
+    for i in range(60):
+        sections = "".join(
+            f"## Part {j}\n\nword{i} topic{j} shared body text of part {j}.\n\n" for j in range(4)
+        )
+        (pages / f"page{i:03d}.md").write_text(f"# Page {i}\n\nIntro {i}.\n\n{sections}", encoding="utf-8")
+    (kb / "odd").mkdir()
+    (kb / "odd" / "blob.bin").write_bytes(b"\0\1\2" * 100)
+    (kb / "odd" / "huge.md").write_text("# Huge\n\n" + "word " * 10_000, encoding="utf-8")
+    (kb / "odd" / "bom.md").write_bytes(b"\xef\xbb\xbf# Marked\n\nA byte order mark first.\n")
+    (kb / "odd" / "latin1.md").write_bytes(b"# Caf\xe9\n\nNot UTF-8 at all.\n")
+    (base / "secret.md").write_text("# Secret\n\nOutside the tree.\n", encoding="utf-8")
+    (kb / "odd" / "escape.md").symlink_to(base / "secret.md")
+    return kb
+
+
+def plain(kb: Path, home: Path, artifacts: Path) -> BuildReport:
+    report = run_build(load_config(kb, home), artifacts)
+    assert report.failures == []
+    return report
+
+
+def on_cluster(kb: Path, home: Path, artifacts: Path, spec: str) -> BuildReport:
+    report = cluster_build(load_config(kb, home), artifacts, spec)
+    assert report.failures == []
+    return report
+
+
+def same_tables(one: Path, other: Path) -> None:
+    """Every chunk-table part and every file table equal, row for row."""
+    parts = sorted(p.relative_to(one) for p in one.glob("chunks/*/part-*.parquet"))
+    assert parts and parts == sorted(p.relative_to(other) for p in other.glob("chunks/*/part-*.parquet"))
+    tables = [Path("files.parquet"), *(p.relative_to(one) for p in one.glob("chunks/*.files.parquet"))]
+    for rel in [*parts, *tables]:
+        assert pq.read_table(one / rel).equals(pq.read_table(other / rel)), rel
+
+
+def same_search(one: Path, other: Path) -> None:
+    for query in QUERIES:
+        mine = [(h.id, h.score) for h in find(one, query, limit=20).hits]
+        theirs = [(h.id, h.score) for h in find(other, query, limit=20).hits]
+        assert [i for i, _ in mine] == [i for i, _ in theirs], query
+        assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], rel=1e-6), query
+
+
+def manifest(artifacts: Path) -> dict[str, object]:
+    return orjson.loads((artifacts / "manifest.json").read_bytes())
+
+
+def build_both(base: Path, scheduler: str) -> tuple[Path, Path, Path, Path]:
+    """(kb, home, plain artifacts, cluster artifacts), both built from the same sources."""
+    home = base / "home"
+    home.mkdir()
+    kb = corpus(base)
+    plain(kb, home, base / "plain")
+    on_cluster(kb, home, base / "cluster", scheduler)
+    return kb, home, base / "plain", base / "cluster"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, scheduler: str) -> tuple[Path, Path, Path, Path]:
+    """Both builds, for the tests that change nothing."""
+    return build_both(tmp_path_factory.mktemp("built"), scheduler)
+
+
+def test_a_cluster_build_writes_the_chunk_tables_a_plain_build_writes(
+    built: tuple[Path, Path, Path, Path],
+) -> None:
+    _, _, one, other = built
+    same_tables(one, other)
+    assert manifest(one)["trees"] == manifest(other)["trees"]
+
+
+def test_a_cluster_build_answers_searches_as_a_plain_build_does(built: tuple[Path, Path, Path, Path]) -> None:
+    _, _, one, other = built
+    same_search(one, other)
+    assert open_store(other).index.searcher().num_docs == open_store(one).index.searcher().num_docs
+
+
+def test_the_manifest_lists_every_shard_with_its_segments_and_documents(
+    built: tuple[Path, Path, Path, Path],
+) -> None:
+    _, _, one, other = built
+    for artifacts in (one, other):
+        shards = manifest(artifacts)["shards"]
+        assert isinstance(shards, list) and [s["shard"] for s in shards] == [0, 1, 2]
+        assert sum(s["docs"] for s in shards) == open_store(artifacts).index.searcher().num_docs
+        published = {
+            s["segment_id"]
+            for s in orjson.loads((artifacts / "index" / "meta.json").read_bytes())["segments"]
+        }
+        assert {seg for s in shards for seg in s["segments"]} == published
+
+
+def test_a_cluster_build_after_an_edit_parses_only_what_changed_and_still_matches(
+    tmp_path: Path, scheduler: str
+) -> None:
+    kb, home, one, other = build_both(tmp_path, scheduler)
+    (kb / "guides" / "testing.md").write_text("# Testing\n\nAll new words: zeppelin.\n", encoding="utf-8")
+    (kb / "pages" / "page007.md").unlink()
+    (kb / "pages" / "new.md").write_text("# New\n\nA zeppelin page.\n", encoding="utf-8")
+    report = on_cluster(kb, home, other, scheduler)
+    assert sorted(report.results["chunk:docs"]["parsed"]) == ["guides/testing.md", "pages/new.md"]
+    assert "pages/page007.md" in report.results["chunk:docs"]["removed"]
+    index = report.results["index"]
+    assert index["added_docs"] == 2 and index["removed_docs"] == 1 and not index["rebuilt"]
+    plain(kb, home, one)
+    same_tables(one, other)
+    same_search(one, other)
+
+
+def test_a_plain_update_after_a_cluster_build_finds_everything_up_to_date(
+    built: tuple[Path, Path, Path, Path],
+) -> None:
+    kb, home, _, other = built
+    report = plain(kb, home, other)
+    assert report.executed == ["discover:docs"]
+    assert sorted(report.up_to_date) == ["chunk:docs", "index", "manifest"]
+
+
+def test_a_cluster_build_with_nothing_changed_keeps_the_generation(
+    built: tuple[Path, Path, Path, Path], scheduler: str
+) -> None:
+    kb, home, _, other = built
+    generation = manifest(other)["generation"]
+    report = on_cluster(kb, home, other, scheduler)
+    assert report.executed == ["discover:docs"]
+    assert manifest(other)["generation"] == generation
+
+
+# ---- the command line ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "parsed"),
+    [
+        ("local:2", ClusterSpec("local:2", workers=2)),
+        ("tcp://127.0.0.1:8786", ClusterSpec("tcp://127.0.0.1:8786", address="tcp://127.0.0.1:8786")),
+        (
+            "tcp://scheduler.internal:8786",
+            ClusterSpec("tcp://scheduler.internal:8786", address="tcp://scheduler.internal:8786"),
+        ),
+    ],
+)
+def test_a_cluster_spec_names_local_workers_or_a_scheduler(spec: str, parsed: ClusterSpec) -> None:
+    assert parse_spec(spec) == parsed
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "local:0",
+        "local:x",
+        "local:",
+        "local:2000",
+        "tcp://host",
+        "udp://host:1",
+        "tcp://host:99999",
+        "host:8786",
+        "",
+    ],
+)
+def test_a_bad_cluster_spec_is_an_input_error_that_shows_both_forms(spec: str) -> None:
+    with pytest.raises(
+        InputError, match=r"use local:N \(N worker processes on this machine\) or tcp://HOST:PORT"
+    ):
+        parse_spec(spec)
+
+
+def test_ra_update_with_a_bad_cluster_spec_is_one_line_with_exit_2(tmp_path: Path, home: Path) -> None:
+    kb = tmp_path / "kb"
+    shutil.copytree(CORPUS, kb)
+    run = run_cmd("ra", "update", "--cluster", "local:many", cwd=kb, home=home)
+    assert run.code == 2 and run.out == ""
+    assert run.err == (
+        "ra: error: --cluster 'local:many': N must be a whole number from 1 to 1024 — use local:N "
+        "(N worker processes on this machine) or tcp://HOST:PORT (a running Dask scheduler)\n"
+    )
+    assert not (kb / ".ra").exists()
+
+
+def without_dask(*argv: str) -> str:
+    """Python code that runs `ra ARGV` with Dask, distributed and fsspec made unimportable."""
+    return (
+        "import sys\n"
+        "for name in ('dask', 'distributed', 'fsspec'):\n"
+        "    sys.modules[name] = None\n"
+        f"sys.argv = ['ra', *{list(argv)!r}]\n"
+        "from ra_build.main import main\n"
+        "main()\n"
+    )
+
+
+def test_ra_update_cluster_without_the_extra_names_the_install_command(tmp_path: Path, home: Path) -> None:
+    kb = tmp_path / "kb"
+    shutil.copytree(CORPUS, kb)
+    env = {**os.environ, "HOME": str(home)}
+    proc = subprocess.run(
+        [sys.executable, "-c", without_dask("update", "--cluster", "local:2")],
+        cwd=kb, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"ra: error: ra update --cluster needs Dask — install it with: {EXTRA_HINT}\n"
+    assert not (kb / ".ra" / "manifest.json").exists()
+
+
+def test_a_plain_update_and_doit_import_no_dask(tmp_path: Path, home: Path) -> None:
+    """Not even with Dask installed (as here): `-X importtime` lists every module imported."""
+    kb = tmp_path / "kb"
+    shutil.copytree(CORPUS, kb)
+    (kb / "dodo.py").write_text(
+        "from pathlib import Path\n\nfrom ra_build.config import load_config\nfrom ra_build.tasks import make_tasks\n\n"
+        "_HERE = Path(__file__).resolve().parent\n"
+        "globals().update(make_tasks(load_config(_HERE, Path.home()), _HERE / 'doit-artifacts'))\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "HOME": str(home)}
+    for argv in ([str(BIN / "ra"), "update"], [str(BIN / "doit")]):
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", *argv], cwd=kb, env=env, capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        imported = {
+            line.rsplit("|", 1)[-1].strip()
+            for line in proc.stderr.splitlines()
+            if line.startswith("import time:")
+        }
+        assert "ra_build.tasks" in imported and "tantivy" in imported  # it did build
+        assert {m.split(".")[0] for m in imported} & {"dask", "distributed", "fsspec", "ra_build"} == {
+            "ra_build"
+        }
+        assert "ra_build.cluster" not in imported
+    assert (kb / ".ra" / "manifest.json").exists() and (kb / "doit-artifacts" / "manifest.json").exists()
+
+
+@pytest.mark.slow
+def test_ra_update_on_a_local_cluster_builds_what_ra_update_builds(tmp_path: Path, home: Path) -> None:
+    kb = corpus(tmp_path)
+    run = run_cmd("ra", "update", "--cluster", "local:2", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    assert run.out.startswith("65 files, ") and run.out.rstrip().endswith(str(kb / ".ra"))
+    plain(kb, home, tmp_path / "plain")
+    same_tables(tmp_path / "plain", kb / ".ra")
+    same_search(tmp_path / "plain", kb / ".ra")
+
+
+def test_an_unreachable_scheduler_is_a_cluster_error(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ra_build.cluster, "CONNECT_SECONDS", 1)  # Dask retries until then
+    kb = tmp_path / "kb"
+    shutil.copytree(CORPUS, kb)
+    with pytest.raises(ClusterError, match=r"^cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9 \("):
+        cluster_build(load_config(kb, home), kb / ".ra", "tcp://127.0.0.1:9")
+    assert not (kb / ".ra" / "manifest.json").exists()
+
+
+# ---- a worker killed mid-build ----------------------------------------------------------------
+
+
+def readable_chunks(artifacts: Path) -> int:
+    return open_store(artifacts).index.searcher().num_docs
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_build_fails_it_in_one_line_and_the_previous_index_stays(
+    tmp_path: Path, home: Path, scheduler: str
+) -> None:
+    """One worker is made to hang in its first parse task and is killed there; the scheduler
+    (allowed-failures 0) fails the task, and the build stops before it publishes anything."""
+    from distributed import Client, Event
+
+    kb = corpus(tmp_path)
+    plain(kb, home, kb / ".ra")
+    whole = readable_chunks(kb / ".ra")
+
+    def hang_in_parse() -> int:
+        import threading
+
+        import ra_build.cluster
+
+        def stuck(*args: object, **kwargs: object) -> object:
+            from distributed import Event
+
+            Event("ra-test-parsing").set()
+            threading.Event().wait()  # until the test kills this process
+            raise AssertionError("unreachable")
+
+        ra_build.cluster.parse_data = stuck  # type: ignore[assignment]
+        return os.getpid()
+
+    with Client(scheduler) as client:
+        victim = sorted(client.scheduler_info()["workers"])[0]
+        pid = client.run(hang_in_parse, workers=[victim])[victim]
+        build = subprocess.Popen(
+            [str(BIN / "ra"), "update", "--full", "--cluster", scheduler],
+            cwd=kb, env={**os.environ, "HOME": str(home)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert Event("ra-test-parsing", client).wait(timeout=120), "no parse task reached the worker"
+        os.kill(pid, signal.SIGKILL)
+        out, err = build.communicate(timeout=120)
+        client.wait_for_workers(2, timeout=60)  # the nanny restarts it, for the tests after this one
+    assert build.returncode == 2 and out == ""
+    assert err.startswith(f"ra: error: the cluster {scheduler} failed while parsing tree docs (KilledWorker")
+    assert err.endswith(
+        "the previous index is still readable; run ra update again (with or without --cluster)\n"
+    )
+    assert err.count("\n") == 1
+    assert readable_chunks(kb / ".ra") == whole
+    assert run_cmd("ra-query", "search", "--list", "word7 topic3", cwd=kb, home=home).code == 0
+    again = run_cmd("ra", "update", cwd=kb, home=home)
+    assert again.code == 0, again.err
+    assert readable_chunks(kb / ".ra") == whole
