@@ -186,7 +186,7 @@ def update(
             "--cluster",
             metavar="SPEC",
             help="Parse and build the index shards on a Dask cluster: local:N (N worker processes "
-            "here) or tcp://HOST:PORT (a running scheduler). Needs: pip install 'ra-kb[dask]'.",
+            "here) or tcp://HOST:PORT (a running scheduler). Needs: pip install 'ra-kb\\[dask]'.",
         ),
     ] = None,
 ) -> None:

@@ -376,3 +376,11 @@ def test_a_worker_killed_mid_build_fails_it_in_one_line_and_the_previous_index_s
     again = run_cmd("ra", "update", cwd=kb, home=home)
     assert again.code == 0, again.err
     assert readable_chunks(kb / ".ra") == whole
+
+
+def test_ra_update_help_names_both_cluster_forms_and_the_extra(tmp_path: Path, home: Path) -> None:
+    run = run_cmd("ra", "update", "--help", cwd=tmp_path, home=home)
+    assert run.code == 0
+    text = " ".join(run.out.replace("│", " ").split())
+    assert "local:N (N worker processes here) or tcp://HOST:PORT (a running scheduler)" in text
+    assert "Needs: pip install 'ra-kb[dask]'." in text
