@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pyarrow.parquet as pq
@@ -107,7 +108,7 @@ def same_search(one: Path, other: Path) -> None:
         assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], rel=1e-6), query
 
 
-def manifest(artifacts: Path) -> dict[str, object]:
+def manifest(artifacts: Path) -> dict[str, Any]:
     return orjson.loads((artifacts / "manifest.json").read_bytes())
 
 
@@ -146,9 +147,9 @@ def test_the_manifest_lists_every_shard_with_its_segments_and_documents(
 ) -> None:
     _, _, one, other = built
     for artifacts in (one, other):
-        shards = manifest(artifacts)["shards"]
+        shards = manifest(artifacts)["index"]["shards"]
         assert isinstance(shards, list) and [s["shard"] for s in shards] == [0, 1, 2]
-        assert sum(s["docs"] for s in shards) == open_store(artifacts).index.searcher().num_docs
+        assert sum(s["chunks"] for s in shards) == open_store(artifacts).index.searcher().num_docs
         published = {
             s["segment_id"]
             for s in orjson.loads((artifacts / "index" / "meta.json").read_bytes())["segments"]
