@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ra_build.index import BATCH_ROWS, ShardJob, _job_batches, write_shard
+from ra_build.index import BATCH_ROWS, ShardJob, _job_batches, _link_or_copy, write_shard
 from ra_build.stages import (
     ChunkSettings,
     FileProgress,
@@ -334,10 +334,12 @@ class Engine:
         added: dict[str, int] = {}
         try:
             with self._waiting("sending the index shards"):
-                futures = {}
-                for job in jobs:
-                    work = self.client.scatter(_shard_work(job), hash=False)
-                    futures[self.client.submit(shard_task, work, pure=False)] = job
+                # every shard's data is on the cluster before any shard task starts
+                works = [self.client.scatter(_shard_work(job), hash=False) for job in jobs]
+                futures = {
+                    self.client.submit(shard_task, work, pure=False): job
+                    for work, job in zip(works, jobs, strict=True)
+                }
             for future in as_completed(list(futures)):
                 job = futures[future]
                 with self._waiting("building the index shards"):
@@ -375,7 +377,7 @@ def _assemble(directory: Path, result: ShardResult) -> Path:
                 fh.write(result.changed[name])
                 os.fsync(fh.fileno())
         else:
-            os.link(directory / name, staged / name)
+            _link_or_copy(directory / name, staged / name)
     return staged
 
 

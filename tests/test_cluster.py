@@ -328,19 +328,28 @@ def readable_chunks(artifacts: Path) -> int:
     return open_store(artifacts).index.searcher().num_docs
 
 
+def shard_files(artifacts: Path) -> dict[str, int]:
+    return {str(p.relative_to(artifacts)): p.stat().st_ino for p in artifacts.glob(".index-shards/**/*")}
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("target", "stage"), [("parse_data", "parsing tree docs"), ("write_shard", "building the index shards")]
+)
 def test_a_worker_killed_mid_build_fails_it_in_one_line_and_the_previous_index_stays(
-    tmp_path: Path, home: Path, scheduler: str
+    tmp_path: Path, home: Path, scheduler: str, target: str, stage: str
 ) -> None:
-    """One worker is made to hang in its first parse task and is killed there; the scheduler
-    (allowed-failures 0) fails the task, and the build stops before it publishes anything."""
+    """One worker is made to hang in its first parse (or shard) task and is killed there; the
+    scheduler (allowed-failures 0) fails the task, and the build stops before it publishes."""
     from distributed import Client, Event
 
     kb = corpus(tmp_path)
     plain(kb, home, kb / ".ra")
     whole = readable_chunks(kb / ".ra")
+    shards = shard_files(kb / ".ra")
+    reached = f"ra-test-{target}"
 
-    def hang_in_parse() -> int:
+    def hang() -> int:
         import threading
 
         import ra_build.cluster
@@ -348,31 +357,32 @@ def test_a_worker_killed_mid_build_fails_it_in_one_line_and_the_previous_index_s
         def stuck(*args: object, **kwargs: object) -> object:
             from distributed import Event
 
-            Event("ra-test-parsing").set()
+            Event(reached).set()
             threading.Event().wait()  # until the test kills this process
             raise AssertionError("unreachable")
 
-        ra_build.cluster.parse_data = stuck  # type: ignore[assignment]
+        setattr(ra_build.cluster, target, stuck)
         return os.getpid()
 
     with Client(scheduler) as client:
         victim = sorted(client.scheduler_info()["workers"])[0]
-        pid = client.run(hang_in_parse, workers=[victim])[victim]
+        pid = client.run(hang, workers=[victim])[victim]
         build = subprocess.Popen(
             [str(BIN / "ra"), "update", "--full", "--cluster", scheduler],
             cwd=kb, env={**os.environ, "HOME": str(home)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        assert Event("ra-test-parsing", client).wait(timeout=120), "no parse task reached the worker"
+        assert Event(reached, client).wait(timeout=120), f"no task reached {target} on the worker"
         os.kill(pid, signal.SIGKILL)
         out, err = build.communicate(timeout=120)
         client.wait_for_workers(2, timeout=60)  # the nanny restarts it, for the tests after this one
     assert build.returncode == 2 and out == ""
-    assert err.startswith(f"ra: error: the cluster {scheduler} failed while parsing tree docs (KilledWorker")
+    assert err.startswith(f"ra: error: the cluster {scheduler} failed while {stage} (KilledWorker")
     assert err.endswith(
         "the previous index is still readable; run ra update again (with or without --cluster)\n"
     )
     assert err.count("\n") == 1
     assert readable_chunks(kb / ".ra") == whole
+    assert shard_files(kb / ".ra") == shards  # not one file of a shard changed, none staged
     assert run_cmd("ra-query", "search", "--list", "word7 topic3", cwd=kb, home=home).code == 0
     again = run_cmd("ra", "update", cwd=kb, home=home)
     assert again.code == 0, again.err
