@@ -172,28 +172,40 @@ def read_and_parse(tree: str, root: str, path: str, settings: ChunkSettings, rea
 
     `real_root` is `root` with its symlinks resolved (for a local tree)."""
     import fsspec
+    from fsspec.implementations.local import LocalFileSystem
 
     url = f"{root.rstrip('/')}/{path}" if "://" in root else os.path.join(root, path)
     size = mtime_ns = 0
     try:
-        with fsspec.open(url, "rb") as opened:
-            fh: Any = opened  # a file object: LocalFileOpener, or a remote file system's
-            local = hasattr(fh, "fileno")
-            if local:  # the stat of the file opened, as a plain build takes it
-                st = os.fstat(fh.fileno())
-                size, mtime_ns = st.st_size, st.st_mtime_ns
-            else:
-                fs = fh.fs
-                size = int(fs.size(fh.path))
-                mtime_ns = int(fs.modified(fh.path).timestamp() * 1_000_000_000)
+        target: Any = fsspec.open(url, "rb")  # one OpenFile: its file system, path, and the file
+        local = isinstance(target.fs, LocalFileSystem)
+        if not local:  # stat before reading, as a plain build does (the size decides that)
+            size, mtime_ns = _remote_stat(target.fs, target.path)
             if size > settings.max_file_size:
                 return too_large(tree, path, size, mtime_ns, settings)
-            if local and not settings.outside_links and not _opened_inside(real_root, fh, url):
-                return _skip(tree, path, size, mtime_ns, "", "error", outside_reason(url))
+        with target as opened:
+            fh: Any = opened
+            if local:  # the stat of the very file opened
+                st = os.fstat(fh.fileno())
+                size, mtime_ns = st.st_size, st.st_mtime_ns
+                if size > settings.max_file_size:
+                    return too_large(tree, path, size, mtime_ns, settings)
+                if not settings.outside_links and not _opened_inside(real_root, fh, url):
+                    return _skip(tree, path, size, mtime_ns, "", "error", outside_reason(url))
             data = fh.read()
     except OSError as exc:
         return unreadable(tree, path, size, mtime_ns, exc)
     return parse_data(tree, path, data, mtime_ns, settings)
+
+
+def _remote_stat(fs: Any, path: str) -> tuple[int, int]:
+    """(size, mtime in ns) of `path` on a file system other than the local one (mtime 0 where
+    the file system keeps none)."""
+    size = int(fs.size(path))
+    try:
+        return size, int(fs.modified(path).timestamp() * 1_000_000_000)
+    except (NotImplementedError, AttributeError):
+        return size, 0
 
 
 def parse_task(
@@ -306,10 +318,10 @@ class Engine:
         for future in futures:
             chunks.append(results[future.key][1])
         rows = [by_path[p] for p in paths]
-        self._check_reachable(tree, root, rows)
+        self.check_reachable(tree, root, rows)
         return rows, pa.Table.from_batches(chunks, schema=CHUNK_SCHEMA)
 
-    def _check_reachable(self, tree: str, root: str, rows: list[FileRow]) -> None:
+    def check_reachable(self, tree: str, root: str, rows: list[FileRow]) -> None:
         """Fail when no worker could open any file that this machine sees: the sources are
         not mounted where the workers run, and the build would publish an empty tree."""
         missing = "cannot read: No such file or directory"

@@ -7,6 +7,8 @@ plain build writes: the same chunk tables, the same search results.
 
 from __future__ import annotations
 
+import dataclasses
+import errno
 import logging
 import os
 import shutil
@@ -15,15 +17,16 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import pyarrow.parquet as pq
 import pytest
 
 import ra_build.cluster
-from ra_build.cluster import ClusterSpec, cluster_build, parse_spec
+from ra_build.cluster import ClusterSpec, Engine, cluster_build, parse_spec, read_and_parse
 from ra_build.config import load_config
+from ra_build.stages import ChunkSettings, parse_file, unreadable
 from ra_build.tasks import BuildReport, run_build
 from ra_query.errors import ClusterError, InputError
 from ra_query.store import open_store
@@ -191,6 +194,56 @@ def test_a_cluster_build_with_nothing_changed_keeps_the_generation(
     report = on_cluster(kb, home, other, scheduler)
     assert report.executed == ["discover:docs"]
     assert manifest(other)["generation"] == generation
+
+
+# ---- what a worker does -------------------------------------------------------------------------
+
+
+SETTINGS = ChunkSettings(max_file_size=2000, max_chunk_size=8000)
+
+
+def test_a_worker_reads_through_any_fsspec_file_system_and_chunks_as_a_plain_build(tmp_path: Path) -> None:
+    import fsspec
+
+    data = (CORPUS / "guides" / "errors.md").read_bytes()
+    (tmp_path / "guides").mkdir()
+    (tmp_path / "guides" / "errors.md").write_bytes(data)
+    with fsspec.open("memory://ra-test/kb/guides/errors.md", "wb") as fh:
+        fh.write(data)
+    local = parse_file("docs", str(tmp_path), "guides/errors.md", SETTINGS)
+    remote = read_and_parse(
+        "docs", "memory://ra-test/kb", "guides/errors.md", SETTINGS, "memory://ra-test/kb"
+    )
+    assert local.doc is not None and remote.doc == local.doc
+    assert remote.row == dataclasses.replace(local.row, mtime_ns=remote.row.mtime_ns)
+    assert remote.row.mtime_ns > 0
+
+
+def test_a_worker_skips_a_remote_file_over_the_size_limit_and_reports_a_missing_one(tmp_path: Path) -> None:
+    import fsspec
+
+    with fsspec.open("memory://ra-test/big/huge.md", "wb") as fh:
+        fh.write(b"# Huge\n\n" + b"word " * 1000)
+    huge = read_and_parse("docs", "memory://ra-test/big", "huge.md", SETTINGS, "memory://ra-test/big")
+    assert (huge.row.status, huge.row.error) == ("skipped", "larger than max_file_size (5,008 > 2,000 bytes)")
+    gone = read_and_parse("docs", "memory://ra-test/big", "gone.md", SETTINGS, "memory://ra-test/big")
+    assert gone.row.status == "error" and gone.doc is None
+    assert gone.row.error is not None and gone.row.error.startswith("cannot read: ")
+
+
+def test_workers_that_can_read_none_of_the_files_this_machine_sees_fail_the_build(tmp_path: Path) -> None:
+    """They do not see the sources (no shared mount): an error, not a tree of unreadable files."""
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    lost = FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
+    rows = [unreadable("docs", "a.md", 0, 0, lost).row, unreadable("docs", "b.md", 0, 0, lost).row]
+    engine = Engine(cast(Any, None), "tcp://elsewhere:8786")
+    with pytest.raises(
+        ClusterError, match=r"^the workers of tcp://elsewhere:8786 cannot read tree docs's files at "
+    ):
+        engine.check_reachable("docs", str(tmp_path), rows)
+    engine.check_reachable(
+        "docs", str(tmp_path), [rows[1], parse_file("docs", str(tmp_path), "a.md", SETTINGS).row]
+    )
 
 
 # ---- the command line ---------------------------------------------------------------------------
