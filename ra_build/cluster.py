@@ -133,18 +133,23 @@ def connect(spec: ClusterSpec) -> Iterator[Client]:
     # ra reports a failed cluster build in one line; Dask's own logs would bury it
     logging.getLogger("distributed").setLevel(quiet)
     if spec.workers:
-        with (
-            dask.config.set({"distributed.scheduler.allowed-failures": 0}),
-            LocalCluster(
-                n_workers=spec.workers,
-                threads_per_worker=1,
-                processes=True,
-                memory_limit=0,  # ra's own processes, as in a plain build: never paused or killed
-                dashboard_address=None,  # pyright: ignore[reportArgumentType]  (None: no dashboard)
-                silence_logs=quiet,
-            ) as local,
-            Client(local) as client,
-        ):
+        # the scheduler reads its retry policy when it is made
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            try:
+                local = LocalCluster(
+                    n_workers=spec.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    memory_limit=0,  # ra's own processes, as in a plain build: never paused or killed
+                    dashboard_address=None,  # pyright: ignore[reportArgumentType]  (None: no dashboard)
+                    silence_logs=quiet,
+                )
+            except (RuntimeError, OSError, TimeoutError) as exc:  # what distributed raises for it
+                raise ClusterError(
+                    f"cannot start {spec.workers} local Dask workers ({_why(exc)}) — "
+                    "RA_DEBUG=1 shows Dask's log; ra update without --cluster builds here"
+                ) from None
+        with local, Client(local) as client:
             yield client
         return
     try:

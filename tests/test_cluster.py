@@ -363,6 +363,22 @@ def test_ra_update_on_a_local_cluster_builds_what_ra_update_builds(tmp_path: Pat
     same_search(tmp_path / "plain", kb / ".ra")
 
 
+def test_a_local_cluster_that_cannot_start_is_a_cluster_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import distributed
+
+    def refuse(**options: object) -> object:
+        raise RuntimeError("Cluster failed to start: Nanny failed to start worker process")
+
+    monkeypatch.setattr(distributed, "LocalCluster", refuse)
+    with (
+        pytest.raises(
+            ClusterError, match=r"^cannot start 3 local Dask workers \(RuntimeError: Cluster failed to start"
+        ),
+        ra_build.cluster.connect(parse_spec("local:3")),
+    ):
+        pass
+
+
 def test_an_unreachable_scheduler_is_a_cluster_error(
     tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
