@@ -745,8 +745,8 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--dir", type=Path, help="an unpacked corpus folder")
     source.add_argument("--tarball", type=Path, default=DEFAULT_TARBALL)
     parser.add_argument("--parts", default="bytes,open,matches,shards")
-    parser.add_argument("--rounds", type=int, default=7, help="fresh processes per segment count and mode")
-    parser.add_argument("--calls", type=int, default=40, help="warm calls per query of part 3")
+    parser.add_argument("--rounds", type=int, default=15, help="fresh processes per segment count and mode")
+    parser.add_argument("--calls", type=int, default=60, help="warm calls per query of part 3")
     parser.add_argument("--headings", type=int, default=200, help="sampled headings added to the query set")
     parser.add_argument(
         "--rows", type=int, help="only the first N chunk rows for parts 2 and 4 (a quick check)"
