@@ -17,7 +17,7 @@ import typer
 
 from ra_build.main import flushed, guarded, home, load_config, quiet_stdout, refreshed_store, run_search, warn
 from ra_query import __version__
-from ra_query.errors import InputError, RaError
+from ra_query.errors import InputError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -191,46 +191,10 @@ def update(
     ] = None,
 ) -> None:
     """Bring the index up to date with the configured trees (incrementally)."""
-    from ra_build.settings import default_artifacts
+    from ra_build.main import update_command
 
-    if cluster is not None:
-        from ra_build.cluster import parse_spec
-
-        parse_spec(cluster)  # a bad SPEC is an error before anything is read
-    config = load_config()
-    target = default_artifacts(config, artifacts, os.environ)
-    from ra_build.progress import ProgressBar
-
-    progress = ProgressBar() if sys.stderr.isatty() else None
-    if cluster is not None:
-        from ra_build.cluster import cluster_build
-
-        report = cluster_build(
-            config, target, cluster, full=full, wait=not no_wait, progress=progress, notify=warn
-        )
-    else:
-        from ra_build.tasks import run_build
-
-        report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=warn)
-    if report.failures:
-        raise RaError("build failed: " + "; ".join(report.failures))
-    from ra_build.status import file_problems
-
-    for problem in file_problems(target, list(config.trees)):
-        warn(problem)
-    print(_summary(target, report.results, report.seconds))
-
-
-def _summary(target: Path, results: dict[str, object], seconds: float) -> str:
-    manifest = orjson.loads((target / "manifest.json").read_bytes())
-    trees = manifest.get("trees", {})
-    files = sum(t["files"] for t in trees.values())
-    chunks = sum(t["chunks"] for t in trees.values())
-    skipped = sum(t["skipped"] for t in trees.values())
-    parsed = sum(
-        len(r["parsed"]) for k, r in results.items() if k.startswith("chunk:") and isinstance(r, dict)
-    )
-    return f"{files} files, {chunks} chunks, {skipped} skipped, {parsed} parsed in {seconds:.2f}s → {target}"
+    # a plain `ra update` reaches update_command without typer (ra_build.main.plain_update)
+    update_command(full=full, no_wait=no_wait, artifacts=artifacts, cluster=cluster)
 
 
 @app.command()

@@ -427,6 +427,75 @@ def _add_context_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster: str | None) -> None:
+    """`ra update`: build, report the files with problems, print the one-line summary."""
+    from ra_build.settings import default_artifacts
+
+    if cluster is not None:
+        from ra_build.cluster import parse_spec
+
+        parse_spec(cluster)  # a bad SPEC is an error before anything is read
+    config = load_config()
+    target = default_artifacts(config, artifacts, os.environ)
+    from ra_build.progress import ProgressBar
+
+    progress = ProgressBar() if sys.stderr.isatty() else None
+    if cluster is not None:
+        from ra_build.cluster import cluster_build
+
+        report = cluster_build(
+            config, target, cluster, full=full, wait=not no_wait, progress=progress, notify=warn
+        )
+    else:
+        from ra_build.tasks import run_build
+
+        report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=warn)
+    if report.failures:
+        raise RaError("build failed: " + "; ".join(report.failures))
+    from ra_build.status import file_problems
+
+    for problem in file_problems(target, list(config.trees)):
+        warn(problem)
+    print(_update_summary(target, report.results, report.seconds))
+
+
+def _update_summary(target: Path, results: dict[str, object], seconds: float) -> str:
+    import orjson
+
+    manifest = orjson.loads((target / "manifest.json").read_bytes())
+    trees = manifest.get("trees", {})
+    files = sum(t["files"] for t in trees.values())
+    chunks = sum(t["chunks"] for t in trees.values())
+    skipped = sum(t["skipped"] for t in trees.values())
+    parsed = sum(
+        len(r["parsed"]) for k, r in results.items() if k.startswith("chunk:") and isinstance(r, dict)
+    )
+    return f"{files} files, {chunks} chunks, {skipped} skipped, {parsed} parsed in {seconds:.2f}s → {target}"
+
+
+def plain_update(argv: list[str]) -> dict[str, Any] | None:
+    """The options of an `ra update` that needs no typer (flags and `--opt VALUE` only), or None:
+    `--help`, a usage error or anything unusual goes through typer, which words them."""
+    options: dict[str, Any] = {"full": False, "no_wait": False, "artifacts": None, "cluster": None}
+    flags = {"--full": "full", "--no-wait": "no_wait"}
+    valued = {"--artifacts": "artifacts", "--cluster": "cluster"}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, value = arg.partition("=")
+        if arg in flags:
+            options[flags[arg]] = True
+        elif name in valued and eq and value:
+            options[valued[name]] = value
+        elif arg in valued and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            options[valued[arg]] = argv[i + 1]
+            i += 1
+        else:
+            return None
+        i += 1
+    return options
+
+
 def guarded(run: Callable[[], int]) -> int:
     """Run `run`; return its exit code, or the documented one for what it raised (README)."""
     try:
@@ -492,6 +561,9 @@ def main() -> None:
         "likethis": run_likethis,
     }
     run = commands.get(argv[0]) if argv else None
+    plain = plain_update(argv[1:]) if argv[:1] == ["update"] else None
+    if plain is not None:  # typer and pydantic cost a no-change update a fifth of its time
+        sys.exit(flushed(guarded(lambda: update_command(**plain) or 0)))
     if run is not None:
         early = _early_check(argv[1:])
         try:

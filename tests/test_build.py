@@ -88,3 +88,29 @@ def test_a_build_never_imports_pandas_even_where_it_is_installed(kb: Path, home:
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "no pandas"
     assert pd.__version__  # installed here: the dev group has it
+
+
+def test_a_plain_ra_update_runs_without_typer_and_help_still_comes_from_it(kb: Path, home: Path) -> None:
+    """typer (and the pydantic it imports) cost a no-change update a fifth of its time."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from ra_build.main import main\n"
+        "sys.argv = ['ra', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('typer imported' if 'typer' in sys.modules else 'no typer')\n"
+    )
+
+    def run(*args: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *args], cwd=kb, env={"HOME": str(home), "PATH": ""},
+            capture_output=True, text=True,
+        )  # fmt: skip
+        return done.stdout.splitlines()
+
+    assert run("update", "--artifacts", str(kb / ".ra"))[-1] == "no typer"
+    assert run("update", "--full", f"--artifacts={kb / '.ra'}")[-1] == "no typer"
+    helped = run("update", "--help")
+    assert helped[-1] == "typer imported" and any("--cluster" in line for line in helped)
