@@ -73,7 +73,7 @@ class Settings:
     min_chunk_size: int = 2_000
     max_file_size: int = 10_000_000
     agent_max_tokens: int = 8_000  # the MCP tools' budget when the caller gives none
-    index_shards: int = 0  # tantivy shards built in parallel; 0: the core count of the first build
+    index_shards: int = 0  # tantivy shards built in parallel; 0: the first build's core count, at most 4
 
 
 @dataclass(frozen=True)

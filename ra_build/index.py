@@ -1,6 +1,6 @@
 """The index stage: apply the difference between the chunk tables and the tantivy index.
 
-The index is built as K shards (`[settings] index_shards`, by default the core count when the
+The index is built as K shards (`[settings] index_shards`, by default the core count, at most 4, when the
 index is first built), each its own tantivy index under `.index-shards/NN/`, written in
 parallel by K processes. Shard k holds the documents of the chunk-table parts p with
 p % K == k, so a worker reads only its own Parquet parts. Readers never open a shard: the
@@ -60,9 +60,17 @@ class FormatChanged(RuntimeError):
     """tantivy's meta.json is not laid out as publishing expects (a new tantivy version)."""
 
 
+DEFAULT_MAX_SHARDS = 4
+
+
 def default_shards() -> int:
-    """The shard count of a new index: one per core, at most one per chunk-table part."""
-    return max(1, min(os.cpu_count() or 1, SHARDS))
+    """The shard count of a new index: one per core, at most `DEFAULT_MAX_SHARDS`.
+
+    Every shard is a segment that each fresh `ra search` process opens: 2 segments cost a warm
+    process 56 ms and 16 cost 129 ms (docs/scaling.md). Past four, a faster build is not worth
+    slower searches unless asked for (`index_shards`, up to one per chunk-table part).
+    """
+    return max(1, min(os.cpu_count() or 1, DEFAULT_MAX_SHARDS, SHARDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +118,7 @@ def index_stage(
     """Bring the tantivy index in line with the chunk tables of `trees`.
 
     `shards` is the configured K; None keeps the K of the existing index (or, for a new one,
-    one per core). Each shard a run changes gets one tantivy commit; the published index
+    one per core, at most 4). Each shard a run changes gets one tantivy commit; the published index
     changes only when the new meta.json lists every shard's new segments, so a reader (or a
     build killed half-way) sees either the previous generation or the new one, never a mix.
     `run` writes the shard jobs (default `run_jobs`, this machine's cores; a cluster build
