@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import operator
+import os
 import sys
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +215,7 @@ def read_chunk_table(shards: Sequence[Path]) -> pa.Table:
 
 def write_file_table(path: Path, rows: Iterable[FileRow]) -> None:
     """Atomically write a file table."""
+    rows = list(rows)
     table = pa.Table.from_pylist(
         [
             {
@@ -233,6 +235,28 @@ def write_file_table(path: Path, rows: Iterable[FileRow]) -> None:
         schema=FILE_SCHEMA,
     )
     write_with(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+    # what read_file_rows would read back
+    _remember_rows(path, [replace(r, warnings=tuple(r.warnings), doc_hash=r.doc_hash or "") for r in rows])
+
+
+# The file tables a build read or wrote, by path, with the (inode, size, mtime) they had then:
+# the chunk, index and manifest stages of one `ra update` all read them, and an atomic rewrite
+# (a new inode) makes the entry stale.
+_FILE_ROWS: dict[Path, tuple[tuple[int, int, int], list[FileRow]]] = {}
+
+
+def _file_key(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _remember_rows(path: Path, rows: list[FileRow]) -> None:
+    key = _file_key(path)
+    if key is not None:
+        _FILE_ROWS[path] = (key, rows)
 
 
 def read_parquet(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
@@ -246,16 +270,22 @@ def read_parquet(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
 
 def read_file_rows(path: Path) -> list[FileRow]:
     """All rows of a file table, or [] when it does not exist yet."""
-    if not path.exists():
+    key = _file_key(path)
+    if key is None:
         return []
+    known = _FILE_ROWS.get(path)
+    if known is not None and known[0] == key:
+        return list(known[1])
     cols = read_parquet(path).to_pydict()
     n = len(cols["path"])
-    return [
+    rows = [
         FileRow(tree, path_, size, mtime, sha, status, error, tuple(warnings or ()), chunks, dhash or "")
         for tree, path_, size, mtime, sha, status, error, warnings, chunks, dhash in zip(
             *(cols.get(f.name, [None] * n) for f in FILE_SCHEMA), strict=True
         )
     ]
+    _FILE_ROWS[path] = (key, rows)
+    return list(rows)
 
 
 def concat_file_tables(sources: Sequence[Path], target: Path) -> None:

@@ -199,3 +199,21 @@ def test_changing_a_chunk_setting_reparses_every_file_of_the_tree(kb: Path, home
     assert len(report.results["chunk:docs"]["parsed"]) == 3
     assert len(index_ids(kb)) == 10
     assert any("max_chunk_size 10" in p for p in report.results["chunk:docs"]["problems"])
+
+
+def test_a_file_table_read_back_after_writing_equals_what_parquet_holds(tmp_path: Path) -> None:
+    """The stages of one build share what they read or wrote; a rewrite is never missed."""
+    from ra_build import tables
+    from ra_build.tables import FileRow, read_file_rows, write_file_table
+
+    path = tmp_path / "t.files.parquet"
+    rows = [
+        FileRow("t", "a.md", 3, 1, "s", "ok", None, ("w",), 2, "h"),
+        FileRow("t", "b.md", 4, 2, "", "error", "cannot read", (), 0),
+    ]
+    write_file_table(path, iter(rows))  # a generator too
+    remembered = read_file_rows(path)
+    tables._FILE_ROWS.clear()
+    assert remembered == read_file_rows(path) == rows
+    write_file_table(path, rows[:1])
+    assert read_file_rows(path) == rows[:1]
