@@ -302,8 +302,12 @@ def chunk_stage(
         elif row.status == "ok":
             parsed_paths.append(row.path)
         rows_out.append(row)
-    removed = tuple(sorted(set(previous) - set(current)))
-    replaced = {r.path for r in parsed_rows if r.path not in unchanged} | set(removed)
+    gone = set(previous) - set(current)
+    # a file discovery skips (a link out of the tree) keeps an error row, written anew each run:
+    # it did not leave the tree; only what had chunks must leave the chunk table
+    removed = tuple(sorted(gone - {p for p, _why in snap.get("skipped", [])}))
+    dropped = {p for p in gone if previous[p].status == "ok"}
+    replaced = {r.path for r in parsed_rows if r.path not in unchanged} | dropped
     if unchanged:
         new_table = new_table.filter(~pc.field("path").isin(sorted(unchanged)))
     _write_shards(layout, tree.name, replaced, new_table)

@@ -108,3 +108,21 @@ def test_a_refresh_before_a_search_warns_on_stderr_about_what_it_skipped(ra: RaF
     assert "ra: warning: docs:blob.md: binary file\n" in run.err
     assert "warning" not in run.out
     assert "warning" not in ra("search", "page", cwd=project).err  # nothing changed: nothing to say
+
+
+def test_a_link_out_of_the_tree_is_not_counted_as_removed_at_every_build(
+    project: Path, tmp_path: Path
+) -> None:
+    """Its error row is rewritten each run; no chunk shard is rewritten for it."""
+    from ra_build.config import load_config
+    from ra_build.tasks import run_build
+
+    home = tmp_path / "home"
+    home.mkdir()
+    run_build(load_config(project, home), project / ".ra")
+    parts = {p: p.stat().st_mtime_ns for p in (project / ".ra" / "chunks" / "docs").glob("part-*.parquet")}
+    (project / "docs" / "new.md").write_text("# New\n\nA new page.\n", encoding="utf-8")
+    report = run_build(load_config(project, home), project / ".ra")
+    assert report.results["chunk:docs"]["removed"] == []
+    rewritten = [p.name for p, mtime in parts.items() if p.stat().st_mtime_ns != mtime]
+    assert len(rewritten) == 1  # the part that takes new.md, not the one of x.md as well
