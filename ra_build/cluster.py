@@ -182,7 +182,10 @@ def read_and_parse(tree: str, root: str, path: str, settings: ChunkSettings, rea
     url = f"{root.rstrip('/')}/{path}" if "://" in root else os.path.join(root, path)
     size = mtime_ns = 0
     try:
-        target: Any = fsspec.open(url, "rb")  # one OpenFile: its file system, path, and the file
+        if "://" in root:  # one OpenFile: its file system, path, and the file
+            target: Any = fsspec.open(url, "rb")
+        else:  # fsspec.open would read `::` in a local name (std::vector.md) as URL chaining
+            target = fsspec.core.OpenFile(LocalFileSystem(), url, "rb")
         local = isinstance(target.fs, LocalFileSystem)
         if not local:  # stat before reading, as a plain build does (the size decides that)
             size, mtime_ns = _remote_stat(target.fs, target.path)

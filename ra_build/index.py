@@ -2,7 +2,8 @@
 
 The index is built as K shards (`[settings] index_shards`, by default the core count, at most 4, when the
 index is first built), each its own tantivy index under `.index-shards/NN/`, written in
-parallel by K processes. Shard k holds the documents of the chunk-table parts p with
+parallel by K processes (one after the other, here, for a change too small to pay for them).
+Shard k holds the documents of the chunk-table parts p with
 p % K == k, so a worker reads only its own Parquet parts. Readers never open a shard: the
 stage then *publishes* them as one index, by hard-linking every shard's segment files into
 `index/` and writing one meta.json that lists all their segments. tantivy computes BM25's
@@ -41,7 +42,8 @@ from ra_build.layout import Layout
 from ra_build.tables import SHARDS, read_file_rows, shard_of
 from ra_query.schema import SCHEMA_VERSION, build_schema, doc_id_of, join_breadcrumb, register_analyzer
 
-WRITER_HEAP = 256 * 1024 * 1024  # per shard writer: one thread, so one segment per commit
+# per shard writer: one thread, so one segment per commit until a commit outgrows the heap
+WRITER_HEAP = 256 * 1024 * 1024
 # below this many chunks to add, shards are written one after the other in this process: a
 # spawned worker's start-up (~0.3 s of imports) costs more than a second core saves
 PARALLEL_MIN_CHUNKS = 20_000
@@ -66,7 +68,7 @@ DEFAULT_MAX_SHARDS = 4
 def default_shards() -> int:
     """The shard count of a new index: one per core, at most `DEFAULT_MAX_SHARDS`.
 
-    Every shard is a segment that each fresh `ra search` process opens: 2 segments cost a warm
+    Every shard is at least one segment that each fresh `ra search` process opens: 2 segments cost a warm
     process 56 ms and 16 cost 129 ms (docs/scaling.md). Past four, a faster build is not worth
     slower searches unless asked for (`index_shards`, up to one per chunk-table part).
     """
@@ -126,7 +128,10 @@ def index_stage(
     """
     started = time.perf_counter()
     state = _read_state(layout)
-    k = max(1, min(shards or int(state.get("shards") or 0) or default_shards(), SHARDS))
+    built = state.get("shards")
+    if not isinstance(built, int):  # `ra update --full` dropped the state: keep the shards there are
+        built = len(_shard_dirs(layout))
+    k = max(1, min(shards or (built if isinstance(built, int) else 0) or default_shards(), SHARDS))
     restem = (
         state.get("schema_version") != SCHEMA_VERSION
         or state.get("stemmer") != stemmer
@@ -168,6 +173,13 @@ def index_stage(
         adds = [d for d in changed if new_docs[d][1] == shard]
         wanted = _by_part(layout, rows, adds)
         jobs.append(ShardJob(shard, str(directory), stemmer, False, tuple(deletes), tuple(wanted)))
+    if jobs and not restem:
+        # until the new generation is published, every document a job touches counts as not
+        # indexed: a build killed before then re-applies them, whatever the sources hold by then
+        fresh_shards = {job.shard for job in jobs if job.fresh}
+        dirty = {**old_docs}
+        dirty.update((d, ["", e[1]]) for d, e in new_docs.items() if d in changed or e[1] in fresh_shards)
+        _write_state(layout, stemmer, k, int(state.get("generation", 0)), dirty, state.get("index_shards"))
     chunks = sum(row.chunks for d, (_tree, row) in rows.items() if restem or d in changed)
     if run is None:
         added_chunks = sum(run_jobs(jobs, parallel=chunks >= PARALLEL_MIN_CHUNKS))
@@ -176,20 +188,10 @@ def index_stage(
     for stale in _shard_dirs(layout):
         if int(stale.name) >= k:
             shutil.rmtree(stale, ignore_errors=True)
-    publish(layout.index_dir, [layout.index_shard(s) for s in range(k)])
+    shard_dirs = [layout.index_shard(s) for s in range(k)]
+    publish(layout.index_dir, shard_dirs)
     generation = int(state.get("generation", 0)) + (1 if (changed or removed or restem) else 0)
-    write_bytes(
-        layout.index_state,
-        orjson.dumps(
-            {
-                "stemmer": stemmer,
-                "schema_version": SCHEMA_VERSION,
-                "shards": k,
-                "generation": generation,
-                "docs": new_docs,
-            }
-        ),
-    )
+    _write_state(layout, stemmer, k, generation, new_docs, shard_summary(shard_dirs))
     from ra_build.stages import prune_tables  # here: spawned shard workers need no chunker
 
     prune_tables(layout, trees)  # only after the commit no longer needs them
@@ -203,6 +205,31 @@ def index_stage(
         shards=k,
         shards_written=tuple(job.shard for job in jobs),
     )
+
+
+def _write_state(
+    layout: Layout, stemmer: str, shards: int, generation: int, docs: dict[str, list[Any]], published: Any
+) -> None:
+    """Record what the index holds: each document's hash and shard, and the published shards."""
+    state = {
+        "stemmer": stemmer,
+        "schema_version": SCHEMA_VERSION,
+        "shards": shards,
+        "generation": generation,
+        "docs": docs,
+        "index_shards": published,
+    }
+    write_bytes(layout.index_state, orjson.dumps(state))
+
+
+def shard_summary(shards: Sequence[Path]) -> list[dict[str, Any]]:
+    """Each shard's segments and live chunks, in the order index/meta.json lists them."""
+    summary = []
+    for number, shard in enumerate(shards):
+        segments = read_meta(shard)["segments"]
+        chunks = sum(s["max_doc"] - (s["deletes"] or {}).get("num_deleted_docs", 0) for s in segments)
+        summary.append({"shard": number, "segments": [s["segment_id"] for s in segments], "chunks": chunks})
+    return summary
 
 
 def _by_part(
@@ -380,18 +407,18 @@ def publish(index_dir: Path, shards: Sequence[Path]) -> bool:
     index_dir.mkdir(parents=True, exist_ok=True)
     data = orjson.dumps(merged)
     try:
-        if (index_dir / META).read_bytes() == data:
-            return False
+        changed = (index_dir / META).read_bytes() != data
     except OSError:
-        pass
-    keep = set(_KEPT)
-    for shard, name in files:
-        keep.add(name)
+        changed = True
+    keep = set(_KEPT) | {name for _, name in files}
+    for shard, name in files if changed else ():
         target = index_dir / name
         if not target.exists():
             _link_or_copy(shard / name, target)
     with _meta_lock(index_dir):
-        write_bytes(index_dir / META, data)
+        if changed:
+            write_bytes(index_dir / META, data)
+        # also when nothing changed: what a publish killed after its rename left behind
         for name in os.listdir(index_dir):
             if name not in keep:
                 path = index_dir / name
@@ -399,7 +426,7 @@ def publish(index_dir: Path, shards: Sequence[Path]) -> bool:
                     shutil.rmtree(path, ignore_errors=True)
                 else:
                     path.unlink(missing_ok=True)
-    return True
+    return changed
 
 
 def _link_or_copy(source: Path, target: Path) -> None:

@@ -70,7 +70,7 @@ class Layout:
 
     @property
     def index_state(self) -> Path:
-        """doc id → doc hash of what the tantivy index holds, written after each commit."""
+        """What the published index holds: doc id → [doc hash, shard], and each shard's segments."""
         return self.root / "index_state.json"
 
     @property

@@ -86,28 +86,6 @@ def _share_index_reads(layout: Layout) -> None:
                 os.chmod(entry.path, mode | wanted)
 
 
-def _index_shards(layout: Layout, shards: int) -> dict[str, Any]:
-    """The shards the published index is made of: each one's segments and chunk count.
-
-    `index/meta.json` lists the same segments, in this order; ra-query needs nothing more.
-    """
-    from ra_build.index import read_meta
-
-    listed = []
-    for shard in range(shards):
-        segments = read_meta(layout.index_shard(shard))["segments"]
-        listed.append(
-            {
-                "shard": shard,
-                "segments": [s["segment_id"] for s in segments],
-                "chunks": sum(
-                    s["max_doc"] - ((s["deletes"] or {}).get("num_deleted_docs") or 0) for s in segments
-                ),
-            }
-        )
-    return {"shards": listed}
-
-
 def _sources(layout: Layout, tree: str) -> dict[str, Any]:
     """Where the tree's sources were and which globs selected them (from discovery's snapshot).
 
@@ -161,7 +139,8 @@ def manifest_stage(
         "generation": state.get("generation", 0),
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "trees": per_tree,
-        "index": _index_shards(layout, int(state.get("shards", 1))),
+        # each shard's segments and chunks, as the index stage published them
+        "index": {"shards": state.get("index_shards") or []},
         **({"search": dict(search)} if search is not None else {}),
         "files": checksums,
     }

@@ -38,7 +38,8 @@ def run_in_workers(jobs: Sequence[ShardJob], workers: int) -> list[int]:
             errors = stack.enter_context(tempfile.TemporaryFile())  # a file: no pipe to fill up
             proc = stack.enter_context(
                 subprocess.Popen(
-                    [sys.executable, "-m", "ra_build.shardwork", str(os.getpid())],
+                    # -P: nothing from the working directory shadows a module of ra's
+                    [sys.executable, "-P", "-m", "ra_build.shardwork", str(os.getpid())],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=errors,
@@ -54,7 +55,9 @@ def run_in_workers(jobs: Sequence[ShardJob], workers: int) -> list[int]:
     for share, answer in zip(shares, answers, strict=True):
         if "error" in answer:
             if answer.get("errno"):
-                raise OSError(answer["errno"], answer["error"])
+                raise OSError(answer["errno"], answer["error"], answer.get("filename"))
+            if answer.get("type") == "ValueError":  # tantivy's word for a failed write
+                raise ValueError(answer["error"])
             raise RuntimeError(f"a shard writer failed: {answer['error']}")
         counts.update((job.shard, n) for job, n in zip(share, answer["counts"], strict=True))
     return [counts[job.shard] for job in jobs]
@@ -86,7 +89,9 @@ def main() -> None:
     try:
         answer: dict[str, Any] = {"counts": [write_job(job) for job in jobs]}
     except OSError as exc:
-        answer = {"error": str(exc), "errno": exc.errno}
+        answer = {"error": exc.strerror or str(exc), "errno": exc.errno, "filename": exc.filename}
+    except ValueError as exc:  # tantivy reports a failed write so: the build probes the disk
+        answer = {"error": str(exc), "type": "ValueError"}
     except Exception as exc:  # reported to the build, which names it in one line
         answer = {"error": f"{type(exc).__name__}: {exc}"}
     sys.stdout.buffer.write(orjson.dumps(answer))

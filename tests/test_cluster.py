@@ -79,6 +79,8 @@ def corpus(base: Path) -> Path:
     (kb / "odd" / "latin1.md").write_bytes(b"# Caf\xe9\n\nNot UTF-8 at all.\n")
     (base / "secret.md").write_text("# Secret\n\nOutside the tree.\n", encoding="utf-8")
     (kb / "odd" / "escape.md").symlink_to(base / "secret.md")
+    for name in ("std::vector.md", "notes.md#draft.md", "100%.md"):  # fsspec and ids read these
+        (kb / "odd" / name).write_text(f"# {name}\n\nAn odd name: {name}.\n", encoding="utf-8")
     return kb
 
 
@@ -357,7 +359,7 @@ def test_ra_update_on_a_local_cluster_builds_what_ra_update_builds(tmp_path: Pat
     kb = corpus(tmp_path)
     run = run_cmd("ra", "update", "--cluster", "local:2", cwd=kb, home=home)
     assert run.code == 0, run.err
-    assert run.out.startswith("65 files, ") and run.out.rstrip().endswith(str(kb / ".ra"))
+    assert run.out.startswith("68 files, ") and run.out.rstrip().endswith(str(kb / ".ra"))
     plain(kb, home, tmp_path / "plain")
     same_tables(tmp_path / "plain", kb / ".ra")
     same_search(tmp_path / "plain", kb / ".ra")

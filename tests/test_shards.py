@@ -80,8 +80,18 @@ def test_shards_written_by_spawned_workers_rank_like_a_one_shard_build(
 ) -> None:
     """The fixture is far below the size that pays for worker processes: force them."""
     import ra_build.index
+    import ra_build.shardwork
     from tests.conftest import CORPUS
 
+    started: list[int] = []
+    spawn = ra_build.shardwork.run_in_workers
+
+    def counted(jobs: list[object], workers: int) -> list[int]:
+        started.append(workers)
+        return spawn(jobs, workers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ra_build.shardwork, "run_in_workers", counted)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # two workers, whatever this machine has
     results = {}
     for shards in (1, 3):
         monkeypatch.setattr(ra_build.index, "PARALLEL_MIN_CHUNKS", 0 if shards > 1 else 10**9)
@@ -90,6 +100,7 @@ def test_shards_written_by_spawned_workers_rank_like_a_one_shard_build(
         configure(kb, shards)
         build(kb, home)
         results[shards] = {q: top10(kb / ".ra", q) for q in QUERIES}
+    assert started == [2]
     for query in QUERIES:
         same_ranking(results[1][query], results[3][query])
 
@@ -313,7 +324,53 @@ def test_a_shard_writer_process_that_fails_reports_its_error_and_errno(tmp_path:
     blocked = ShardJob(1, str(tmp_path / "a-file" / "s1"), "english", True)
     with pytest.raises(OSError) as caught:
         run_in_workers([fine, blocked], 2)
-    assert caught.value.errno == errno.ENOTDIR
-    with pytest.raises(RuntimeError, match="a shard writer failed: ValueError"):
+    assert caught.value.errno == errno.ENOTDIR and "a-file" in str(caught.value.filename)
+    with pytest.raises(ValueError):  # as tantivy raised it: the build probes the disk for it
         run_in_workers([fine, ShardJob(1, str(tmp_path / "s1"), "no-such-language", True)], 2)
     assert run_in_workers([fine, ShardJob(1, str(tmp_path / "s1"), "english", True)], 2) == [0, 0]
+
+
+def test_a_module_in_the_working_directory_never_shadows_one_of_the_shard_writers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ra_build.index import ShardJob
+    from ra_build.shardwork import run_in_workers
+
+    (tmp_path / "tantivy.py").write_text("raise ImportError('shadowed by the cwd')\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    jobs = [ShardJob(k, str(tmp_path / f"s{k}"), "english", True) for k in range(2)]
+    assert run_in_workers(jobs, 2) == [0, 0]
+
+
+def test_a_build_stopped_before_publishing_leaves_nothing_of_its_edit_once_the_edit_is_undone(
+    kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shards committed, the build died before publishing; then the file went back."""
+    import ra_build.index
+    from ra_build.config import load_config
+    from ra_build.tasks import run_build
+
+    configure(kb, 2)
+    build(kb, home)
+    page = kb / "guides" / "testing.md"
+    original = page.read_text(encoding="utf-8")
+    page.write_text(original + "\n## Zebraword\n\nStripes.\n", encoding="utf-8")
+
+    def stopped(*args: object) -> bool:
+        raise RuntimeError("the build was stopped here")
+
+    monkeypatch.setattr(ra_build.index, "publish", stopped)
+    assert run_build(load_config(kb, home), kb / ".ra").failures
+    monkeypatch.undo()
+    page.write_text(original, encoding="utf-8")
+    build(kb, home)
+    assert not find(kb / ".ra", "zebraword").hits
+    assert [h.id for h in find(kb / ".ra", "fixtures").hits][:1] == ["docs:guides/testing.md#fixtures"]
+
+
+def test_a_full_rebuild_without_the_key_keeps_the_shard_count_too(kb: Path, home: Path) -> None:
+    configure(kb, 3)
+    build(kb, home)
+    configure(kb, None)
+    report = build(kb, home, full=True)
+    assert report.results["index"]["shards"] == 3 and report.results["index"]["rebuilt"]
