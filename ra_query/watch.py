@@ -8,7 +8,8 @@ raises a flag when anything under a tree changes, and a call pays for the full c
 The flag is conservative: any event marks the sources as changed (the full check then decides),
 and until the watcher is running, or when it cannot run at all (no watchfiles, too many
 directories for the kernel's watch limit), `changed()` answers True, so every call checks as it
-would without a watcher. An event reaches the flag within about `STEP_MS` of the write.
+would without a watcher. An event reaches the flag `STEP_MS` to ten times that after the write
+(watchfiles' step and debounce), later on a busy machine: a call in between sees the old state.
 """
 
 from __future__ import annotations
