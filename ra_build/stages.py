@@ -213,14 +213,23 @@ def parse_files(
     workers: int | None = None,
     progress: FileProgress | None = None,
 ) -> tuple[list[FileRow], pa.Table]:
-    """Parse `paths` in order, on every core when there are enough files to pay for processes.
+    """Parse `paths`, on every core when there are enough files to pay for processes.
 
-    Returns the file rows (in `paths` order) and one table of all new chunks, in path order.
+    Returns the file rows (in `paths` order) and one table of all new chunks: grouped by
+    chunk-table part (`shard_of`), each part's rows in `paths` order. A batch never straddles
+    two parts, so `_write_shards` takes each part's rows as a slice instead of a copy.
     """
     workers = workers or os.cpu_count() or 1
     total = len(paths)
     size = max(16, total // (workers * 8)) if workers > 1 and total >= PARALLEL_MIN_FILES else 64
-    batches = [(tree, root, list(paths[i : i + size]), settings) for i in range(0, total, size)]
+    by_part: dict[int, list[str]] = {}
+    for path in paths:
+        by_part.setdefault(shard_of(path), []).append(path)
+    batches = [
+        (tree, root, group[i : i + size], settings)
+        for _part, group in sorted(by_part.items())
+        for i in range(0, len(group), size)
+    ]
     rows: list[FileRow] = []
     chunks: list[pa.RecordBatch] = []
 
@@ -242,6 +251,8 @@ def parse_files(
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, **pool_args) as pool:
             for result in pool.map(_parse_batch, batches):
                 collect(result)
+    order = {path: i for i, path in enumerate(paths)}
+    rows.sort(key=lambda row: order[row.path])
     return rows, pa.Table.from_batches(chunks, schema=CHUNK_SCHEMA)
 
 
@@ -406,7 +417,12 @@ def _write_shards(layout: Layout, tree: str, replaced: set[str], new: pa.Table) 
 
     def write(shard: int) -> None:
         rows = buckets.get(shard, [])
-        part = new.take(pa.array(rows, type=pa.int64())) if rows else CHUNK_SCHEMA.empty_table()
+        if not rows:
+            part = CHUNK_SCHEMA.empty_table()
+        elif rows[-1] - rows[0] + 1 == len(rows):  # one run (parse_files groups by part): no copy
+            part = new.slice(rows[0], len(rows))
+        else:
+            part = new.take(pa.array(rows, type=pa.int64()))
         target = layout.chunk_shard(tree, shard)
         old = read_chunk_table([target])
         write_chunk_table(target, merge_sorted(old, {p for p in replaced if shard_of(p) == shard}, part))

@@ -217,3 +217,21 @@ def test_a_file_table_read_back_after_writing_equals_what_parquet_holds(tmp_path
     assert remembered == read_file_rows(path) == rows
     write_file_table(path, rows[:1])
     assert read_file_rows(path) == rows[:1]
+
+
+def test_parsed_chunks_arrive_grouped_by_table_part_and_file_rows_in_the_order_given(tmp_path: Path) -> None:
+    """Each part's rows are one run, so writing the parts slices the table instead of copying it."""
+    from ra_build.stages import ChunkSettings, parse_files
+    from ra_build.tables import shard_of
+
+    paths = [f"page{i:02d}.md" for i in range(40)]
+    for path in paths:
+        (tmp_path / path).write_text(f"# {path}\n\nText.\n\n## More\n\nBody.\n", encoding="utf-8")
+    rows, table = parse_files("t", str(tmp_path), paths, ChunkSettings(10**7, 10**6), workers=1)
+    assert [r.path for r in rows] == paths
+    parts = [shard_of(p) for p in table.column("path").to_pylist()]
+    runs = [part for i, part in enumerate(parts) if i == 0 or parts[i - 1] != part]
+    assert len(runs) == len(set(parts)) > 1
+    for part in set(parts):
+        in_part = [p for p in table.column("path").to_pylist() if shard_of(p) == part]
+        assert in_part == sorted(in_part)
