@@ -120,8 +120,8 @@ def index_stage(
     """Bring the tantivy index in line with the chunk tables of `trees`.
 
     `shards` is the configured K; None keeps the K of the existing index (or, for a new one,
-    one per core, at most 4). Each shard a run changes gets one tantivy commit; the published index
-    changes only when the new meta.json lists every shard's new segments, so a reader (or a
+    one per core, at most 4). Each shard a run changes gets one tantivy commit; the published
+    index changes only when the new meta.json lists every shard's new segments, so a reader (or a
     build killed half-way) sees either the previous generation or the new one, never a mix.
     `run` writes the shard jobs (default `run_jobs`, this machine's cores; a cluster build
     passes its own, ra_build.cluster) and returns the chunks each added.
@@ -131,7 +131,7 @@ def index_stage(
     built = state.get("shards")
     if not isinstance(built, int):  # `ra update --full` dropped the state: keep the shards there are
         built = len(_shard_dirs(layout))
-    k = max(1, min(shards or (built if isinstance(built, int) else 0) or default_shards(), SHARDS))
+    k = max(1, min(shards or built or default_shards(), SHARDS))
     restem = (
         state.get("schema_version") != SCHEMA_VERSION
         or state.get("stemmer") != stemmer
@@ -376,7 +376,10 @@ def segment_files(directory: Path, segment: dict[str, Any]) -> list[str]:
         if head == stem and (name == dels or (ext and not ext.endswith("del"))):
             names.append(name)
     if not any(name.endswith(".store") for name in names):
-        raise FormatChanged(f"{directory}: no files for segment {segment['segment_id']}")
+        raise FormatChanged(
+            f"{directory}: the files of segment {segment['segment_id']} are missing — "
+            "rebuild the index with: ra update --full"
+        )
     return names
 
 
@@ -388,7 +391,9 @@ def merged_meta(shards: Sequence[Path]) -> tuple[dict[str, Any], list[tuple[Path
         if meta.get("schema") != first.get("schema") or meta.get("index_settings") != first.get(
             "index_settings"
         ):
-            raise FormatChanged(f"{shard}: its schema differs from {shards[0]}'s")
+            raise FormatChanged(
+                f"{shard}: its schema differs from {shards[0]}'s — rebuild the index with: ra update --full"
+            )
     segments = [segment for meta in metas for segment in meta["segments"]]
     files = [(shard, name) for shard, meta in zip(shards, metas, strict=True) for s in meta["segments"]
              for name in segment_files(shard, s)]  # fmt: skip

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from ra_build.layout import Layout
 from ra_build.tables import CHUNK_SCHEMA
 from ra_query.schema import register_analyzer
 from ra_query.store import open_index, open_store
-from tests.conftest import build, find
+from tests.conftest import Run, build, find
 
 QUERIES = ["testing", "fixtures", "golden files", "release notes", "install", "config", "mocks", "the"]
 
@@ -374,3 +375,20 @@ def test_a_full_rebuild_without_the_key_keeps_the_shard_count_too(kb: Path, home
     configure(kb, None)
     report = build(kb, home, full=True)
     assert report.results["index"]["shards"] == 3 and report.results["index"]["rebuilt"]
+
+
+def test_a_shard_missing_its_segment_files_is_rebuilt_from_the_chunk_tables(
+    ra: Callable[..., Run], kb: Path
+) -> None:
+    configure(kb, 2)
+    assert ra("update", cwd=kb).code == 0
+    whole = {q: top10(kb / ".ra", q) for q in QUERIES}
+    shard = Layout(kb / ".ra").index_shard(0)
+    for path in shard.glob("*.store"):
+        path.unlink()
+    touched = kb / "guides" / "testing.md"  # same bytes, a new mtime: the index stage runs
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    done = ra("update", cwd=kb)
+    assert done.code == 0, done.err
+    for query, hits in whole.items():
+        same_ranking(hits, top10(kb / ".ra", query))
