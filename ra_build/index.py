@@ -152,6 +152,9 @@ def index_stage(
     removed = set(old_docs) - set(new_docs)
 
     shutil.rmtree(layout.index_dir.with_name(f"{layout.index_dir.name}.next"), ignore_errors=True)
+    for leftover in layout.shards_dir.iterdir() if layout.shards_dir.is_dir() else ():
+        if not leftover.name.isdigit():  # a killed cluster build's staged NN.new / NN.old
+            shutil.rmtree(leftover, ignore_errors=True)
     if restem:
         # a build killed while shards are rebuilt must not trust them next time
         layout.index_state.unlink(missing_ok=True)
@@ -443,6 +446,8 @@ def _link_or_copy(source: Path, target: Path) -> None:
             raise
         tmp = target.with_name(f".{target.name}.tmp")
         shutil.copyfile(source, tmp)
+        with open(tmp, "rb") as fh:  # on disk before the meta.json that names it
+            os.fsync(fh.fileno())
         os.replace(tmp, target)
 
 

@@ -47,8 +47,9 @@ def run_in_workers(jobs: Sequence[ShardJob], workers: int) -> list[int]:
                 )
             )
             assert proc.stdin is not None
-            proc.stdin.write(orjson.dumps(share))
-            proc.stdin.close()
+            with contextlib.suppress(BrokenPipeError):  # died at start: its stderr says why
+                proc.stdin.write(orjson.dumps(share))
+                proc.stdin.close()
             procs.append((proc, errors))
         answers = [_answer(proc, errors) for proc, errors in procs]
     counts: dict[int, int] = {}

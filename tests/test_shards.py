@@ -392,3 +392,16 @@ def test_a_shard_missing_its_segment_files_is_rebuilt_from_the_chunk_tables(
     assert done.code == 0, done.err
     for query, hits in whole.items():
         same_ranking(hits, top10(kb / ".ra", query))
+
+
+def test_what_a_killed_cluster_build_staged_is_removed_by_the_next_plain_build(kb: Path, home: Path) -> None:
+    configure(kb, 2)
+    build(kb, home)
+    layout = Layout(kb / ".ra")
+    for name in ("00.new", "01.old"):
+        (layout.shards_dir / name).mkdir()
+        (layout.shards_dir / name / "junk").write_text("x", encoding="utf-8")
+    touched = kb / "guides" / "testing.md"  # same bytes, a new mtime: the index stage runs
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    build(kb, home)
+    assert sorted(p.name for p in layout.shards_dir.iterdir()) == ["00", "01"]
