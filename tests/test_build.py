@@ -73,7 +73,7 @@ def test_a_build_never_imports_pandas_even_where_it_is_installed(kb: Path, home:
         "import sys\n"
         "from ra_build.main import main\n"
         "sys.argv = ['ra', 'update']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
         "import pyarrow as pa\n"
         "pa.array(['after the build'])\n"
         "print('pandas imported' if 'pandas' in sys.modules else 'no pandas')\n"
@@ -86,7 +86,7 @@ def test_a_build_never_imports_pandas_even_where_it_is_installed(kb: Path, home:
         text=True,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "no pandas"
+    assert done.stdout.splitlines()[-2:] == ["exit 0", "no pandas"], done.stderr
     assert pd.__version__  # installed here: the dev group has it
 
 
@@ -99,7 +99,7 @@ def test_a_plain_ra_update_runs_without_typer_and_help_still_comes_from_it(kb: P
         "import sys\n"
         "from ra_build.main import main\n"
         "sys.argv = ['ra', *sys.argv[1:]]\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
         "print('typer imported' if 'typer' in sys.modules else 'no typer')\n"
     )
 
@@ -110,7 +110,9 @@ def test_a_plain_ra_update_runs_without_typer_and_help_still_comes_from_it(kb: P
         )  # fmt: skip
         return done.stdout.splitlines()
 
-    assert run("update", "--artifacts", str(kb / ".ra"))[-1] == "no typer"
-    assert run("update", "--full", f"--artifacts={kb / '.ra'}")[-1] == "no typer"
+    first = run("update", "--artifacts", str(kb / ".ra"))
+    assert first[-2:] == ["exit 0", "no typer"]
+    assert first[-3].startswith("3 files, ") and first[-3].endswith(str(kb / ".ra"))  # the summary
+    assert run("update", "--full", f"--artifacts={kb / '.ra'}")[-2:] == ["exit 0", "no typer"]
     helped = run("update", "--help")
-    assert helped[-1] == "typer imported" and any("--cluster" in line for line in helped)
+    assert helped[-2:] == ["exit 0", "typer imported"] and any("--cluster" in line for line in helped)

@@ -198,6 +198,19 @@ def test_a_cluster_build_with_nothing_changed_keeps_the_generation(
     assert manifest(other)["generation"] == generation
 
 
+def test_a_file_touched_but_unchanged_is_parsed_on_the_cluster_and_keeps_the_generation(
+    built: tuple[Path, Path, Path, Path], scheduler: str
+) -> None:
+    kb, home, _, other = built
+    generation = manifest(other)["generation"]
+    touched = kb / "guides" / "testing.md"
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    report = on_cluster(kb, home, other, scheduler)
+    assert "chunk:docs" in report.executed and report.results["chunk:docs"]["reused"] > 0
+    assert report.results["index"]["shards_written"] == []
+    assert manifest(other)["generation"] == generation
+
+
 # ---- what a worker does -------------------------------------------------------------------------
 
 
