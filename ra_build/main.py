@@ -183,7 +183,10 @@ def _early_check(argv: list[str]) -> StaleCheck | None:
 
 
 def _rebuilt_store(config: Config, target: Path) -> Store:
+    from ra_build.tables import arrow_without_pandas
     from ra_build.tasks import run_build
+
+    arrow_without_pandas()  # this process is ra's own
     from ra_query.schema import MANIFEST_NAME
     from ra_query.store import open_store
 
@@ -430,6 +433,9 @@ def _add_context_options(parser: argparse.ArgumentParser) -> None:
 def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster: str | None) -> None:
     """`ra update`: build, report the files with problems, print the one-line summary."""
     from ra_build.settings import default_artifacts
+    from ra_build.tables import arrow_without_pandas
+
+    arrow_without_pandas()  # this process is ra's own
 
     if cluster is not None:
         from ra_build.cluster import parse_spec

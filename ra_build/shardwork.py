@@ -85,7 +85,10 @@ def _job(raw: dict[str, Any]) -> ShardJob:
 
 
 def main() -> None:
+    from ra_build.tables import arrow_without_pandas
+
     worker_init(int(sys.argv[1]))
+    arrow_without_pandas()
     jobs = [_job(raw) for raw in orjson.loads(sys.stdin.buffer.read())]
     try:
         answer: dict[str, Any] = {"counts": [write_job(job) for job in jobs]}

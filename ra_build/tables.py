@@ -25,14 +25,16 @@ from ra_build.atomic import write_with
 from ra_build.chunk import Chunk, Document
 
 
-def _arrow_without_pandas() -> None:
-    """Stop pyarrow from importing pandas behind the build's back.
+def arrow_without_pandas() -> None:
+    """Stop pyarrow from importing pandas behind a build's back — in ra's own processes only.
 
     The first `pa.array(...)` of a process asks pyarrow (its pandas shim, and Arrow's C++
-    conversion of Python sequences) about pandas, which imports it: 0.3-0.8 s of every build (and of
-    every chunk worker) wherever pandas is installed, as it is for anyone who reads the chunk
-    tables with it. Answering that question once while `import pandas` fails settles it for
-    this process; `to_pandas()` still imports pandas on demand.
+    conversion of Python sequences) about pandas, which imports it: 0.3-0.8 s of every build
+    (and of every worker) wherever pandas is installed, as it is for anyone who reads the chunk
+    tables with it. Answering that question once while `import pandas` fails settles it for the
+    process: pyarrow's pandas integration stays off there (`to_pandas()` still works, a
+    nullable pandas dtype no longer converts). So the `ra` command and its shard workers call
+    this; importing ra_build as a library (a dodo.py, a notebook) never does.
     """
     if "pandas" in sys.modules:
         return
@@ -53,7 +55,6 @@ class _NoPandas:
 
 
 _NO_PANDAS = _NoPandas()
-_arrow_without_pandas()
 
 CHUNK_SCHEMA = pa.schema(
     [

@@ -116,3 +116,28 @@ def test_a_plain_ra_update_runs_without_typer_and_help_still_comes_from_it(kb: P
     assert run("update", "--full", f"--artifacts={kb / '.ra'}")[-2:] == ["exit 0", "no typer"]
     helped = run("update", "--help")
     assert helped[-2:] == ["exit 0", "typer imported"] and any("--cluster" in line for line in helped)
+
+
+def test_ra_build_as_a_library_leaves_pyarrows_pandas_integration_alone(kb: Path, home: Path) -> None:
+    """A dodo.py or a notebook that imports ra_build and builds still converts pandas data."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import pyarrow as pa\n"
+        "from ra_build.config import load_config\n"
+        "from ra_build.tasks import run_build\n"
+        "from pathlib import Path\n"
+        "assert not run_build(load_config(Path.cwd(), Path.home()), Path('.ra')).failures\n"
+        "import pandas as pd\n"  # only after the build: what pyarrow decided about pandas stays
+        "print(pa.array(pd.Series([1, pd.NA], dtype='Int64')).null_count)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=kb,
+        env={"HOME": str(home), "PATH": ""},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "1"
