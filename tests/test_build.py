@@ -64,51 +64,46 @@ def test_search_finds_a_heading_chunk_by_its_words(kb: Path, home: Path) -> None
     assert hits[0].breadcrumb == ("Error Handling", "The Result Type")
 
 
-def test_a_build_never_imports_pandas_even_where_it_is_installed(kb: Path, home: Path) -> None:
-    """pyarrow would import it (0.3-0.8 s) at the first array it builds from Python values."""
+def python_in(kb: Path, home: Path, code: str, *args: str) -> tuple[int, list[str], str]:
+    """Run `code` in a fresh interpreter in `kb` (HOME `home`): exit code, stdout lines, stderr."""
     import subprocess
     import sys
 
-    probe = (
-        "import sys\n"
-        "from ra_build.main import main\n"
-        "sys.argv = ['ra', 'update']\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=kb, env={"HOME": str(home), "PATH": ""},
+        capture_output=True, text=True,
+    )  # fmt: skip
+    return done.returncode, done.stdout.splitlines(), done.stderr
+
+
+# runs `ra ARGS` through its console entry, then says how it exited
+RA_MAIN = (
+    "import sys\n"
+    "from ra_build.main import main\n"
+    "sys.argv = ['ra', *sys.argv[1:]]\n"
+    "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
+)
+
+
+def test_a_build_never_imports_pandas_even_where_it_is_installed(kb: Path, home: Path) -> None:
+    """pyarrow would import it (0.3-0.8 s) at the first array it builds from Python values."""
+    probe = RA_MAIN + (
         "import pyarrow as pa\n"
         "pa.array(['after the build'])\n"
         "print('pandas imported' if 'pandas' in sys.modules else 'no pandas')\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=kb,
-        env={"HOME": str(home), "PATH": ""},
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-2:] == ["exit 0", "no pandas"], done.stderr
+    code, out, err = python_in(kb, home, probe, "update")
+    assert code == 0, err
+    assert out[-2:] == ["exit 0", "no pandas"], err
     assert pd.__version__  # installed here: the dev group has it
 
 
 def test_a_plain_ra_update_runs_without_typer_and_help_still_comes_from_it(kb: Path, home: Path) -> None:
     """typer (and the pydantic it imports) cost a no-change update a fifth of its time."""
-    import subprocess
-    import sys
-
-    probe = (
-        "import sys\n"
-        "from ra_build.main import main\n"
-        "sys.argv = ['ra', *sys.argv[1:]]\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
-        "print('typer imported' if 'typer' in sys.modules else 'no typer')\n"
-    )
+    probe = RA_MAIN + "print('typer imported' if 'typer' in sys.modules else 'no typer')\n"
 
     def run(*args: str) -> list[str]:
-        done = subprocess.run(
-            [sys.executable, "-c", probe, *args], cwd=kb, env={"HOME": str(home), "PATH": ""},
-            capture_output=True, text=True,
-        )  # fmt: skip
-        return done.stdout.splitlines()
+        return python_in(kb, home, probe, *args)[1]
 
     first = run("update", "--artifacts", str(kb / ".ra"))
     assert first[-2:] == ["exit 0", "no typer"]
@@ -120,9 +115,6 @@ def test_a_plain_ra_update_runs_without_typer_and_help_still_comes_from_it(kb: P
 
 def test_ra_build_as_a_library_leaves_pyarrows_pandas_integration_alone(kb: Path, home: Path) -> None:
     """A dodo.py or a notebook that imports ra_build and builds still converts pandas data."""
-    import subprocess
-    import sys
-
     probe = (
         "import pyarrow as pa\n"
         "from ra_build.config import load_config\n"
@@ -132,12 +124,6 @@ def test_ra_build_as_a_library_leaves_pyarrows_pandas_integration_alone(kb: Path
         "import pandas as pd\n"  # only after the build: what pyarrow decided about pandas stays
         "print(pa.array(pd.Series([1, pd.NA], dtype='Int64')).null_count)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=kb,
-        env={"HOME": str(home), "PATH": ""},
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "1"
+    code, out, err = python_in(kb, home, probe)
+    assert code == 0, err
+    assert out[-1] == "1"
