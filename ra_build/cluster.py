@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ra_build.index import BATCH_ROWS, ShardJob, _job_batches, _link_or_copy, write_shard
+from ra_build.index import BATCH_ROWS, ShardJob, job_batches, link_or_copy, write_shard
 from ra_build.stages import (
     ChunkSettings,
     FileProgress,
@@ -377,7 +377,7 @@ class Engine:
 
 def _shard_work(job: ShardJob) -> ShardWork:
     """A shard job made self-contained: its rows read here, its current files if it has any."""
-    batches = list(_job_batches(job.parts))
+    batches = list(job_batches(job.parts))
     rows = pa.Table.from_batches(batches) if batches else None
     files: dict[str, bytes] = {}
     if not job.fresh:
@@ -397,7 +397,7 @@ def _assemble(directory: Path, result: ShardResult) -> Path:
                 fh.write(result.changed[name])
                 os.fsync(fh.fileno())
         else:
-            _link_or_copy(directory / name, staged / name)
+            link_or_copy(directory / name, staged / name)
     return staged
 
 

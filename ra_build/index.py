@@ -282,7 +282,7 @@ def run_jobs(jobs: Sequence[ShardJob], *, parallel: bool = True) -> list[int]:
 def write_job(job: ShardJob) -> int:
     """Run one shard job: read its Parquet rows and write them with `write_shard`."""
     return write_shard(
-        Path(job.directory), job.stemmer, _job_batches(job.parts), deletes=job.deletes, fresh=job.fresh
+        Path(job.directory), job.stemmer, job_batches(job.parts), deletes=job.deletes, fresh=job.fresh
     )
 
 
@@ -319,7 +319,7 @@ def write_shard(
     return added
 
 
-def _job_batches(parts: Iterable[tuple[str, tuple[str, ...] | None]]) -> Iterator[pa.RecordBatch]:
+def job_batches(parts: Iterable[tuple[str, tuple[str, ...] | None]]) -> Iterator[pa.RecordBatch]:
     """The chunk rows a job adds, a bounded batch at a time.
 
     A whole part is streamed; for a few documents, the filter lets Parquet skip the row groups
@@ -422,7 +422,7 @@ def publish(index_dir: Path, shards: Sequence[Path]) -> bool:
     for shard, name in files if changed else ():
         target = index_dir / name
         if not target.exists():
-            _link_or_copy(shard / name, target)
+            link_or_copy(shard / name, target)
     with _meta_lock(index_dir):
         if changed:
             write_bytes(index_dir / META, data)
@@ -437,7 +437,7 @@ def publish(index_dir: Path, shards: Sequence[Path]) -> bool:
     return changed
 
 
-def _link_or_copy(source: Path, target: Path) -> None:
+def link_or_copy(source: Path, target: Path) -> None:
     """Hard-link `source` as `target`; copy it where the file system has no hard links."""
     try:
         os.link(source, target)
