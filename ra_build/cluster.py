@@ -45,15 +45,13 @@ from ra_build.stages import (
     ChunkSettings,
     FileProgress,
     ParsedFile,
-    _opened_inside,
-    _skip,
     parse_data,
+    parse_file,
     too_large,
     unreadable,
 )
 from ra_build.tables import FileRow, chunk_batch, shard_of
 from ra_query.errors import ClusterError, InputError
-from ra_query.sources import outside_reason
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -172,34 +170,22 @@ def _why(exc: BaseException) -> str:
 
 
 def read_and_parse(tree: str, root: str, path: str, settings: ChunkSettings, real_root: str) -> ParsedFile:
-    """`stages.parse_file` for a worker: the bytes come through fsspec (any file system fsspec
-    knows; a local path for a local tree), then ra's own `parse_data` chunks them.
+    """`stages.parse_file` for a worker. A local tree is read exactly as a plain build reads it
+    (the same function); a tree at a URL is read through fsspec (any file system it knows), then
+    ra's own `parse_data` chunks the bytes.
 
     `real_root` is `root` with its symlinks resolved (for a local tree)."""
+    if "://" not in root:
+        return parse_file(tree, root, path, settings, real_root)
     import fsspec
-    from fsspec.implementations.local import LocalFileSystem
 
-    url = f"{root.rstrip('/')}/{path}" if "://" in root else os.path.join(root, path)
     size = mtime_ns = 0
     try:
-        if "://" in root:  # one OpenFile: its file system, path, and the file
-            target: Any = fsspec.open(url, "rb")
-        else:  # fsspec.open would read `::` in a local name (std::vector.md) as URL chaining
-            target = fsspec.core.OpenFile(LocalFileSystem(), url, "rb")
-        local = isinstance(target.fs, LocalFileSystem)
-        if not local:  # stat before reading, as a plain build does (the size decides that)
-            size, mtime_ns = _remote_stat(target.fs, target.path)
-            if size > settings.max_file_size:
-                return too_large(tree, path, size, mtime_ns, settings)
-        with target as opened:
-            fh: Any = opened
-            if local:  # the stat of the very file opened
-                st = os.fstat(fh.fileno())
-                size, mtime_ns = st.st_size, st.st_mtime_ns
-                if size > settings.max_file_size:
-                    return too_large(tree, path, size, mtime_ns, settings)
-                if not settings.outside_links and not _opened_inside(real_root, fh, url):
-                    return _skip(tree, path, size, mtime_ns, "", "error", outside_reason(url))
+        target: Any = fsspec.open(f"{root.rstrip('/')}/{path}", "rb")
+        size, mtime_ns = _remote_stat(target.fs, target.path)  # the size decides, as in parse_file
+        if size > settings.max_file_size:
+            return too_large(tree, path, size, mtime_ns, settings)
+        with target as fh:
             data = fh.read()
     except OSError as exc:
         return unreadable(tree, path, size, mtime_ns, exc)

@@ -418,7 +418,7 @@ def shard_files(artifacts: Path) -> dict[str, int]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("target", "stage"), [("parse_data", "parsing tree docs"), ("write_shard", "building the index shards")]
+    ("target", "stage"), [("parse_file", "parsing tree docs"), ("write_shard", "building the index shards")]
 )
 def test_a_worker_killed_mid_build_fails_it_in_one_line_and_the_previous_index_stays(
     tmp_path: Path, home: Path, scheduler: str, target: str, stage: str
