@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ra_build.memo import TextMemo
 from ra_build.parse import NO_FRONTMATTER, Frontmatter, Heading, find_headings, parse_frontmatter
 from ra_query.schema import doc_id_of
 from ra_query.slugs import slug_keeps
@@ -134,40 +135,20 @@ def content_hash(title: str, breadcrumb: Iterable[str], tags: Iterable[str], bod
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class _TokenCountCache:
-    """cl100k_base token counts of chunk texts, remembered by text for the life of the process.
-
-    Versioned documentation repeats most sections word for word from one product version to the
-    next: 73% of the chunk text of the PowerShell documentation corpus occurs in an earlier file,
-    and encoding it all was a third of the time chunking took. The key is the text itself, so a
-    hit is exact (no digest that could collide). Memory is bounded by the characters held: when
-    a new text would pass the bound the cache starts over, which changes no count.
-    """
-
-    __slots__ = ("_chars", "_counts", "_limit")
-
-    def __init__(self, limit: int) -> None:
-        self._counts: dict[str, int] = {}
-        self._chars = 0
-        self._limit = limit
-
-    def count(self, text: str) -> int:
-        """Return the number of cl100k_base tokens of `text` (special tokens as ordinary text)."""
-        tokens = self._counts.get(text)
-        if tokens is None:
-            tokens = len(encoding().encode_ordinary(text))
-            self._chars += len(text)
-            if self._chars > self._limit:
-                self._counts.clear()
-                self._chars = len(text)
-            self._counts[text] = tokens
-        return tokens
+# cl100k_base token counts of chunk texts (ra_build.memo): encoding was a third of the time
+# chunking took. 32 M characters: 32 MB for Latin-1 text, two or four times that for wider
+# characters, in each process that chunks; the PowerShell corpus (94 MB) has 24 M characters of
+# distinct chunk text.
+_TOKEN_COUNTS: TextMemo[int] = TextMemo(32_000_000)
 
 
-# 32 M characters: 32 MB for Latin-1 text, two or four times that for wider characters, in
-# each process that chunks. The PowerShell corpus (94 MB) has 24 M characters of distinct
-# chunk text, so every repeat in it is a hit.
-_TOKEN_CACHE = _TokenCountCache(32_000_000)
+def _remembered_count(text: str) -> int:
+    """The number of cl100k_base tokens of `text` (special tokens as ordinary text)."""
+    tokens = _TOKEN_COUNTS.get(text)
+    if tokens is None:
+        tokens = len(encoding().encode_ordinary(text))
+        _TOKEN_COUNTS.put(text, tokens)
+    return tokens
 
 
 def chunk_document(
@@ -210,7 +191,7 @@ def chunk_document(
     survivors = _survivors(text, headings)
     parents, positions, children = _tree([headings[j].level for j in survivors])
 
-    counter = _TOKEN_CACHE.count if count_tokens is _count_tokens else count_tokens
+    counter = _remembered_count if count_tokens is _count_tokens else count_tokens
 
     # Every range lies after the previous one, so line numbers and byte offsets are found by
     # looking only at the text between consecutive positions: no line table, no full re-encode.

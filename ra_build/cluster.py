@@ -5,8 +5,8 @@ The client (the `ra update` process) runs the usual doit task graph under the us
 publishing and the manifest all happen here, exactly as in a plain build. Two things move to
 the cluster:
 
-- parsing: the files a chunk stage must parse go out in batches, each batch within one chunk
-  table part (`tables.shard_of`), as tasks that read the bytes through fsspec and call ra's own
+- parsing: the files a chunk stage must parse go out in batches (`stages.batch_paths`: files
+  that share a name together), as tasks that read the bytes through fsspec and call ra's own
   `stages.parse_data`; their file rows and Arrow chunks come back and the chunk stage writes
   the tables as it always does, so they equal a plain build's;
 - shard builds: each index shard a run must write goes out with its rows (and, for an
@@ -45,12 +45,13 @@ from ra_build.stages import (
     ChunkSettings,
     FileProgress,
     ParsedFile,
+    batch_paths,
     parse_data,
     parse_file,
     too_large,
     unreadable,
 )
-from ra_build.tables import FileRow, chunk_batch, shard_of
+from ra_build.tables import FileRow, chunk_batch
 from ra_query.errors import ClusterError, InputError
 
 if TYPE_CHECKING:
@@ -286,19 +287,13 @@ class Engine:
         settings: ChunkSettings,
         progress: FileProgress | None = None,
     ) -> tuple[list[FileRow], pa.Table]:
-        """`parse_files` on the cluster: rows in `paths` order, chunks grouped by part."""
+        """`parse_files` on the cluster: rows in `paths` order, chunks in `batch_paths` batches."""
         from distributed import as_completed
 
         from ra_build.tables import CHUNK_SCHEMA
 
-        parts: dict[int, list[str]] = {}
-        for path in paths:
-            parts.setdefault(shard_of(path), []).append(path)
-        batches = [
-            group[i : i + BATCH_FILES]
-            for _, group in sorted(parts.items())
-            for i in range(0, len(group), BATCH_FILES)
-        ]
+        # at least sixteen tasks when there are files enough, so every worker gets some
+        batches = batch_paths(paths, max(16, min(BATCH_FILES, len(paths) // 16)))
         by_path: dict[str, FileRow] = {}
         chunks: list[pa.RecordBatch] = []
         with self._waiting(f"parsing tree {tree}"):

@@ -29,6 +29,8 @@ from markdown_it.ruler import Ruler
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
+from ra_build.memo import TextMemo
+
 _BlockRule = Callable[[StateBlock, int, int, bool], bool]
 _RuleTable = dict[str, tuple[_BlockRule, ...]]
 
@@ -578,10 +580,37 @@ def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Headin
             index the whole file.
 
     Headings inside code blocks, HTML blocks, block quotes and list items are not returned.
+    The headings of a markdown text are remembered (`_HEADINGS`): versioned documentation
+    repeats whole pages under new frontmatter.
     """
     source = text[start:] if start else text
     if not source:
         return []
+    found = _HEADINGS.get(source)
+    if found is None:
+        found = _headings_of(source)
+        _HEADINGS.put(source, found)
+    if not start and not first_line:
+        return list(found)
+    return [
+        Heading(
+            h.level,
+            h.text,
+            h.first_line + first_line,
+            h.end_line + first_line,
+            h.start + start,
+            h.span_start + start,
+        )
+        for h in found
+    ]
+
+
+# The headings of markdown texts, by text; 16 M characters per process that chunks.
+_HEADINGS: TextMemo[tuple[Heading, ...]] = TextMemo(16_000_000)
+
+
+def _headings_of(source: str) -> tuple[Heading, ...]:
+    """`find_headings` of a whole markdown text (no frontmatter before it)."""
     # What `MarkdownIt.parse` does, minus the core chain: we keep the block state because its
     # line-start table saves us computing our own.
     has_cr = "\r" in source
@@ -608,13 +637,13 @@ def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Headin
             Heading(
                 int(token.tag[1]),
                 plain_text(inline.content, references),
-                first + first_line,
-                end + first_line,
-                start + marks[first],
-                start + (marks[end] if end < mark_count else size),
+                first,
+                end,
+                marks[first],
+                marks[end] if end < mark_count else size,
             )
         )
-    return headings
+    return tuple(headings)
 
 
 _HTML_TAG = re.compile(r"<!--.*?-->|</?([A-Za-z][A-Za-z0-9\-]*)(?:\s[^<>]*)?/?>", re.DOTALL)

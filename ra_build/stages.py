@@ -12,7 +12,7 @@ import hashlib
 import os
 import shutil
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -205,6 +205,33 @@ def _parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> tuple[list[
 FileProgress = Callable[[int, int], None]
 
 
+def batch_paths(paths: Sequence[str], size: int) -> list[list[str]]:
+    """`paths` in batches of about `size` files, the files that share a name in one batch.
+
+    Versioned documentation keeps a page under one name per version (`7.4/Get-Item.md`,
+    `7.5/Get-Item.md`), mostly word for word: parsed by one process one after the other, the
+    copies hit that process's memos of headings and token counts (ra_build.memo) instead of
+    each process parsing its own. A name shared by more than `size` files fills whole batches.
+    """
+    by_name: dict[str, list[str]] = {}
+    for path in paths:
+        by_name.setdefault(path.rpartition("/")[2], []).append(path)
+    batches: list[list[str]] = []
+    batch: list[str] = []
+    for group in by_name.values():
+        if batch and len(batch) + len(group) > size:
+            batches.append(batch)
+            batch = []
+        for i in range(0, len(group), size):
+            batch += group[i : i + size]
+            if len(batch) >= size:
+                batches.append(batch)
+                batch = []
+    if batch:
+        batches.append(batch)
+    return batches
+
+
 def parse_files(
     tree: str,
     root: str,
@@ -215,21 +242,13 @@ def parse_files(
 ) -> tuple[list[FileRow], pa.Table]:
     """Parse `paths`, on every core when there are enough files to pay for processes.
 
-    Returns the file rows (in `paths` order) and one table of all new chunks: grouped by
-    chunk-table part (`shard_of`), each part's rows in `paths` order. A batch never straddles
-    two parts, so `_write_shards` takes each part's rows as a slice instead of a copy.
+    Returns the file rows (in `paths` order) and one table of all new chunks, each file's rows
+    together, files in `batch_paths` order (`_write_shards` puts each part in path order).
     """
     workers = workers or os.cpu_count() or 1
     total = len(paths)
     size = max(16, total // (workers * 8)) if workers > 1 and total >= PARALLEL_MIN_FILES else 64
-    by_part: dict[int, list[str]] = {}
-    for path in paths:
-        by_part.setdefault(shard_of(path), []).append(path)
-    batches = [
-        (tree, root, group[i : i + size], settings)
-        for _part, group in sorted(by_part.items())
-        for i in range(0, len(group), size)
-    ]
+    batches = [(tree, root, batch, settings) for batch in batch_paths(paths, size)]
     rows: list[FileRow] = []
     chunks: list[pa.RecordBatch] = []
 
@@ -406,29 +425,46 @@ def merge_sorted(old: pa.Table, replaced: set[str], new: pa.Table) -> pa.Table:
 def _write_shards(layout: Layout, tree: str, replaced: set[str], new: pa.Table) -> None:
     """Apply the replaced paths and new rows to the shards they fall in; leave the rest alone.
 
+    `new` holds each file's rows together, files in any order; each shard gets its own rows in
+    path order, copied one shard at a time (a first build's rows are all of its chunks).
     The shards are written on threads: Parquet encoding and zstd release the GIL, and on a first
     build writing sixteen shards one by one took two seconds while the workers sat idle.
     """
-    buckets: dict[int, list[int]] = {}
-    for i, path in enumerate(new.column("path").to_pylist()):
-        buckets.setdefault(shard_of(path), []).append(i)
+    shard_ids: list[int] = []  # the shard of each row of `new`
+    for path, start, end in _file_runs(new.column("path").to_pylist()):
+        shard_ids += [shard_of(path)] * (end - start)
+    shard_column = pa.array(shard_ids, pa.int8())
+    gone: dict[int, set[str]] = {}
+    for path in replaced:
+        gone.setdefault(shard_of(path), set()).add(path)
     first = not layout.chunk_dir(tree).exists()
-    affected = set(range(SHARDS)) if first else {shard_of(p) for p in replaced} | set(buckets)
+    with_rows = set(shard_ids)
+    affected = set(range(SHARDS)) if first else set(gone) | with_rows
 
     def write(shard: int) -> None:
-        rows = buckets.get(shard, [])
-        if not rows:
-            part = CHUNK_SCHEMA.empty_table()
-        elif rows[-1] - rows[0] + 1 == len(rows):  # one run (parse_files groups by part): no copy
-            part = new.slice(rows[0], len(rows))
+        if shard in with_rows:
+            # `filter` copies per batch of `new`; a stable sort keeps each file's chunk order
+            in_shard = pc.call_function("equal", [shard_column, pa.scalar(shard, pa.int8())])
+            part = new.filter(in_shard).sort_by("path")
         else:
-            part = new.take(pa.array(rows, type=pa.int64()))
+            part = CHUNK_SCHEMA.empty_table()
         target = layout.chunk_shard(tree, shard)
         old = read_chunk_table([target])
-        write_chunk_table(target, merge_sorted(old, {p for p in replaced if shard_of(p) == shard}, part))
+        write_chunk_table(target, merge_sorted(old, gone.get(shard, set()), part))
+        del part, old
+        pa.default_memory_pool().release_unused()
 
     with ThreadPoolExecutor(max_workers=min(len(affected), os.cpu_count() or 1) or 1) as pool:
         list(pool.map(write, sorted(affected)))  # list(): a failed write raises here
+
+
+def _file_runs(paths: list[str]) -> Iterator[tuple[str, int, int]]:
+    """(path, start, end) for each run of equal paths: each file's chunk rows."""
+    start = 0
+    for i in range(1, len(paths) + 1):
+        if i == len(paths) or paths[i] != paths[start]:
+            yield paths[start], start, i
+            start = i
 
 
 def prune_tables(layout: Layout, trees: Iterable[str]) -> list[str]:

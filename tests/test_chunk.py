@@ -491,13 +491,14 @@ def test_a_custom_token_counter_is_used_for_every_chunk() -> None:
     assert len(calls) == len(first.chunks) + len(second.chunks)  # nothing remembered for it
 
 
-def test_remembered_counts_equal_fresh_counts_even_after_the_cache_starts_over(
+def test_remembered_counts_equal_fresh_counts_even_after_the_memo_forgets_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from ra_build import chunk
+    from ra_build.memo import TextMemo
 
-    tiny = chunk._TokenCountCache(40)  # pyright: ignore[reportPrivateUsage]  # starts over every few texts
-    monkeypatch.setattr(chunk, "_TOKEN_CACHE", tiny)
+    tiny: TextMemo[int] = TextMemo(40)  # forgets after every few texts
+    monkeypatch.setattr(chunk, "_TOKEN_COUNTS", tiny)
     fresh = [c.tokens for c in chunk_document("docs", "v1/a.md", _REPEATED, count_tokens=count_tokens).chunks]
     for version in ("v1", "v2", "v3"):
         cached = chunk_document("docs", f"{version}/a.md", _REPEATED)

@@ -219,19 +219,54 @@ def test_a_file_table_read_back_after_writing_equals_what_parquet_holds(tmp_path
     assert read_file_rows(path) == rows[:1]
 
 
-def test_parsed_chunks_arrive_grouped_by_table_part_and_file_rows_in_the_order_given(tmp_path: Path) -> None:
-    """Each part's rows are one run, so writing the parts slices the table instead of copying it."""
-    from ra_build.stages import ChunkSettings, parse_files
-    from ra_build.tables import shard_of
+def test_parse_batches_keep_the_files_that_share_a_name_together_and_every_path_once() -> None:
+    """Versions of one page are parsed by one process, so its memos serve the repeats."""
+    from ra_build.stages import batch_paths
 
-    paths = [f"page{i:02d}.md" for i in range(40)]
+    paths = [f"v{version}/{name}.md" for version in range(5) for name in ("a", "b", "c", "d")]
+    paths += [f"big/{i}/index.md" for i in range(9)]
+    batches = batch_paths(paths, 6)
+    assert sorted(p for batch in batches for p in batch) == sorted(paths)
+    for name in ("a", "b", "c", "d"):
+        assert sum(any(p.endswith(f"/{name}.md") for p in batch) for batch in batches) == 1
+    assert all(len(batch) <= 6 for batch in batches)  # a name shared by 9 files fills batches
+
+
+def test_each_chunk_table_part_is_written_in_path_order_with_file_rows_in_the_order_given(
+    tmp_path: Path,
+) -> None:
+    """Parsing returns files in batch order; the parts on disk are still sorted by path, each
+    file's chunks in document order."""
+    from ra_build.config import DEFAULT_INCLUDE, TreeConfig
+    from ra_build.layout import Layout
+    from ra_build.stages import ChunkSettings, chunk_stage, discover_stage, parse_files
+    from ra_build.tables import read_parquet
+
+    tree = tmp_path / "tree"
+    paths = sorted({f"d{i % 7}/page{i:02d}.md" if i % 3 else f"d{i % 5}/index.md" for i in range(60)})
     for path in paths:
-        (tmp_path / path).write_text(f"# {path}\n\nText.\n\n## More\n\nBody.\n", encoding="utf-8")
-    rows, table = parse_files("t", str(tmp_path), paths, ChunkSettings(10**7, 10**6), workers=1)
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(
+            f"# {path}\n\nText.\n\n## More\n\nBody.\n\n## Last\n\nEnd.\n", encoding="utf-8"
+        )
+    rows, table = parse_files("t", str(tree), paths, ChunkSettings(10**7, 10**6), workers=1)
     assert [r.path for r in rows] == paths
-    parts = [shard_of(p) for p in table.column("path").to_pylist()]
-    runs = [part for i, part in enumerate(parts) if i == 0 or parts[i - 1] != part]
-    assert len(runs) == len(set(parts)) > 1
-    for part in set(parts):
-        in_part = [p for p in table.column("path").to_pylist() if shard_of(p) == part]
+    assert table.column("path").to_pylist() != sorted(table.column("path").to_pylist())  # batch order
+    parsed_ids: dict[str, list[str]] = {}
+    for path, chunk_id in zip(table.column("path").to_pylist(), table.column("id").to_pylist(), strict=True):
+        parsed_ids.setdefault(path, []).append(chunk_id)
+    assert all(len(ids) == 4 for ids in parsed_ids.values())  # document, h1, two sections
+    config = TreeConfig("t", tree, DEFAULT_INCLUDE, (), is_global=False, source=tree, line=0)
+    layout = Layout(tmp_path / ".ra")
+    discover_stage(config, layout)
+    chunk_stage(config, layout, ChunkSettings(10**7, 10**6))
+    seen = 0
+    for part in layout.chunk_shards("t"):
+        written = read_parquet(part)
+        in_part = written.column("path").to_pylist()
         assert in_part == sorted(in_part)
+        ids = written.column("id").to_pylist()
+        for path in set(in_part):
+            assert [i for p, i in zip(in_part, ids, strict=True) if p == path] == parsed_ids[path]
+        seen += len(set(in_part))
+    assert seen == len(paths)

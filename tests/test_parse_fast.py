@@ -176,3 +176,26 @@ def test_heading_text_read_once_is_reused_only_where_link_definitions_cannot_cha
         assert [h.text for h in find_headings("# [a] `b`\n")] == ["[a] b"]
         assert [h.text for h in find_headings(defined)] == ["a b"]
         assert [h.text for h in find_headings("# `b` *c*\n\n[a]: /u\n")] == ["b c"]
+
+
+def test_a_body_repeated_under_other_frontmatter_gets_its_remembered_headings_at_its_own_offsets() -> None:
+    body = "# Get-Item\n\nText.\n\nSetext\n---\n\n## Examples\n"
+    first = "---\nms.date: 1\n---\n" + body
+    second = "---\nms.date: 22\nonline: x\n---\n" + body
+    for text, start, line in ((first, 19, 3), (second, 30, 4), (body, 0, 0)):
+        assert text[start:] == body
+        assert find_headings(text, start, line) == _stock_find_headings(text, start, line)
+    assert find_headings(second, 30, 4)[0].start == 30
+
+
+def test_a_text_memo_forgets_its_oldest_texts_past_its_bound_and_never_answers_wrong() -> None:
+    from ra_build.memo import TextMemo
+
+    memo: TextMemo[int] = TextMemo(10)
+    for text in ("aaaa", "bbbb", "cccc"):
+        memo.put(text, len(text))
+    assert (memo.get("aaaa"), memo.get("bbbb"), memo.get("cccc")) == (None, 4, 4)
+    memo.put("x" * 25, 25)  # longer than the bound: held alone until the next text
+    assert len(memo) == 1 and memo.get("x" * 25) == 25
+    memo.put("d", 1)
+    assert (memo.get("x" * 25), memo.get("d")) == (None, 1)
