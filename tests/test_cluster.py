@@ -37,11 +37,15 @@ EXTRA_HINT = "pip install 'ra-kb[dask]'"
 
 
 @pytest.fixture(scope="module")
-def scheduler() -> Iterator[str]:
-    """The address of a 2-worker LocalCluster whose scheduler never retries a lost task."""
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of a 2-worker LocalCluster whose scheduler never retries a lost task.
+
+    Its workers keep their scratch space and temp directories (a killed worker leaves its
+    shard directory behind) under pytest's temp directory, not the machine's /tmp."""
     import dask.config
     from distributed import LocalCluster
 
+    scratch = tmp_path_factory.mktemp("dask")
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
         cluster = LocalCluster(
             n_workers=2,
@@ -50,6 +54,8 @@ def scheduler() -> Iterator[str]:
             memory_limit=0,
             dashboard_address=None,  # pyright: ignore[reportArgumentType]
             silence_logs=logging.CRITICAL,
+            local_directory=str(scratch),
+            env={"TMPDIR": str(scratch)},
         )
     with cluster:
         yield cluster.scheduler_address
