@@ -2,7 +2,9 @@
 
 Symlinks to files are followed while their target stays inside the tree's root; a link whose
 target resolves outside it is skipped and reported (it would put that file — `/etc/passwd` — in
-the index and in every published artifact), unless the tree opts in (`allow_outside_links`).
+the index and in every published artifact), unless the tree opts in (`allow_outside_links`);
+so is a link to a file inside the tree that the walk itself would not take (excluded, or a dot
+entry), so a link never brings in what the patterns keep out.
 Symlinks to directories are not descended into (so a symlink loop cannot trap the walk).
 Dot-files and dot-directories are skipped unless a pattern names a dot entry explicitly. Exclude
 wins over include. Nothing here reads file contents.
@@ -15,6 +17,7 @@ changed since the build) share this walk, so `ra-query` counts stale files exact
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -123,8 +126,14 @@ def walk_tree(
                     except OSError:
                         skipped.append(Skipped(name, rel, "broken or looping symlink"))
                         continue
-                    if not outside_links and not inside(real_top, entry.path):
-                        skipped.append(Skipped(name, rel, outside_reason(entry.path)))
+                    target = os.path.realpath(entry.path)
+                    within = _relative(real_top, target)
+                    if within is None:
+                        if not outside_links:
+                            skipped.append(Skipped(name, rel, outside_reason(entry.path)))
+                            continue
+                    elif (why := _unwalked(within, exclude_re, allow_dots)) is not None:
+                        skipped.append(Skipped(name, rel, f"symlink to {within}, {why} — not indexed"))
                         continue
                 else:
                     st = entry.stat(follow_symlinks=False)
@@ -138,6 +147,32 @@ def walk_tree(
     dirs.sort()
     hidden.sort()
     return Discovery(name, tuple(files), tuple(skipped), tuple(dirs), tuple(hidden))
+
+
+def _relative(real_root: str, target: str) -> str | None:
+    """`target` (resolved) relative to `real_root` with `/` separators, or None outside it."""
+    if target == real_root:
+        return ""
+    prefix = real_root.rstrip(os.sep) + os.sep
+    if not target.startswith(prefix):
+        return None
+    return target[len(prefix) :].replace(os.sep, "/")
+
+
+def _unwalked(rel: str, exclude_re: re.Pattern[str] | None, allow_dots: bool) -> str | None:
+    """Why the walk itself would not index the file at `rel` (a symlink's target in the tree):
+    an exclude pattern drops it or a directory above it, or it is a dot entry. None when the walk
+    would take it. A link must not bring in what the tree's patterns keep out."""
+    parts = rel.split("/") if rel else []
+    if not allow_dots and any(part.startswith(".") for part in parts):
+        return "a dot entry the tree does not walk"
+    if exclude_re is not None:
+        if exclude_re.match(rel):
+            return "which the tree's exclude patterns skip"
+        for depth in range(1, len(parts)):
+            if exclude_re.match("/".join(parts[:depth]) + "/"):
+                return "which the tree's exclude patterns skip"
+    return None
 
 
 def inside(real_root: str, path: str) -> bool:

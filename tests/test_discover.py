@@ -124,3 +124,35 @@ def test_discovery_records_size_and_mtime(tmp_path: Path) -> None:
     os.utime(path, ns=(1_000_000_000, 2_000_000_000))
     (found,) = discover_tree(_tree(tmp_path)).files
     assert (found.size, found.mtime_ns, found.abspath) == (6, 2_000_000_000, str(path))
+
+
+def test_a_symlink_to_a_file_the_tree_excludes_is_skipped_and_reported(tmp_path: Path) -> None:
+    _write(tmp_path, "drafts/secret.md")
+    _write(tmp_path, "private.md")
+    os.symlink("drafts/secret.md", tmp_path / "current.md")
+    os.symlink("private.md", tmp_path / "alias.md")
+    found = discover_tree(_tree(tmp_path, exclude=("drafts/", "private.md")))
+    assert [f.path for f in found.files] == []
+    assert [(s.path, s.reason) for s in found.skipped] == [
+        ("alias.md", "symlink to private.md, which the tree's exclude patterns skip — not indexed"),
+        ("current.md", "symlink to drafts/secret.md, which the tree's exclude patterns skip — not indexed"),
+    ]
+
+
+def test_a_symlink_into_a_dot_directory_the_walk_skips_is_skipped_and_reported(tmp_path: Path) -> None:
+    _write(tmp_path, ".private/notes.md")
+    os.symlink(".private/notes.md", tmp_path / "notes.md")
+    found = discover_tree(_tree(tmp_path))
+    assert found.files == ()
+    assert [(s.path, s.reason) for s in found.skipped] == [
+        ("notes.md", "symlink to .private/notes.md, a dot entry the tree does not walk — not indexed")
+    ]
+    named = discover_tree(_tree(tmp_path, include=("*.md", ".private/*.md")))
+    assert [f.path for f in named.files] == [".private/notes.md", "notes.md"]
+
+
+def test_a_symlink_to_an_included_file_elsewhere_in_the_tree_is_still_followed(tmp_path: Path) -> None:
+    _write(tmp_path, "guides/intro.md")
+    _write(tmp_path, "drafts/old.md")
+    os.symlink("guides/intro.md", tmp_path / "start.md")
+    assert _paths(_tree(tmp_path, exclude=("drafts/",))) == ["guides/intro.md", "start.md"]

@@ -1,4 +1,5 @@
-"""Symlinks out of a tree are never indexed unless the tree opts in, and every run says so."""
+"""Symlinks out of a tree are never indexed unless the tree opts in, nor links to what the tree
+excludes, and every run says so."""
 
 from __future__ import annotations
 
@@ -126,3 +127,22 @@ def test_a_link_out_of_the_tree_is_not_counted_as_removed_at_every_build(
     assert report.results["chunk:docs"]["removed"] == []
     rewritten = [p.name for p, mtime in parts.items() if p.stat().st_mtime_ns != mtime]
     assert len(rewritten) == 1  # the part that takes new.md, not the one of x.md as well
+
+
+def test_a_link_to_a_file_the_tree_excludes_is_not_indexed_and_update_says_so(
+    ra: RaFn, project: Path
+) -> None:
+    (project / ".ra.toml").write_text(
+        'root = true\n\n[tree.docs]\npath = "docs"\nexclude = ["drafts/"]\n', encoding="utf-8"
+    )
+    (project / "docs" / "drafts").mkdir()
+    (project / "docs" / "drafts" / "plan.md").write_text(
+        "# Plan\n\nThe unannounced plan.\n", encoding="utf-8"
+    )
+    os.symlink("drafts/plan.md", project / "docs" / "current.md")
+    run = ra("update", cwd=project)
+    assert run.code == 0, run.err
+    reason = "symlink to drafts/plan.md, which the tree's exclude patterns skip — not indexed"
+    assert f"ra: warning: docs:current.md: {reason}\n" in run.err
+    assert ra("get", "docs:current.md", cwd=project).code == 1
+    assert "unannounced" not in ra("search", "unannounced plan", cwd=project).out
