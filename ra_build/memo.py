@@ -10,6 +10,7 @@ so a hit is exact (no digest that could collide).
 
 from __future__ import annotations
 
+import threading
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -23,12 +24,14 @@ class TextMemo(Generic[T]):
     repeats a memo serves come soon after the text they repeat.
     """
 
-    __slots__ = ("_answers", "_chars", "_limit")
+    __slots__ = ("_answers", "_chars", "_limit", "_lock")
 
     def __init__(self, limit: int) -> None:
         self._answers: dict[str, T] = {}
         self._chars = 0
         self._limit = limit
+        # a Dask worker runs parse tasks on several threads of one process
+        self._lock = threading.Lock()
 
     def get(self, text: str) -> T | None:
         """The answer remembered for `text`, or None."""
@@ -36,15 +39,16 @@ class TextMemo(Generic[T]):
 
     def put(self, text: str, answer: T) -> None:
         """Remember `answer` for `text`, forgetting the oldest answers past the bound."""
-        if text in self._answers:
-            return
-        answers = self._answers
-        self._chars += len(text)
-        while self._chars > self._limit and answers:
-            oldest = next(iter(answers))
-            self._chars -= len(oldest)
-            del answers[oldest]
-        answers[text] = answer
+        with self._lock:
+            answers = self._answers
+            if text in answers:
+                return
+            self._chars += len(text)
+            while self._chars > self._limit and answers:
+                oldest = next(iter(answers))
+                self._chars -= len(oldest)
+                del answers[oldest]
+            answers[text] = answer
 
     def __len__(self) -> int:
         return len(self._answers)

@@ -426,7 +426,8 @@ def _write_shards(layout: Layout, tree: str, replaced: set[str], new: pa.Table) 
     """Apply the replaced paths and new rows to the shards they fall in; leave the rest alone.
 
     `new` holds each file's rows together, files in any order; each shard gets its own rows in
-    path order, copied one shard at a time (a first build's rows are all of its chunks).
+    path order, copied shard by shard (each writing thread holds one shard's copies, never a
+    copy of all of `new`: a first build's rows are all of its chunks).
     The shards are written on threads: Parquet encoding and zstd release the GIL, and on a first
     build writing sixteen shards one by one took two seconds while the workers sat idle.
     """

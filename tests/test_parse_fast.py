@@ -199,3 +199,36 @@ def test_a_text_memo_forgets_its_oldest_texts_past_its_bound_and_never_answers_w
     assert len(memo) == 1 and memo.get("x" * 25) == 25
     memo.put("d", 1)
     assert (memo.get("x" * 25), memo.get("d")) == (None, 1)
+
+
+def test_a_text_memo_shared_by_threads_neither_raises_nor_miscounts() -> None:
+    """A Dask worker parses on several threads of one process, all using the same memos."""
+    import sys
+    import threading
+
+    from ra_build.memo import TextMemo
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible; restored below
+    memo: TextMemo[int] = TextMemo(50)
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(20_000):
+                text = f"{k}-{i}-xxxxxxxx"
+                if memo.get(text) is None:
+                    memo.put(text, i)
+        except Exception as exc:  # any failure is the finding
+            errors.append(exc)
+
+    try:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert memo._chars == sum(map(len, memo._answers)) <= 50  # pyright: ignore[reportPrivateUsage]
