@@ -4,7 +4,8 @@ Symlinks to files are followed while their target stays inside the tree's root; 
 target resolves outside it is skipped and reported (it would put that file — `/etc/passwd` — in
 the index and in every published artifact), unless the tree opts in (`allow_outside_links`);
 so is a link to a file inside the tree that the walk itself would not take (excluded, or a dot
-entry), so a link never brings in what the patterns keep out.
+entry), so a link never brings in what the exclude patterns or the dot rule keep out. (Include
+patterns select names: `README.md → README.rst` is indexed under the link's name.)
 Symlinks to directories are not descended into (so a symlink loop cannot trap the walk).
 Dot-files and dot-directories are skipped unless a pattern names a dot entry explicitly. Exclude
 wins over include. Nothing here reads file contents.
@@ -132,8 +133,11 @@ def walk_tree(
                         if not outside_links:
                             skipped.append(Skipped(name, rel, outside_reason(entry.path)))
                             continue
+                    elif not stat.S_ISREG(st.st_mode):
+                        continue  # a link to a directory (or a device) in the tree: never followed
                     elif (why := _unwalked(within, exclude_re, allow_dots)) is not None:
-                        skipped.append(Skipped(name, rel, f"symlink to {within}, {why} — not indexed"))
+                        shown = _shown(within)
+                        skipped.append(Skipped(name, rel, f"symlink to {shown}, {why} — not indexed"))
                         continue
                 else:
                     st = entry.stat(follow_symlinks=False)
@@ -184,14 +188,18 @@ def inside(real_root: str, path: str) -> bool:
 def outside_reason(path: str) -> str:
     """Why a symlink out of its tree is not indexed, and how to allow it."""
     return (
-        f"symlink to {os.path.realpath(path)}, outside the tree — not indexed "
+        f"symlink to {_shown(os.path.realpath(path))}, outside the tree — not indexed "
         "(allow_outside_links = true in the tree's section indexes it)"
     )
 
 
 def _not_utf8(tree: str, rel: str) -> Skipped:
-    shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return Skipped(tree, shown, "name is not valid UTF-8 — rename it to index it")
+    return Skipped(tree, _shown(rel), "name is not valid UTF-8 — rename it to index it")
+
+
+def _shown(path: str) -> str:
+    """`path` as text that can be written anywhere: undecodable bytes of a name become U+FFFD."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _utf8(name: str) -> bool:

@@ -156,3 +156,33 @@ def test_a_symlink_to_an_included_file_elsewhere_in_the_tree_is_still_followed(t
     _write(tmp_path, "drafts/old.md")
     os.symlink("guides/intro.md", tmp_path / "start.md")
     assert _paths(_tree(tmp_path, exclude=("drafts/",))) == ["guides/intro.md", "start.md"]
+
+
+def test_a_skipped_link_whose_target_name_is_not_utf8_is_reported_as_text(tmp_path: Path) -> None:
+    (tmp_path / "drafts").mkdir()
+    Path(os.fsdecode(os.fsencode(tmp_path / "drafts") + b"/\xff.md")).write_text("# x\n", encoding="utf-8")
+    os.symlink(b"drafts/\xff.md", os.fsencode(tmp_path) + b"/a.md")
+    found = discover_tree(_tree(tmp_path, exclude=("drafts/",)))
+    assert found.files == ()
+    reason = "symlink to drafts/\ufffd.md, which the tree's exclude patterns skip — not indexed"
+    assert [(s.path, s.reason) for s in found.skipped] == [("a.md", reason)]
+    reason.encode("utf-8")  # writable anywhere: the snapshot is JSON
+
+
+def test_a_file_named_like_markdown_that_links_to_a_directory_is_skipped_silently(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "drafts").mkdir()
+    os.symlink(".git", tmp_path / "git.md")
+    os.symlink("drafts", tmp_path / "drafts.md")
+    found = discover_tree(_tree(tmp_path, exclude=("drafts/",)))
+    assert (found.files, found.skipped) == ((), ())
+
+
+def test_a_link_out_of_the_tree_to_a_name_that_is_not_utf8_is_reported_as_text(tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "tree").mkdir()
+    target = os.fsencode(tmp_path / "outside") + b"/\xff.md"
+    Path(os.fsdecode(target)).write_text("# x\n", encoding="utf-8")
+    os.symlink(target, os.fsencode(tmp_path / "tree") + b"/a.md")
+    [skipped] = discover_tree(_tree(tmp_path / "tree")).skipped
+    assert skipped.reason.startswith(f"symlink to {tmp_path / 'outside'}/\ufffd.md, outside the tree")
