@@ -101,21 +101,25 @@ def cluster_build(
     progress: ProgressBar | None = None,
     notify: Callable[[str], None] | None = None,
 ) -> BuildReport:
-    """`run_build` with parsing and shard builds on the cluster `spec` names."""
-    from ra_build.tasks import run_build
+    """`run_build` with parsing and shard builds on the cluster `spec` names.
+
+    The build lock is taken first: a busy artifact directory is reported (`--no-wait`) or
+    waited for before any cluster starts.
+    """
+    from ra_build.layout import Layout
+    from ra_build.tasks import BuildLock, run_build
 
     cluster = parse_spec(spec)
-    with connect(cluster) as client:
+    with BuildLock(Layout(artifacts.resolve()), wait=wait, notify=notify), connect(cluster) as client:
         engine = Engine(client, cluster.text)
         return run_build(
             config,
             artifacts,
             full=full,
-            wait=wait,
             progress=progress,
-            notify=notify,
             parse=engine.parse,
             run_shards=engine.run_shards,
+            locked=True,
         )
 
 

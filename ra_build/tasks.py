@@ -368,10 +368,12 @@ def run_build(
     notify: Callable[[str], None] | None = None,
     parse: ParseFiles = parse_files,
     run_shards: RunJobs | None = None,
+    locked: bool = False,
 ) -> BuildReport:
     """Run the task graph for `config` into `artifacts` under the build lock.
 
-    `parse` and `run_shards` as for `make_tasks`.
+    `parse` and `run_shards` as for `make_tasks`. `locked`: the caller holds the build lock
+    already (`BuildLock`; a cluster build takes it before it starts the cluster).
     """
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
@@ -381,7 +383,7 @@ def run_build(
     layout = Layout(artifacts.resolve())
     report = BuildReport()
     started = time.perf_counter()
-    with BuildLock(layout, wait=wait, notify=notify):
+    with contextlib.nullcontext() if locked else BuildLock(layout, wait=wait, notify=notify):
         if full:
             _forget(layout)
         elif not _state_db_usable(layout):

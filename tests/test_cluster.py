@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import fcntl
 import logging
 import os
 import shutil
@@ -485,3 +486,23 @@ def test_ra_update_help_names_both_cluster_forms_and_the_extra(tmp_path: Path, h
     text = " ".join(run.out.replace("│", " ").split())
     assert "local:N (N worker processes here) or tcp://HOST:PORT (a running scheduler)" in text
     assert "Needs: pip install 'ra-kb[dask]'." in text
+
+
+def test_a_busy_artifact_directory_fails_a_no_wait_cluster_build_before_any_cluster_starts(
+    tmp_path: Path, home: Path
+) -> None:
+    kb = corpus(tmp_path)
+    (kb / ".ra").mkdir()
+    with open(kb / ".ra" / ".lock", "a+b") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", str(BIN / "ra"), "update", "--no-wait", "--cluster", "local:2"],
+            cwd=kb, env={**os.environ, "HOME": str(home)}, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert proc.returncode == 3
+    errors = [line for line in proc.stderr.splitlines() if not line.startswith("import time:")]
+    assert errors == [
+        f"ra: error: another ra update is writing {kb / '.ra'} — wait for it to finish "
+        "(ra update without --no-wait waits)"
+    ]
+    assert "import time:" in proc.stderr and "distributed" not in proc.stderr  # no cluster was made
