@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -382,6 +382,8 @@ def _typer_codes(run: Callable[[], object]) -> int:
     except typer.Exit as exc:
         return int(exc.exit_code)
     except typer.TyperException as exc:  # a usage error: typer's usage line and message, exit 2
+        if getattr(exc, "ctx", False) is None:  # click's parser names no command for some errors
+            exc.ctx = _context_of(sys.argv[1:])  # pyright: ignore[reportAttributeAccessIssue]
         show = getattr(exc, "show", None)
         if callable(show):
             show()
@@ -392,3 +394,22 @@ def _typer_codes(run: Callable[[], object]) -> int:
         raise KeyboardInterrupt from None
     # click returns an Exit's code instead of raising it when standalone_mode is off
     return code if isinstance(code, int) else 0
+
+
+def _context_of(argv: list[str]) -> Any:
+    """The click context of the command `argv` names (`ra inspect doc …`), for its usage line;
+    None when none is found. Click leaves it out of errors such as `--full=x` ("does not take a
+    value"), which then lacked the usage line every other usage error starts with."""
+    command: Any = typer.main.get_command(app)
+    context: Any = None
+    try:
+        context = command.make_context("ra", [], resilient_parsing=True)
+        for word in argv:
+            sub = command.get_command(context, word) if hasattr(command, "get_command") else None
+            if sub is None:
+                break
+            command = sub
+            context = command.make_context(word, [], parent=context, resilient_parsing=True)
+    except Exception:  # only the usage line is at stake: the error is still shown
+        return None
+    return context

@@ -47,6 +47,23 @@ def test_a_mistaken_ra_call_prints_the_usage_and_exits_2(ra: RaFn, args: list[st
 
 
 @pytest.mark.parametrize(
+    ("args", "prog"),
+    [
+        (["update", "--full=x"], "ra update"),
+        (["status", "--json=x"], "ra status"),
+        (["update", "--cluster"], "ra update"),
+    ],
+    ids=["flag-given-a-value", "json-flag-given-a-value", "option-without-its-value"],
+)
+def test_an_option_given_or_missing_its_value_prints_the_commands_usage_and_exits_2(
+    ra: RaFn, args: list[str], prog: str
+) -> None:
+    run = ra(*args)
+    assert_usage_error(run, prog)
+    assert run.err.rstrip().splitlines()[-1].startswith("Error: Option '--")
+
+
+@pytest.mark.parametrize(
     "args",
     [["bogus"], ["search"], ["get"], ["search", "--bogus", "x"], ["get", "a", "b"], ["mcp", "--bogus"]],
     ids=["unknown-command", "no-query", "get-without-id", "unknown-option", "extra-argument", "mcp-option"],
