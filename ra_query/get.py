@@ -6,6 +6,7 @@ index; the filesystem is never touched, so an id such as `docs:../../etc/passwd`
 which files exist outside the index.
 """
 
+import re
 from typing import Any, NamedTuple, Protocol
 
 from ra_query.errors import NotFoundError
@@ -44,6 +45,10 @@ class GetResult(NamedTuple):
     def tokens(self) -> int:
         """cl100k tokens of the returned chunks, as counted at build time."""
         return sum(chunk.tokens for chunk in self.chunks)
+
+
+# how `textsafe.printable` shows a control character; only those are ever unescaped
+_ESCAPED = re.compile(r"\\x(0[0-8b-f]|1[0-9a-f]|7f|8[0-9a-f]|9[0-9a-f])")
 
 
 def not_found(id: str) -> NotFoundError:
@@ -112,6 +117,9 @@ def get(store: StoreLike, id: str, *, full_document: bool = False) -> GetResult:
     # The index decides what the id names: a document node's id equals its doc_id. Looking the
     # whole id up also settles paths that themselves contain `#`.
     record = store.get_chunk(id)
+    if record is None and _ESCAPED.search(id):
+        # pasted from ra's own output, which shows control characters as \xNN (textsafe)
+        record = store.get_chunk(_ESCAPED.sub(lambda m: chr(int(m[1], 16)), id))
     if record is None or record.tree != tree:
         raise not_found(id)
     if record.id == record.doc_id or full_document:

@@ -346,6 +346,22 @@ def test_control_characters_in_file_names_never_reach_the_terminal_in_warnings(
         assert "\x1b" not in text and "\\x1b[31mred.md" in text
 
 
+def test_an_id_that_ra_ls_shows_escaped_can_be_pasted_into_ra_get(tmp_path: Path, home: Path) -> None:
+    kb = project(tmp_path)
+    (kb / "docs" / "a\x1bb.md").write_text("# Odd\n\nodd text\n", encoding="utf-8")
+    build(kb, home)
+    [shown] = [
+        line
+        for line in run_cmd("ra", "ls", "docs", cwd=kb, home=home).out.splitlines()
+        if "Odd" in line or "a\\x1bb" in line
+    ]
+    assert shown.split()[0] == "docs:a\\x1bb.md"
+    for program in ("ra", "ra-query"):
+        run = run_cmd(program, "get", shown.split()[0], cwd=kb, home=home)
+        assert run.code == 0, run.err
+        assert "odd text" in run.out and "\x1b" not in run.out
+
+
 def test_json_escapes_c1_control_characters_too(hostile: tuple[Path, Path]) -> None:
     from ra_query.commands import dumps
 

@@ -160,6 +160,25 @@ def test_full_document_on_a_document_id_changes_nothing(store: FakeStore) -> Non
     assert get(store, "docs:guide.md", full_document=True) == get(store, "docs:guide.md")
 
 
+def test_an_id_with_a_control_character_is_found_from_the_escaped_form_ra_prints() -> None:
+    odd = [chunk("docs:a\x1bb.md", title="Odd", depth=0, body="Odd.\n", breadcrumb=("Odd",))]
+    store = FakeStore(odd)
+    assert get(store, "docs:a\\x1bb.md").id == "docs:a\x1bb.md"
+    assert get(store, "docs:a\x1bb.md").id == "docs:a\x1bb.md"
+
+
+def test_a_path_that_really_holds_a_backslash_x_is_found_as_it_is_first() -> None:
+    literal = [chunk("docs:a\\x1bb.md", title="Lit", depth=0, body="Lit.\n", breadcrumb=("Lit",))]
+    odd = [chunk("docs:a\x1bb.md", title="Odd", depth=0, body="Odd.\n", breadcrumb=("Odd",))]
+    store = FakeStore(literal, odd)
+    assert get(store, "docs:a\\x1bb.md").chunks[0].title == "Lit"
+    assert store.lookups == ["docs:a\\x1bb.md"]
+    printable = FakeStore(odd)
+    with pytest.raises(NotFoundError):
+        get(printable, "docs:a\\x41b.md")
+    assert printable.lookups == ["docs:a\\x41b.md"]  # `\x41` is no control character: kept as typed
+
+
 def test_a_path_containing_a_hash_is_found_as_a_document(store: FakeStore) -> None:
     result = get(store, "docs:c#sharp.md")
     assert result.whole_document
