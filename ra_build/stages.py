@@ -42,7 +42,7 @@ from ra_build.tables import (
     write_chunk_table,
     write_file_table,
 )
-from ra_query.sources import inside, outside_reason
+from ra_query.sources import inside, outside_reason, within_root
 from ra_query.stale import encode_stat_table
 from ra_query.tokens import encoding
 
@@ -186,7 +186,7 @@ def _opened_inside(real_root: str, fh: Any, fallback: str) -> bool:
         opened = os.readlink(f"/proc/self/fd/{fh.fileno()}")
     except OSError:
         return inside(real_root, fallback)
-    return opened == real_root or opened.startswith(real_root.rstrip(os.sep) + os.sep)
+    return within_root(real_root, opened) is not None
 
 
 def _skip(tree: str, path: str, size: int, mtime_ns: int, sha: str, status: str, why: str) -> ParsedFile:

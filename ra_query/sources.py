@@ -128,7 +128,7 @@ def walk_tree(
                         skipped.append(Skipped(name, rel, "broken or looping symlink"))
                         continue
                     target = os.path.realpath(entry.path)
-                    within = _relative(real_top, target)
+                    within = within_root(real_top, target)
                     if within is None:
                         if not outside_links:
                             skipped.append(Skipped(name, rel, outside_reason(entry.path)))
@@ -153,8 +153,9 @@ def walk_tree(
     return Discovery(name, tuple(files), tuple(skipped), tuple(dirs), tuple(hidden))
 
 
-def _relative(real_root: str, target: str) -> str | None:
-    """`target` (resolved) relative to `real_root` with `/` separators, or None outside it."""
+def within_root(real_root: str, target: str) -> str | None:
+    """`target` (resolved) relative to `real_root` (resolved) with `/` separators ("" for the
+    root itself), or None when it lies outside."""
     if target == real_root:
         return ""
     prefix = real_root.rstrip(os.sep) + os.sep
@@ -181,8 +182,7 @@ def _unwalked(rel: str, exclude_re: re.Pattern[str] | None, allow_dots: bool) ->
 
 def inside(real_root: str, path: str) -> bool:
     """Whether `path`, every symlink resolved, is `real_root` (already resolved) or below it."""
-    target = os.path.realpath(path)
-    return target == real_root or target.startswith(real_root.rstrip(os.sep) + os.sep)
+    return within_root(real_root, os.path.realpath(path)) is not None
 
 
 def outside_reason(path: str) -> str:
