@@ -2,8 +2,7 @@
 
 from pathlib import Path
 
-from ra_build.config import load_config
-from ra_build.tasks import make_tasks
+from ra_build.api import load_config, make_tasks
 
 _HERE = Path(__file__).resolve().parent
 globals().update(make_tasks(load_config(_HERE, Path.home()), _HERE / "artifacts"))

@@ -34,7 +34,7 @@ _BUILD = """
 import json, os, resource, sys, time
 sys.argv = ["ra", "update", "--full"]
 started = time.perf_counter()
-from ra_build.main import main
+from ra_build.cli.entry import main
 try:
     main()
 except SystemExit as exc:

@@ -30,10 +30,10 @@ sys.path.insert(0, str(REPO))
 
 from common import git_head  # noqa: E402 — bench/ is not a package
 
-from ra_build.chunk import chunk_document  # noqa: E402
-from ra_build.parse import decode  # noqa: E402
-from ra_build.stages import ChunkSettings, _parse_batch  # noqa: E402  # pyright: ignore[reportPrivateUsage]
-from ra_query.tokens import count_tokens  # noqa: E402
+from ra_build.document.chunk import chunk_document  # noqa: E402
+from ra_build.document.markdown import decode  # noqa: E402
+from ra_build.pipeline.chunk_stage import ChunkSettings, _parse_batch  # noqa: E402  # pyright: ignore[reportPrivateUsage]
+from ra_query.text.tokens import count_tokens  # noqa: E402
 
 DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
 RESULTS = REPO / "bench" / "results" / "chunk.txt"

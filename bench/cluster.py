@@ -55,7 +55,7 @@ def timed_ra(project: Path, home: Path, *args: str) -> tuple[float, str]:
 
 def startup_seconds(workers: int) -> tuple[float, float]:
     """(start, close) seconds of ra's own local cluster of `workers` processes."""
-    from ra_build.cluster import ClusterSpec, connect
+    from ra_build.pipeline.cluster import ClusterSpec, connect
 
     started = time.perf_counter()
     with connect(ClusterSpec(f"local:{workers}", workers=workers)) as client:
@@ -74,7 +74,7 @@ def same_tables(one: Path, other: Path) -> bool:
 
 
 def indexed(artifacts: Path) -> int:
-    from ra_query.store import open_store
+    from ra_query.artifacts.store import open_store
 
     return open_store(artifacts).index.searcher().num_docs
 

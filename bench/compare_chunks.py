@@ -34,9 +34,9 @@ TREE = "corpus"
 _BUILD = """
 import json, resource, sys, time
 from pathlib import Path
-from ra_build.config import DEFAULT_INCLUDE, Settings, TreeConfig
-from ra_build.layout import Layout
-from ra_build.stages import ChunkSettings, chunk_stage, discover_stage
+from ra_build.config.load import DEFAULT_INCLUDE, Settings, TreeConfig
+from ra_build.artifacts.layout import Layout
+from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage, discover_stage
 
 corpus, artifacts, tree = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 config = TreeConfig(

@@ -104,7 +104,7 @@ def older_ra(tree: Path) -> Callable[[str], Command]:
     def command(query: str) -> Command:
         code = (
             f"import sys; sys.argv = ['ra', 'search', '--list', {query!r}]; "
-            "from ra_build.cli import main; main()"
+            "from ra_build.cli.app import main; main()"
         )
         return [sys.executable, "-c", code], env
 

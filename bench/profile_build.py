@@ -30,9 +30,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 T0 = time.perf_counter()
-import ra_build.stages as stages  # noqa: E402
-import ra_build.tasks as tasks  # noqa: E402
-from ra_build.config import load_config  # noqa: E402
+import ra_build.pipeline.chunk_stage as stages  # noqa: E402
+import ra_build.pipeline.graph as tasks  # noqa: E402
+from ra_build.config.load import load_config  # noqa: E402
 
 IMPORT_S = time.perf_counter() - T0
 

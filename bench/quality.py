@@ -186,7 +186,7 @@ def doc_of(path: str) -> str:
 
 def ranking_params(store: Any) -> Any:
     """The build's settings with the top 100 candidates, no cutoff, no aggregation."""
-    from ra_query.search import SearchParams
+    from ra_query.search.pipeline import SearchParams
 
     defaults = SearchParams.from_settings(store.search_defaults())
     return defaults._replace(
@@ -209,7 +209,7 @@ def ranking_run(
     `params` defaults to `ranking_params(store)`.
     """
     from ra_query.errors import RaError
-    from ra_query.search import search_topic
+    from ra_query.search.pipeline import search_topic
 
     params = params or ranking_params(store)
     run: dict[str, dict[str, float]] = {}
@@ -257,7 +257,7 @@ def default_run(store: Any, queries: dict[str, str]) -> DefaultRun:
     """Every query as `ra-query search QUERY` runs it: JSON for the results, text for the tokens."""
     from ra_query.commands import search_command
     from ra_query.errors import RaError
-    from ra_query.tokens import count_tokens
+    from ra_query.text.tokens import count_tokens
 
     params = default_params(store)
     out = DefaultRun()
@@ -322,7 +322,7 @@ SETS: dict[str, dict[str, Any]] = {
 
 def judged(name: str, work: Path) -> dict[str, Any]:
     """Build one judged set, run both modes, score them."""
-    from ra_query.store import open_store
+    from ra_query.artifacts.store import open_store
 
     spec = SETS[name]
     source = work / name / "docs"
@@ -429,9 +429,9 @@ def grep_top(corpus: Path, query: str, top: int = 5) -> list[Path]:
 
 def known(corpus: Path, work: Path) -> dict[str, Any]:
     """Hit@1, hit@5 and tokens of default `ra search` against grep + reading the top 5 files."""
+    from ra_query.artifacts.store import open_store
     from ra_query.commands import search_command
-    from ra_query.store import open_store
-    from ra_query.tokens import count_tokens
+    from ra_query.text.tokens import count_tokens
 
     store = open_store(build("ps", corpus, work / "known"))
     params = default_params(store)

@@ -418,10 +418,10 @@ def warm(store: Any, queries: Sequence[Query], passes: int) -> list[Timed]:
 
 def stage_pass(store: Any, params: Any, timed: Sequence[Timed]) -> None:
     """One more pass timing search_command's stages separately (search, budget, JSON)."""
+    from ra_query.artifacts.schema import build_analyzer
     from ra_query.commands import dumps
-    from ra_query.render import budgeted, to_json
-    from ra_query.schema import build_analyzer
-    from ra_query.search import search
+    from ra_query.search.pipeline import search
+    from ra_query.search.render import budgeted, to_json
 
     for t in timed:
         if t.error:
@@ -621,8 +621,8 @@ from pathlib import Path
 from ra_query.cli import _parser, search_params
 t1 = time.perf_counter()
 from ra_query.commands import search_command
-from ra_query.stale import stale_files
-from ra_query.store import open_store
+from ra_query.sources.stale import stale_files
+from ra_query.artifacts.store import open_store
 t2 = time.perf_counter()
 import tantivy
 t3 = time.perf_counter()
@@ -769,8 +769,8 @@ Row = tuple[str, str, str, bool | None]  # figure, measured, floor, verdict (Non
 
 def prepare(args: argparse.Namespace) -> tuple[Path, Path, float | None]:
     """(artifacts, corpus, build seconds or None): reuse ``--artifacts`` when this ra reads it, else build."""
+    from ra_query.artifacts.store import open_store
     from ra_query.errors import ArtifactError
-    from ra_query.store import open_store
 
     given: Path | None = args.artifacts
     if given is not None and (given / "manifest.json").is_file():
@@ -826,7 +826,9 @@ def run_cold(
     floor_ms = statistics.median(hyperfine([("floor", floor_cmd)], 3, 20, work)[0])
     start_ms, floor_ms = start_ms * 1000, floor_ms * 1000
     imp_cli, _ = importtime("import ra_query.cli", 5, work)
-    everything = "import ra_query.cli, ra_query.commands, ra_query.store, ra_query.stale, tantivy"
+    everything = (
+        "import ra_query.cli, ra_query.commands, ra_query.artifacts.store, ra_query.sources.stale, tantivy"
+    )
     imp_all, ranked = importtime(everything, 5, work)
     probe = pairs[0].query.text
     phases, wall = phase_breakdown(artifacts, probe, 10, work)
@@ -893,7 +895,7 @@ def main() -> None:
             print(f"note: {QUERY_SET.name} changed (another corpus?): not comparable with earlier lines")
         print(f"{len(queries)} queries → {QUERY_SET.relative_to(REPO)}")
 
-        from ra_query.store import open_store
+        from ra_query.artifacts.store import open_store
 
         started = time.perf_counter()
         store = open_store(artifacts)

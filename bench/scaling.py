@@ -9,15 +9,16 @@ dir; bench/query.py's ``build_index``) unless ``--artifacts`` names a build to r
 ra is imported from PYTHONPATH first, so ``PYTHONPATH=DIR`` measures a snapshot (``git archive
 HEAD ra_build ra_query | tar -x -C DIR``) while the working tree is being edited.
 Then, on that build and on tantivy indexes built here from its chunk tables with ra's schema,
-analyzer and documents (``ra_build.index._documents``), one writer thread per segment:
+analyzer and documents (``ra_build.pipeline.index_stage._documents``), one writer thread per segment:
 
 1. bytes: the index's bytes per chunk and per corpus MB, whole and per file kind, beside the
    chunk tables.
 2. open: a fresh process opens the same documents in 1, 2, 4, 8, 16, 32 segments (composed as
    ra's index stage publishes shards: one meta.json listing every shard's segment) through
-   ``ra_query.store.open_index`` and answers one query with ``ra_query.search.search``; page cache
-   cold (the variant's files evicted with ``posix_fadvise(DONTNEED)``, nothing else) and warm,
-   variants in rotating order each round. Medians of the phases the child times itself.
+   ``ra_query.artifacts.store.open_index`` and answers one query with
+   ``ra_query.search.pipeline.search``; page cache cold (the variant's files evicted with
+   ``posix_fadvise(DONTNEED)``, nothing else) and warm, variants in rotating order each round.
+   Medians of the phases the child times itself.
 3. matches: warm in one process on the build, ``search()`` of single words whose chunk counts
    are ~10, hundreds, thousands, tens of thousands and 100k+ (picked from the term dictionary
    with a fixed seed; the count is tantivy's), rounds in rotating order; p50/p95 per query, and
@@ -74,16 +75,18 @@ import pyarrow.parquet as pq  # noqa: E402
 import tantivy  # noqa: E402
 
 import ra_query  # noqa: E402
-from ra_query.compile import Compiler  # noqa: E402
-from ra_query.query import read_query  # noqa: E402
-from ra_query.schema import build_analyzer, build_schema, register_analyzer, stopwords_of  # noqa: E402
-from ra_query.search import SearchParams, search  # noqa: E402
-from ra_query.store import open_store  # noqa: E402
+from ra_query.artifacts.schema import build_analyzer, build_schema, register_analyzer, stopwords_of  # noqa: E402
+from ra_query.artifacts.store import open_store  # noqa: E402
+from ra_query.search.compile import Compiler  # noqa: E402
+from ra_query.search.pipeline import SearchParams, search  # noqa: E402
+from ra_query.search.syntax import read_query  # noqa: E402
 
 try:  # the index stage's chunk row → tantivy document; private, so a move must be noticed here
-    from ra_build.index import _documents as documents_of  # pyright: ignore[reportPrivateUsage]
+    from ra_build.pipeline.index_stage import _documents as documents_of  # pyright: ignore[reportPrivateUsage]
 except ImportError:  # pragma: no cover
-    raise SystemExit("ra_build.index._documents moved — point bench/scaling.py at its new home") from None
+    raise SystemExit(
+        "ra_build.pipeline.index_stage._documents moved — point bench/scaling.py at its new home"
+    ) from None
 
 RESULTS_JSON = REPO / "bench" / "results" / "scaling.json"
 RESULTS_TXT = REPO / "bench" / "results" / "scaling.txt"
@@ -222,9 +225,9 @@ CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import tantivy
-from ra_query.schema import register_analyzer
-from ra_query.search import SearchParams, search
-from ra_query.store import Store, open_index
+from ra_query.artifacts.schema import register_analyzer
+from ra_query.search.pipeline import SearchParams, search
+from ra_query.artifacts.store import Store, open_index
 t1 = time.perf_counter()
 root, query = sys.argv[1], sys.argv[2]
 manifest = json.load(open(root + "/manifest.json", encoding="utf-8"))

@@ -40,8 +40,8 @@ def main() -> None:
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
 
-    from ra_build.index import index_stage
-    from ra_build.layout import Layout
+    from ra_build.artifacts.layout import Layout
+    from ra_build.pipeline.index_stage import index_stage
 
     source = Layout(args.artifacts.resolve())
     trees = sorted(p.name for p in source.chunks_dir.iterdir() if p.is_dir())

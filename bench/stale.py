@@ -4,7 +4,7 @@
 
 Makes (or reuses, in DIR) a synthetic tree of FILES small markdown files, 100 to a directory,
 records it with ra's own discovery (the snapshot, stat table and directory mtimes a build
-writes) and a manifest naming its sources, then times `ra_query.stale.stale_files` — the count
+writes) and a manifest naming its sources, then times `ra_query.sources.stale.stale_files` — the count
 `ra search` and `ra-query` make before answering — as shipped (past STAT_EVERY_FILE_UP_TO files:
 directory mtimes first, files only in moved directories) and stat'ing every file, with nothing
 changed and after one added file. Prints the table and appends it to bench/results/stale.txt.
@@ -24,10 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, git_head
 
-from ra_build.config import TreeConfig
-from ra_build.layout import Layout
-from ra_build.stages import discover_stage
-from ra_query import stale
+from ra_build.artifacts.layout import Layout
+from ra_build.config.load import TreeConfig
+from ra_build.pipeline.chunk_stage import discover_stage
+from ra_query.sources import stale
 
 PER_DIR = 100
 

@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/ra-bench-quality"), help="scratch directory")
     parser.add_argument("--no-record", action="store_true", help="print only")
     args = parser.parse_args()
-    from ra_query.store import open_store
+    from ra_query.artifacts.store import open_store
 
     stores: dict[str, Any] = {}
     for name in ("scifact", "cacm"):

@@ -2,7 +2,7 @@
 
 Deliberately argparse, not typer: an agent sandbox starts this process for every search, and
 cold start is a measured floor (bench/query.py: no slower than `rg`). So this module imports
-only `os` and `sys` up front; `main` forks the stale-source count (ra_query.stale) before
+only `os` and `sys` up front; `main` forks the stale-source count (ra_query.sources.stale) before
 anything else is imported, and the rest is imported when a command needs it. Exit codes are
 ra's (README "Exit codes").
 """
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from ra_query.render import View
-    from ra_query.stale import StaleCheck
+    from ra_query.search.render import View
+    from ra_query.sources.stale import StaleCheck
 
 PROG = "ra-query"
 SEARCH_DESCRIPTION = (
@@ -233,7 +233,7 @@ def _early_root(argv: list[str], env: dict[str, str], cwd: str) -> str | None:
 def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
     """SearchParams from the build's recorded settings, overridden by the flags given."""
     from ra_query.errors import InputError
-    from ra_query.search import SearchParams
+    from ra_query.search.pipeline import SearchParams
 
     base = SearchParams.from_settings(defaults)
     overrides: dict[str, Any] = {}
@@ -246,7 +246,7 @@ def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
         value = getattr(args, flag)
         if value is not None:
             overrides[name] = value
-    from ra_query.search import MAX_CANDIDATE_LIMIT, MAX_LIMIT
+    from ra_query.search.pipeline import MAX_CANDIDATE_LIMIT, MAX_LIMIT
 
     for name, most in (("limit", MAX_LIMIT), ("candidate_limit", MAX_CANDIDATE_LIMIT)):
         if not 1 <= overrides.get(name, 1) <= most:
@@ -303,14 +303,14 @@ def _run(
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     root = find_artifacts(args.artifacts, env, cwd)
-    from ra_query.fetch import is_packed
+    from ra_query.artifacts.packed import is_packed
 
     if args.sha256 is not None and not is_packed(root):
         from ra_query.errors import InputError
 
         raise InputError("--sha256 pins a packed artifact (a .tar.gz or URL) — drop it for a directory")
     if is_packed(root):
-        from ra_query.fetch import unpacked
+        from ra_query.artifacts.packed import unpacked
 
         root = unpacked(root, args.sha256, env)  # a release artifact: unpacked once into the cache
     stale: StaleCheck | None = None
@@ -318,7 +318,7 @@ def _run(
         if early is not None and early.root == root:
             stale = early
         else:
-            from ra_query.stale import StaleCheck
+            from ra_query.sources.stale import StaleCheck
 
             if early is not None:
                 early.cancel()  # a wrong guess: stop it before forking the right one
@@ -332,8 +332,8 @@ def _run(
         from ra_query.mcp import serve_readonly
 
         return serve_readonly(Path(root), http_port(args))
+    from ra_query.artifacts.store import open_store
     from ra_query.commands import get_command, search_command
-    from ra_query.store import open_store
 
     store = open_store(root)
     if args.command in ("context", "ls", "status"):
@@ -364,10 +364,10 @@ def _read_only_command(store: Any, args: argparse.Namespace, env: dict[str, str]
     if args.command == "ls":
         return ls_command(store, args.what, args.prefix, long=args.long)
     if args.command == "status":
-        from ra_query.stale import stale_files
+        from ra_query.sources.stale import stale_files
 
         return status_command(store, stale_files(store.root, store.manifest), json=args.json)
-    from ra_query.context import ContextOptions, analyze, given_file
+    from ra_query.search.context import ContextOptions, analyze, given_file
 
     check_counts(args)
     files = [given_file(f) for f in args.files]
@@ -444,7 +444,7 @@ def main() -> None:
         early = None
         root = _early_root(argv, env, cwd)
         if root is not None:
-            from ra_query.stale import StaleCheck
+            from ra_query.sources.stale import StaleCheck
 
             early = StaleCheck(root)  # first thing: the walk then overlaps everything below
         code = run(argv, env, cwd, early)

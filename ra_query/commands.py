@@ -7,14 +7,14 @@ import json as _json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from ra_query.render import View, budgeted, render_text, to_json
-from ra_query.schema import build_analyzer
-from ra_query.search import SearchParams, search
-from ra_query.store import Store
-from ra_query.textsafe import c1_escaped
+from ra_query.artifacts.schema import build_analyzer
+from ra_query.artifacts.store import Store
+from ra_query.search.pipeline import SearchParams, search
+from ra_query.search.render import View, budgeted, render_text, to_json
+from ra_query.text.textsafe import c1_escaped
 
 if TYPE_CHECKING:
-    from ra_query.context import Analysis
+    from ra_query.search.context import Analysis
 
 
 def dumps(payload: object) -> str:
@@ -66,7 +66,7 @@ def search_command(
 
 def get_command(store: Store, chunk_id: str, *, full_document: bool = False, json: bool = False) -> Output:
     """`get ID`: a chunk, or a whole document in document order."""
-    from ra_query.get import get, get_to_dict, render_get
+    from ra_query.search.get import get, get_to_dict, render_get
 
     result = get(store, chunk_id, full_document=full_document)
     if json:
@@ -90,7 +90,7 @@ def context_command(
     `--explain` adds the terms (word, score, source, frequency, idf), the query and the counts;
     in JSON always as `context` (what the query was built from). Exit 1 when nothing matched.
     """
-    from ra_query.context import analysis_json, context_topic, explain_lines
+    from ra_query.search.context import analysis_json, context_topic, explain_lines
 
     topic = context_topic(store, analysis, params)
     outcome = budgeted([topic], view, max_tokens, build_analyzer(store.stemmer), marks=json or colour)
@@ -167,7 +167,7 @@ def status_command(store: Store, stale: int | None, *, json: bool = False) -> Ou
 
 def ls_command(store: Store, what: str, prefix: str = "", *, long: bool = False) -> Output:
     """`ra-query ls trees|docs|chunks [PREFIX] [-l]`, from the index alone (no chunk tables needed)."""
-    from ra_query.textsafe import printable
+    from ra_query.text.textsafe import printable
 
     if what == "trees":
         lines = [

@@ -12,8 +12,9 @@ build's `agent_max_tokens` (`[settings]`, default 8,000 cl100k tokens) applies, 
 that had to leave results out lists their ids (`tokens.omitted_ids`) and says how to get them.
 
 Every tool returns the same JSON as the command line's `--json` (built by the same functions:
-`ra_query.search`, `ra_query.render.to_json`, `ra_query.get.get_to_dict`) as structured content,
-and the same JSON as text for clients that only read text, so the CLI and MCP cannot drift.
+`ra_query.search.pipeline`, `ra_query.search.render.to_json`, `ra_query.search.get.get_to_dict`)
+as structured content, and the same JSON as text for clients that only read text, so the CLI and
+MCP cannot drift.
 Searches read a query leniently, as the CLI does by default (DECISIONS 18): a query that breaks
 the query language is repaired, and the topic's `note` says how it was read. Anything a caller
 can get wrong (an unknown id, a bad limit, a missing index) comes back as a tool error
@@ -51,20 +52,20 @@ from mcp.types import (
 from pydantic import Field, ValidationError
 
 from ra_query import __version__
-from ra_query.budget import MAX_BUDGET
+from ra_query.artifacts.schema import MANIFEST_NAME, build_analyzer
+from ra_query.artifacts.store import Store, open_store
 from ra_query.commands import sources_payload
 from ra_query.errors import InputError, RaError
-from ra_query.get import get, get_to_dict
-from ra_query.render import budgeted, to_json
-from ra_query.schema import MANIFEST_NAME, build_analyzer
-from ra_query.search import MAX_LIMIT, SearchParams, search
-from ra_query.stale import stale_files
-from ra_query.store import Store, open_store
-from ra_query.textsafe import c1_escaped
-from ra_query.watch import SourceWatch
+from ra_query.search.budget import MAX_BUDGET
+from ra_query.search.get import get, get_to_dict
+from ra_query.search.pipeline import MAX_LIMIT, SearchParams, search
+from ra_query.search.render import budgeted, to_json
+from ra_query.sources.stale import stale_files
+from ra_query.sources.watch import SourceWatch
+from ra_query.text.textsafe import c1_escaped
 
 if TYPE_CHECKING:
-    from ra_query.context import Analysis
+    from ra_query.search.context import Analysis
 
 SERVER_NAME = "ra"
 StoreOpener = Callable[[], Store]
@@ -211,7 +212,7 @@ def context_payload(
     Raises:
         InputError: `limit` or `max_tokens` out of bounds.
     """
-    from ra_query.context import analysis_json, context_topic
+    from ra_query.search.context import analysis_json, context_topic
 
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
         raise InputError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
@@ -227,7 +228,7 @@ def context_payload(
 
 def plain_analyzer(store: Store, files: list[str]) -> Analysis:
     """`context`'s analysis without a configuration (`ra-query mcp`): no rules, default settings."""
-    from ra_query.context import analyze, given_file
+    from ra_query.search.context import analyze, given_file
 
     return analyze(store, [given_file(f) for f in files])
 
@@ -553,8 +554,8 @@ def serve_readonly(root: Path, http_port: int | None = None) -> int:
     The sources are never built here; `stale` counts the source files changed since the build
     when they are visible from here (null when they are not), again only after a change.
     """
-    from ra_query.store import read_manifest
-    from ra_query.watch import SourceWatch
+    from ra_query.artifacts.store import read_manifest
+    from ra_query.sources.watch import SourceWatch
 
     try:
         manifest = read_manifest(root)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from ra_build.tasks import BuildReport
-    from ra_query.search import TopicResult
+    from ra_build.pipeline.graph import BuildReport
+    from ra_query.search.pipeline import TopicResult
 
 BIN = Path(sys.executable).parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -114,8 +114,8 @@ def built_copy(corpus: Path, base: Path) -> tuple[Path, Path]:
 
 def build(kb: Path, home: Path, *, full: bool = False) -> BuildReport:
     """Build `kb` into kb/.ra in-process through the real task graph; fail on any failure."""
-    from ra_build.config import load_config
-    from ra_build.tasks import run_build
+    from ra_build.config.load import load_config
+    from ra_build.pipeline.graph import run_build
 
     report = run_build(load_config(kb, home), kb / ".ra", full=full)
     assert report.failures == []
@@ -124,8 +124,8 @@ def build(kb: Path, home: Path, *, full: bool = False) -> BuildReport:
 
 def find(artifacts: Path, text: str, limit: int = 10) -> TopicResult:
     """What the index holds for `text`: plain BM25 matches, no aggregation, elbow or fuzzing."""
-    from ra_query.search import SearchParams, search_topic
-    from ra_query.store import open_store
+    from ra_query.artifacts.store import open_store
+    from ra_query.search.pipeline import SearchParams, search_topic
 
     params = SearchParams(limit=limit, aggregation=False, cutoff_ratio=0.0, fuzzy_distance=0)
     return search_topic(open_store(artifacts), text, params)

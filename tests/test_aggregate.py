@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ra_query.aggregate import Candidate, Result, aggregate, elbow, pipeline
+from ra_query.search.aggregate import Candidate, Result, aggregate, elbow, pipeline
 
 # The fake index. Ids look like ra's slugs, but the tree is given only by the parent links:
 # `doc#install-linux` is a sibling of `doc#install`, and `doc#troubleshooting` sits under

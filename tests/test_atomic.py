@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ra_build.config import load_config
-from ra_build.tasks import run_build
+from ra_build.config.load import load_config
+from ra_build.pipeline.graph import run_build
 from tests.conftest import find
 
 BIN = Path(sys.executable).parent
@@ -128,7 +128,7 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_swapping_in_a_directory_replaces_the_old_tree_and_removes_it(tmp_path: Path) -> None:
-    from ra_build.atomic import swap_in_directory
+    from ra_build.artifacts.atomic import swap_in_directory
 
     target = _tree(tmp_path / "index", {"meta.json": "old", "a.seg": "old"})
     new = _tree(tmp_path / "index.next", {"meta.json": "new", "b.seg": "new"})
@@ -138,7 +138,7 @@ def test_swapping_in_a_directory_replaces_the_old_tree_and_removes_it(tmp_path: 
 
 
 def test_swapping_in_a_directory_where_none_was_renames_it(tmp_path: Path) -> None:
-    from ra_build.atomic import swap_in_directory
+    from ra_build.artifacts.atomic import swap_in_directory
 
     new = _tree(tmp_path / "index.next", {"meta.json": "new"})
     swap_in_directory(new, tmp_path / "index")
@@ -149,8 +149,8 @@ def test_an_index_published_by_an_older_ra_is_rebuilt_as_shards_and_replaced(tmp
     import orjson
     import tantivy
 
-    from ra_build.index import index_stage
-    from ra_build.layout import Layout
+    from ra_build.artifacts.layout import Layout
+    from ra_build.pipeline.index_stage import index_stage
 
     kb = tmp_path / "kb"
     _write_corpus(kb / "docs", 20, "swapword")

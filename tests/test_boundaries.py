@@ -44,7 +44,7 @@ def test_ra_query_imports_no_build_dependency_at_module_level() -> None:
 
 def test_importing_the_query_cli_loads_no_build_module() -> None:
     code = (
-        "import sys, ra_query.cli, ra_query.search, ra_query.store; "
+        "import sys, ra_query.cli, ra_query.search.pipeline, ra_query.artifacts.store; "
         "print(','.join(m for m in sys.modules if m.split('.')[0] in "
         "('ra_build','doit','markdown_it','pyarrow','typer')))"
     )
@@ -53,7 +53,7 @@ def test_importing_the_query_cli_loads_no_build_module() -> None:
 
 
 # Modules a cold `ra-query search` must not load: each was measured costing milliseconds of
-# every search (bench/query.py; see ra_query/models.py and ra_query/stale.py for why).
+# every search (bench/query.py; see ra_query/artifacts/models.py and ra_query/sources/stale.py for why).
 COLD_START_EXCLUDED = (
     "dataclasses",
     "inspect",
@@ -62,8 +62,8 @@ COLD_START_EXCLUDED = (
     "tempfile",
     "shutil",
     "tiktoken",
-    "ra_query.get",
-    "ra_query.sources",
+    "ra_query.search.get",
+    "ra_query.sources.walk",
     "ra_query.mcp",
 )
 
@@ -90,5 +90,5 @@ def test_a_cold_search_loads_none_of_the_modules_it_was_slimmed_of(
 
     build(kb, home)
     loaded = _modules_after(["--artifacts", str(kb / ".ra"), "search", "pool", "--json"], tmp_path)
-    assert "tantivy" in loaded and "ra_query.search" in loaded  # it did search
+    assert "tantivy" in loaded and "ra_query.search.pipeline" in loaded  # it did search
     assert sorted(m for m in COLD_START_EXCLUDED if m in loaded) == []

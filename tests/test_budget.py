@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ra_query.budget import BudgetOutcome, apply_budget, truncate, truncation_marker
+from ra_query.artifacts.models import ChunkRecord
 from ra_query.errors import InputError
-from ra_query.models import ChunkRecord
-from ra_query.tokens import count_tokens
+from ra_query.search.budget import BudgetOutcome, apply_budget, truncate, truncation_marker
+from ra_query.text.tokens import count_tokens
 
 MARKER = re.compile(r"^… \[truncated: (\d+) of (\d+) tokens shown\]$")
 

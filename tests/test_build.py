@@ -79,7 +79,7 @@ def python_in(kb: Path, home: Path, code: str, *args: str) -> tuple[int, list[st
 # runs `ra ARGS` through its console entry, then says how it exited
 RA_MAIN = (
     "import sys\n"
-    "from ra_build.main import main\n"
+    "from ra_build.cli.entry import main\n"
     "sys.argv = ['ra', *sys.argv[1:]]\n"
     "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
 )
@@ -117,8 +117,8 @@ def test_ra_build_as_a_library_leaves_pyarrows_pandas_integration_alone(kb: Path
     """A dodo.py or a notebook that imports ra_build and builds still converts pandas data."""
     probe = (
         "import pyarrow as pa\n"
-        "from ra_build.config import load_config\n"
-        "from ra_build.tasks import run_build\n"
+        "from ra_build.config.load import load_config\n"
+        "from ra_build.pipeline.graph import run_build\n"
         "from pathlib import Path\n"
         "assert not run_build(load_config(Path.cwd(), Path.home()), Path('.ra')).failures\n"
         "import pandas as pd\n"  # only after the build: what pyarrow decided about pandas stays

@@ -1,4 +1,4 @@
-"""Tests for ra_build.chunk: the chunk tree, ids, slugs, titles, ranges and token counts."""
+"""Tests for ra_build.document.chunk: the chunk tree, ids, slugs, titles, ranges and token counts."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ra_build.chunk import Chunk, Document, Slugger, chunk_document, content_hash, slugify
-from ra_query.tokens import count_tokens
+from ra_build.document.chunk import Chunk, Document, Slugger, chunk_document, content_hash, slugify
+from ra_query.text.tokens import count_tokens
 
 
 def chunks_of(text: str, path: str = "guide.md", **kwargs: object) -> tuple[Chunk, ...]:
@@ -494,8 +494,8 @@ def test_a_custom_token_counter_is_used_for_every_chunk() -> None:
 def test_remembered_counts_equal_fresh_counts_even_after_the_memo_forgets_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ra_build import chunk
-    from ra_build.memo import TextMemo
+    from ra_build.document import chunk
+    from ra_build.document.memo import TextMemo
 
     tiny: TextMemo[int] = TextMemo(40)  # forgets after every few texts
     monkeypatch.setattr(chunk, "_TOKEN_COUNTS", tiny)

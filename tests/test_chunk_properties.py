@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from ra_build.chunk import Chunk, Document, chunk_document
-from ra_build.parse import UTF8_BOM, find_headings, line_count, line_starts, parse_frontmatter
-from ra_build.stages import ChunkSettings, parse_file
-from ra_build.tables import CHUNK_SCHEMA, chunk_batch, chunk_rows, doc_hash
+from ra_build.artifacts.tables import CHUNK_SCHEMA, chunk_batch, chunk_rows, doc_hash
+from ra_build.document.chunk import Chunk, Document, chunk_document
+from ra_build.document.markdown import UTF8_BOM, find_headings, line_count, line_starts, parse_frontmatter
+from ra_build.pipeline.chunk_stage import ChunkSettings, parse_file
 
 SETTINGS = settings(max_examples=200, deadline=None)
 

@@ -24,13 +24,13 @@ import orjson
 import pyarrow.parquet as pq
 import pytest
 
-import ra_build.cluster
-from ra_build.cluster import ClusterSpec, Engine, cluster_build, parse_spec, read_and_parse
-from ra_build.config import load_config
-from ra_build.stages import ChunkSettings, parse_file, unreadable
-from ra_build.tasks import BuildReport, run_build
+import ra_build.pipeline.cluster
+from ra_build.config.load import load_config
+from ra_build.pipeline.chunk_stage import ChunkSettings, parse_file, unreadable
+from ra_build.pipeline.cluster import ClusterSpec, Engine, cluster_build, parse_spec, read_and_parse
+from ra_build.pipeline.graph import BuildReport, run_build
+from ra_query.artifacts.store import open_store
 from ra_query.errors import ClusterError, InputError
-from ra_query.store import open_store
 from tests.conftest import BIN, CORPUS, find, run_cmd
 
 QUERIES = ["testing", "errors logging", "pool", "word7 topic3", "shared body", "the", "zeppelin"]
@@ -326,7 +326,7 @@ def without_dask(*argv: str) -> str:
         "for name in ('dask', 'distributed', 'fsspec'):\n"
         "    sys.modules[name] = None\n"
         f"sys.argv = ['ra', *{list(argv)!r}]\n"
-        "from ra_build.main import main\n"
+        "from ra_build.cli.entry import main\n"
         "main()\n"
     )
 
@@ -349,7 +349,7 @@ def test_a_plain_update_and_doit_import_no_dask(tmp_path: Path, home: Path) -> N
     kb = tmp_path / "kb"
     shutil.copytree(CORPUS, kb)
     (kb / "dodo.py").write_text(
-        "from pathlib import Path\n\nfrom ra_build.config import load_config\nfrom ra_build.tasks import make_tasks\n\n"
+        "from pathlib import Path\n\nfrom ra_build.config.load import load_config\nfrom ra_build.pipeline.graph import make_tasks\n\n"
         "_HERE = Path(__file__).resolve().parent\n"
         "globals().update(make_tasks(load_config(_HERE, Path.home()), _HERE / 'doit-artifacts'))\n",
         encoding="utf-8",
@@ -366,11 +366,11 @@ def test_a_plain_update_and_doit_import_no_dask(tmp_path: Path, home: Path) -> N
             for line in proc.stderr.splitlines()
             if line.startswith("import time:")
         }
-        assert "ra_build.tasks" in imported and "tantivy" in imported  # it did build
+        assert "ra_build.pipeline.graph" in imported and "tantivy" in imported  # it did build
         assert {m.split(".")[0] for m in imported} & {"dask", "distributed", "fsspec", "ra_build"} == {
             "ra_build"
         }
-        assert "ra_build.cluster" not in imported
+        assert "ra_build.pipeline.cluster" not in imported
     assert (kb / ".ra" / "manifest.json").exists() and (kb / "doit-artifacts" / "manifest.json").exists()
 
 
@@ -396,7 +396,7 @@ def test_a_local_cluster_that_cannot_start_is_a_cluster_error(monkeypatch: pytes
         pytest.raises(
             ClusterError, match=r"^cannot start 3 local Dask workers \(RuntimeError: Cluster failed to start"
         ),
-        ra_build.cluster.connect(parse_spec("local:3")),
+        ra_build.pipeline.cluster.connect(parse_spec("local:3")),
     ):
         pass
 
@@ -404,7 +404,7 @@ def test_a_local_cluster_that_cannot_start_is_a_cluster_error(monkeypatch: pytes
 def test_an_unreachable_scheduler_is_a_cluster_error(
     tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ra_build.cluster, "CONNECT_SECONDS", 1)  # Dask retries until then
+    monkeypatch.setattr(ra_build.pipeline.cluster, "CONNECT_SECONDS", 1)  # Dask retries until then
     kb = tmp_path / "kb"
     shutil.copytree(CORPUS, kb)
     with pytest.raises(ClusterError, match=r"^cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9 \("):
@@ -443,7 +443,7 @@ def test_a_worker_killed_mid_build_fails_it_in_one_line_and_the_previous_index_s
     def hang() -> int:
         import threading
 
-        import ra_build.cluster
+        import ra_build.pipeline.cluster
 
         def stuck(*args: object, **kwargs: object) -> object:
             from distributed import Event
@@ -452,7 +452,7 @@ def test_a_worker_killed_mid_build_fails_it_in_one_line_and_the_previous_index_s
             threading.Event().wait()  # until the test kills this process
             raise AssertionError("unreachable")
 
-        setattr(ra_build.cluster, target, stuck)
+        setattr(ra_build.pipeline.cluster, target, stuck)
         return os.getpid()
 
     with Client(scheduler) as client:

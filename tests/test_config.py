@@ -1,4 +1,4 @@
-"""Tests for ra_build.config: discovery, validation with file:line messages, merging, output."""
+"""Tests for ra_build.config.load: discovery, validation with file:line messages, merging, output."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ra_build.config import (
+from ra_build.config.load import (
     DEFAULT_INCLUDE,
     STEMMERS,
     ContextRule,
@@ -19,7 +19,7 @@ from ra_build.config import (
     discover_config_files,
     load_config,
 )
-from ra_build.config_render import config_to_dict, render_config
+from ra_build.config.render import config_to_dict, render_config
 from ra_query.errors import ConfigError
 
 

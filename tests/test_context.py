@@ -248,7 +248,7 @@ def test_ra_query_status_says_what_the_artifacts_hold_and_how_stale_they_are(
 
 
 def test_the_tree_limits_of_several_matching_rules_intersect() -> None:
-    from ra_query.context import ContextRule, _rule_trees  # pyright: ignore[reportPrivateUsage]
+    from ra_query.search.context import ContextRule, _rule_trees  # pyright: ignore[reportPrivateUsage]
 
     both = ContextRule(("a/**",), ("docs", "notes"), (), ())
     notes = ContextRule(("a/x/**",), ("notes",), (), ())

@@ -4,8 +4,8 @@ import dataclasses
 import os
 from pathlib import Path
 
-from ra_build.config import DEFAULT_INCLUDE, TreeConfig
-from ra_build.discover import discover_tree
+from ra_build.config.load import DEFAULT_INCLUDE, TreeConfig
+from ra_build.pipeline.discover import discover_tree
 
 
 def _tree(

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
+from ra_query.artifacts.store import Store, open_store
 from ra_query.errors import InputError
-from ra_query.get import get
 from ra_query.mcp import search_payload
-from ra_query.search import MAX_QUERY_WORDS, SearchParams, search_topic
-from ra_query.store import Store, open_store
+from ra_query.search.get import get
+from ra_query.search.pipeline import MAX_QUERY_WORDS, SearchParams, search_topic
 from tests.conftest import BIN, Run, build, run_cmd
 
 COMMANDS = Path(__file__).parent / "fixtures" / "commands"
@@ -101,7 +101,7 @@ def test_a_forked_worker_does_not_keep_the_build_lock(tmp_path: Path) -> None:
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    from ra_build.children import LOCK_FDS, worker_init
+    from ra_build.pipeline.workers import LOCK_FDS, worker_init
 
     path = tmp_path / ".lock"
     held = os.open(path, os.O_RDWR | os.O_CREAT)
@@ -126,7 +126,7 @@ def test_a_forked_worker_does_not_keep_the_build_lock(tmp_path: Path) -> None:
 KILLED_PARENT = """
 import multiprocessing, os, signal
 from concurrent.futures import ProcessPoolExecutor
-from ra_build.children import worker_init
+from ra_build.pipeline.workers import worker_init
 context = multiprocessing.get_context("fork")
 pool = ProcessPoolExecutor(1, mp_context=context, initializer=worker_init, initargs=(os.getpid(),))
 print(pool.submit(os.getpid).result(), flush=True)
@@ -228,7 +228,7 @@ def test_json_keeps_control_characters_as_json_escapes(hostile: tuple[Path, Path
 
 
 def test_byte_ranges_of_a_file_with_a_byte_order_mark_slice_the_file_itself(tmp_path: Path) -> None:
-    from ra_build.stages import ChunkSettings, parse_file
+    from ra_build.pipeline.chunk_stage import ChunkSettings, parse_file
 
     data = "\ufeff# Café\n\nintro\n\n## Naïve section\n\nbody text\n".encode()
     (tmp_path / "bom.md").write_bytes(data)
@@ -588,11 +588,11 @@ def test_an_unreadable_file_is_reported_and_does_not_keep_the_index_stale(
     """
     import builtins
 
-    from ra_build import stages
-    from ra_build.config import load_config
-    from ra_build.layout import Layout
-    from ra_build.status import file_problems, freshness
-    from ra_query.stale import stale_files
+    from ra_build.artifacts.layout import Layout
+    from ra_build.cli.reports import file_problems, freshness
+    from ra_build.config.load import load_config
+    from ra_build.pipeline import chunk_stage as stages
+    from ra_query.sources.stale import stale_files
 
     kb = project(tmp_path)
     (kb / "docs" / "ok.md").write_text("# Fine\n\nfine text\n", encoding="utf-8")
@@ -699,8 +699,8 @@ def test_a_read_only_artifact_directory_is_a_one_line_error(
     import builtins
     import errno
 
-    from ra_build import tasks
-    from ra_build.config import load_config
+    from ra_build.config.load import load_config
+    from ra_build.pipeline import graph as tasks
     from ra_query.errors import UnwritableError
 
     lock = str(grown / ".ra" / ".lock")
@@ -721,7 +721,7 @@ def test_a_read_only_artifact_directory_is_a_one_line_error(
 
 
 def test_a_failure_that_is_not_about_writing_stays_an_error_of_ra(tmp_path: Path) -> None:
-    from ra_build.tasks import write_failure
+    from ra_build.pipeline.graph import write_failure
 
     assert write_failure(tmp_path, ValueError("a bug")) is None
     assert write_failure(tmp_path, OSError(22, "Invalid argument")) is None
@@ -732,7 +732,7 @@ def test_a_tantivy_write_error_in_a_directory_that_takes_no_more_bytes_is_a_writ
 ) -> None:
     """tantivy says only "an index writer was killed": the directory itself is tried."""
     probe = (
-        "import sys; from pathlib import Path; from ra_build.tasks import write_failure; "
+        "import sys; from pathlib import Path; from ra_build.pipeline.graph import write_failure; "
         "print(write_failure(Path(sys.argv[1]), ValueError('An index writer was killed')))"
     )
     done = subprocess.run(
@@ -749,7 +749,7 @@ def test_a_tantivy_write_error_in_a_directory_that_takes_no_more_bytes_is_a_writ
 def test_doits_own_traceback_is_kept_for_ra_to_report_and_other_output_passes() -> None:
     import io
 
-    from ra_build.tasks import _DoitTraceback  # pyright: ignore[reportPrivateUsage]
+    from ra_build.pipeline.graph import _DoitTraceback  # pyright: ignore[reportPrivateUsage]
 
     out = io.StringIO()
     proxy = _DoitTraceback(out)

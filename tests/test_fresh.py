@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ra_build.config import load_config
-from ra_build.fresh import current_store
+from ra_build.config.load import load_config
+from ra_build.refresh.current import current_store
 from tests.conftest import build, run_cmd
 
 # what a search of a current index has no use for: the build and the command-line framework
@@ -25,20 +25,20 @@ NOT_IMPORTED = [
     "typer",
     "click",
     "orjson",
-    "ra_build.tasks",
-    "ra_build.stages",
-    "ra_build.index",
-    "ra_build.chunk",
-    "ra_build.parse",
-    "ra_build.cli",
-    "ra_build.config",  # the configuration is not even read: the stamp says it did not change
+    "ra_build.pipeline.graph",
+    "ra_build.pipeline.chunk_stage",
+    "ra_build.pipeline.index_stage",
+    "ra_build.document.chunk",
+    "ra_build.document.markdown",
+    "ra_build.cli.app",
+    "ra_build.config.load",  # the configuration is not even read: the stamp says it did not change
     "tomllib",
 ]
 
 IMPORTED_BY = """
 import sys
 sys.argv = ["ra", "search", "--list", "connection pool"]
-from ra_build.main import main
+from ra_build.cli.entry import main
 try:
     main()
 except SystemExit as exit:
@@ -75,7 +75,7 @@ def test_a_search_after_an_edit_runs_the_build_and_finds_the_edit(kb: Path, home
         page.read_text(encoding="utf-8") + "\n## Quokka\n\nquokkaword appears now\n", encoding="utf-8"
     )
     _, modules = modules_of_a_search(kb, home)
-    assert "ra_build.tasks" in modules  # changed: the build ran
+    assert "ra_build.pipeline.graph" in modules  # changed: the build ran
     run = run_cmd("ra", "search", "--list", "quokkaword", cwd=kb, home=home)
     assert run.code == 0 and "quokka" in run.out.lower()
 
@@ -125,7 +125,7 @@ def test_ra_search_help_still_says_the_index_is_refreshed_first(kb: Path, home: 
 
 def stamped(kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch, cwd: Path | None = None) -> bool:
     """Whether a search from `cwd` (default: kb) would open the index without reading the config."""
-    from ra_build.quick import stamped_store
+    from ra_build.refresh.stamp import stamped_store
 
     monkeypatch.chdir(cwd or kb)
     monkeypatch.setenv("HOME", str(home))

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from ra_query.artifacts.models import ChunkRecord
 from ra_query.errors import NotFoundError
-from ra_query.get import StoreLike, get, get_to_dict, parse_id, render_get
-from ra_query.models import ChunkRecord
+from ra_query.search.get import StoreLike, get, get_to_dict, parse_id, render_get
 
 
 def chunk(

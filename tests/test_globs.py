@@ -1,6 +1,6 @@
 """Glob matching for tree include/exclude and context rules."""
 
-from ra_query.globs import compile_globs, matches, names_dot_entry
+from ra_query.sources.globs import compile_globs, matches, names_dot_entry
 
 
 def test_double_star_slash_matches_files_at_the_root_and_below() -> None:

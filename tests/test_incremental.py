@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from ra_query.store import open_store
+from ra_query.artifacts.store import open_store
 from tests.conftest import build, find
 
 
@@ -168,8 +168,8 @@ def test_a_users_own_dodo_py_builds_their_knowledge_base_with_the_readme_recipe(
 
 
 def test_editing_a_file_rewrites_only_the_shard_that_holds_it(kb: Path, home: Path) -> None:
-    from ra_build.layout import Layout
-    from ra_build.tables import shard_of
+    from ra_build.artifacts.layout import Layout
+    from ra_build.artifacts.tables import shard_of
 
     build(kb, home)
     layout = Layout(kb / ".ra")
@@ -203,8 +203,8 @@ def test_changing_a_chunk_setting_reparses_every_file_of_the_tree(kb: Path, home
 
 def test_a_file_table_read_back_after_writing_equals_what_parquet_holds(tmp_path: Path) -> None:
     """The stages of one build share what they read or wrote; a rewrite is never missed."""
-    from ra_build import tables
-    from ra_build.tables import FileRow, read_file_rows, write_file_table
+    from ra_build.artifacts import tables
+    from ra_build.artifacts.tables import FileRow, read_file_rows, write_file_table
 
     path = tmp_path / "t.files.parquet"
     rows = [
@@ -221,7 +221,7 @@ def test_a_file_table_read_back_after_writing_equals_what_parquet_holds(tmp_path
 
 def test_parse_batches_keep_the_files_that_share_a_name_together_and_every_path_once() -> None:
     """Versions of one page are parsed by one process, so its memos serve the repeats."""
-    from ra_build.stages import batch_paths
+    from ra_build.pipeline.chunk_stage import batch_paths
 
     paths = [f"v{version}/{name}.md" for version in range(5) for name in ("a", "b", "c", "d")]
     paths += [f"big/{i}/index.md" for i in range(9)]
@@ -237,10 +237,10 @@ def test_each_chunk_table_part_is_written_in_path_order_with_file_rows_in_the_or
 ) -> None:
     """Parsing returns files in batch order; the parts on disk are still sorted by path, each
     file's chunks in document order."""
-    from ra_build.config import DEFAULT_INCLUDE, TreeConfig
-    from ra_build.layout import Layout
-    from ra_build.stages import ChunkSettings, chunk_stage, discover_stage, parse_files
-    from ra_build.tables import read_parquet
+    from ra_build.artifacts.layout import Layout
+    from ra_build.artifacts.tables import read_parquet
+    from ra_build.config.load import DEFAULT_INCLUDE, TreeConfig
+    from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage, discover_stage, parse_files
 
     tree = tmp_path / "tree"
     paths = sorted({f"d{i % 7}/page{i:02d}.md" if i % 3 else f"d{i % 5}/index.md" for i in range(60)})

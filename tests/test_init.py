@@ -1,4 +1,4 @@
-"""Tests for ra_build.init: the starter config, .gitignore handling, --force and --global."""
+"""Tests for ra_build.config.starter: the starter config, .gitignore handling, --force and --global."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from ra_build.config import (
+from ra_build.config.load import (
     DEFAULT_INCLUDE,
     ContextSettings,
     SearchSettings,
     Settings,
     load_config,
 )
-from ra_build.init import init_config, tree_name_for
+from ra_build.config.starter import init_config, tree_name_for
 from ra_query.errors import ConfigError, InputError
 
 

@@ -1,9 +1,9 @@
-"""Tests for ra_build.inspect: the exact text of `ra inspect doc`."""
+"""Tests for ra_build.cli.inspection: the exact text of `ra inspect doc`."""
 
 from __future__ import annotations
 
-from ra_build.chunk import chunk_document
-from ra_build.inspect import render_inspect
+from ra_build.cli.inspection import render_inspect
+from ra_build.document.chunk import chunk_document
 
 GUIDE = """\
 ---

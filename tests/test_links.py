@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ra_build.stages import ChunkSettings, parse_file
+from ra_build.pipeline.chunk_stage import ChunkSettings, parse_file
 from tests.conftest import Run, run_cmd
 
 RaFn = Callable[..., Run]
@@ -115,8 +115,8 @@ def test_a_link_out_of_the_tree_is_not_counted_as_removed_at_every_build(
     project: Path, tmp_path: Path
 ) -> None:
     """Its error row is rewritten each run; no chunk shard is rewritten for it."""
-    from ra_build.config import load_config
-    from ra_build.tasks import run_build
+    from ra_build.config.load import load_config
+    from ra_build.pipeline.graph import run_build
 
     home = tmp_path / "home"
     home.mkdir()

@@ -6,8 +6,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ra_build.stages import merge_sorted
-from ra_build.tables import CHUNK_SCHEMA
+from ra_build.artifacts.tables import CHUNK_SCHEMA
+from ra_build.pipeline.chunk_stage import merge_sorted
 
 PATHS = ["a.md", "b/c.md", "b/d.md", "e.md", "é.md", "z.md"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ra_query.models import ChunkRecord
+from ra_query.artifacts.models import ChunkRecord
 
 STORED: dict[str, list[Any]] = {
     "id": ["docs:a.md#intro"],

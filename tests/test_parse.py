@@ -1,4 +1,4 @@
-"""Tests for ra_build.parse: decoding, frontmatter, headings and heading text."""
+"""Tests for ra_build.document.markdown: decoding, frontmatter, headings and heading text."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from ra_build.parse import (
+from ra_build.document.markdown import (
     decode,
     find_headings,
     frontmatter_title,
@@ -354,7 +354,7 @@ def _block_tokens(parser: MarkdownIt, source: str) -> list[tuple[object, ...]]:
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(_ATOMS), max_size=40).map("".join))
 def test_the_heading_parser_tokenizes_blocks_exactly_as_markdown_it_does(source: str) -> None:
-    from ra_build.parse import _MD, _MD_NO_SETEXT, _may_have_setext  # pyright: ignore[reportPrivateUsage]
+    from ra_build.document.markdown import _MD, _MD_NO_SETEXT, _may_have_setext  # pyright: ignore[reportPrivateUsage]
 
     source = source.replace("\r\n", "\n")  # as find_headings normalises before tokenizing
     stock = MarkdownIt("commonmark").disable(["inline", "text_join"])

@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt, rules_block
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
-from ra_build.parse import (
+from ra_build.document.markdown import (
     _MD,  # pyright: ignore[reportPrivateUsage]
     _MD_NO_SETEXT,  # pyright: ignore[reportPrivateUsage]
     Heading,
@@ -189,7 +189,7 @@ def test_a_body_repeated_under_other_frontmatter_gets_its_remembered_headings_at
 
 
 def test_a_text_memo_forgets_its_oldest_texts_past_its_bound_and_never_answers_wrong() -> None:
-    from ra_build.memo import TextMemo
+    from ra_build.document.memo import TextMemo
 
     memo: TextMemo[int] = TextMemo(10)
     for text in ("aaaa", "bbbb", "cccc"):
@@ -206,7 +206,7 @@ def test_a_text_memo_shared_by_threads_neither_raises_nor_miscounts() -> None:
     import sys
     import threading
 
-    from ra_build.memo import TextMemo
+    from ra_build.document.memo import TextMemo
 
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # switch threads as often as possible; restored below

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ra_query.errors import QuerySyntaxError, RaError
-from ra_query.query import (
+from ra_query.search.syntax import (
     MAX_DEPTH,
     And,
     Node,

@@ -1,4 +1,4 @@
-"""The search pipeline (ra_query.search) over a real index of tests/fixtures/query_corpus.
+"""The search pipeline (ra_query.search.pipeline) over a real index of tests/fixtures/query_corpus.
 
 The corpus is built once for the module; every test here only reads it. The CLI side of the same
 behaviour is in tests/test_search_cli.py.
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ra_query.artifacts.store import Store, open_store
 from ra_query.errors import QuerySyntaxError
-from ra_query.search import SearchParams, TopicResult, search, search_topic
-from ra_query.store import Store, open_store
+from ra_query.search.pipeline import SearchParams, TopicResult, search, search_topic
 from tests.conftest import build
 
 QUERY_CORPUS = Path(__file__).parent / "fixtures" / "query_corpus"
@@ -427,7 +427,7 @@ def test_search_settings_recorded_by_a_build_become_params_and_unknown_keys_are_
 
 
 def test_a_section_is_its_chunk_and_every_chunk_below_it_in_document_order(store: Store) -> None:
-    from ra_query.search import section
+    from ra_query.search.pipeline import section
 
     doc = store.doc_chunks("docs:kubernetes.md")
     assert len(doc) > 2

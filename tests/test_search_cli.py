@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ra_query.tokens import count_tokens
+from ra_query.text.tokens import count_tokens
 from tests.conftest import BIN, Run, built_copy, drain, run_cmd
 
 QUERY_CORPUS = Path(__file__).parent / "fixtures" / "query_corpus"
@@ -888,7 +888,7 @@ def test_a_wrong_early_guess_is_stopped_and_the_right_artifacts_are_checked(
     own: Kb, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from ra_query.cli import run
-    from ra_query.stale import StaleCheck
+    from ra_query.sources.stale import StaleCheck
 
     (own.root / "notes" / "extra.md").write_text("# Extra\n", encoding="utf-8")
     wrong = StaleCheck(str(own.root / "elsewhere"))

@@ -19,7 +19,9 @@ import tantivy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ra_build.index import (
+from ra_build.artifacts.layout import Layout
+from ra_build.artifacts.tables import CHUNK_SCHEMA
+from ra_build.pipeline.index_stage import (
     INDEX_COLUMNS,
     FormatChanged,
     publish,
@@ -27,10 +29,8 @@ from ra_build.index import (
     segment_files,
     write_shard,
 )
-from ra_build.layout import Layout
-from ra_build.tables import CHUNK_SCHEMA
-from ra_query.schema import register_analyzer
-from ra_query.store import open_index, open_store
+from ra_query.artifacts.schema import register_analyzer
+from ra_query.artifacts.store import open_index, open_store
 from tests.conftest import Run, build, find
 
 QUERIES = ["testing", "fixtures", "golden files", "release notes", "install", "config", "mocks", "the"]
@@ -80,22 +80,22 @@ def test_shards_written_by_spawned_workers_rank_like_a_one_shard_build(
     tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The fixture is far below the size that pays for worker processes: force them."""
-    import ra_build.index
-    import ra_build.shardwork
+    import ra_build.pipeline.index_stage
+    import ra_build.pipeline.shard_workers
     from tests.conftest import CORPUS
 
     started: list[int] = []
-    spawn = ra_build.shardwork.run_in_workers
+    spawn = ra_build.pipeline.shard_workers.run_in_workers
 
     def counted(jobs: list[object], workers: int) -> list[int]:
         started.append(workers)
         return spawn(jobs, workers)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ra_build.shardwork, "run_in_workers", counted)
+    monkeypatch.setattr(ra_build.pipeline.shard_workers, "run_in_workers", counted)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # two workers, whatever this machine has
     results = {}
     for shards in (1, 3):
-        monkeypatch.setattr(ra_build.index, "PARALLEL_MIN_CHUNKS", 0 if shards > 1 else 10**9)
+        monkeypatch.setattr(ra_build.pipeline.index_stage, "PARALLEL_MIN_CHUNKS", 0 if shards > 1 else 10**9)
         kb = tmp_path / f"kb{shards}"
         shutil.copytree(CORPUS, kb)
         configure(kb, shards)
@@ -168,7 +168,7 @@ def test_an_index_without_the_key_keeps_the_shard_count_it_was_built_with(kb: Pa
 
 
 def test_a_lost_shard_is_rebuilt_from_its_chunk_tables(kb: Path, home: Path) -> None:
-    from ra_build.index import index_stage
+    from ra_build.pipeline.index_stage import index_stage
 
     configure(kb, 2)
     build(kb, home)
@@ -188,7 +188,7 @@ def test_tantivy_is_the_minor_version_whose_segment_list_publishing_was_written_
     """A new tantivy must be checked against `read_meta`/`segment_files` before the pin moves."""
     assert metadata.version("tantivy").startswith("0.27."), (
         "tantivy moved past 0.27: check that meta.json still lists segments as "
-        "ra_build.index.read_meta expects, then widen the pin in pyproject.toml"
+        "ra_build.pipeline.index_stage.read_meta expects, then widen the pin in pyproject.toml"
     )
 
 
@@ -317,8 +317,8 @@ def test_where_hard_links_fail_the_segment_files_are_copied(
 def test_a_shard_writer_process_that_fails_reports_its_error_and_errno(tmp_path: Path) -> None:
     import errno
 
-    from ra_build.index import ShardJob
-    from ra_build.shardwork import run_in_workers
+    from ra_build.pipeline.index_stage import ShardJob
+    from ra_build.pipeline.shard_workers import run_in_workers
 
     (tmp_path / "a-file").write_text("not a directory", encoding="utf-8")
     fine = ShardJob(0, str(tmp_path / "s0"), "english", True)
@@ -334,8 +334,8 @@ def test_a_shard_writer_process_that_fails_reports_its_error_and_errno(tmp_path:
 def test_a_module_in_the_working_directory_never_shadows_one_of_the_shard_writers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ra_build.index import ShardJob
-    from ra_build.shardwork import run_in_workers
+    from ra_build.pipeline.index_stage import ShardJob
+    from ra_build.pipeline.shard_workers import run_in_workers
 
     (tmp_path / "tantivy.py").write_text("raise ImportError('shadowed by the cwd')\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -347,9 +347,9 @@ def test_a_build_stopped_before_publishing_leaves_nothing_of_its_edit_once_the_e
     kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The shards committed, the build died before publishing; then the file went back."""
-    import ra_build.index
-    from ra_build.config import load_config
-    from ra_build.tasks import run_build
+    import ra_build.pipeline.index_stage
+    from ra_build.config.load import load_config
+    from ra_build.pipeline.graph import run_build
 
     configure(kb, 2)
     build(kb, home)
@@ -360,7 +360,7 @@ def test_a_build_stopped_before_publishing_leaves_nothing_of_its_edit_once_the_e
     def stopped(*args: object) -> bool:
         raise RuntimeError("the build was stopped here")
 
-    monkeypatch.setattr(ra_build.index, "publish", stopped)
+    monkeypatch.setattr(ra_build.pipeline.index_stage, "publish", stopped)
     assert run_build(load_config(kb, home), kb / ".ra").failures
     monkeypatch.undo()
     page.write_text(original, encoding="utf-8")

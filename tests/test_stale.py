@@ -14,11 +14,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ra_build.config import load_config
-from ra_build.discover import discover_tree
-from ra_query import schema, stale
-from ra_query.sources import walk_tree
-from ra_query.stale import (
+from ra_build.config.load import load_config
+from ra_build.pipeline.discover import discover_tree
+from ra_query.artifacts import schema
+from ra_query.artifacts.store import read_manifest
+from ra_query.sources import stale
+from ra_query.sources.stale import (
     CHUNKS_DIR,
     MANIFEST_NAME,
     StaleCheck,
@@ -26,7 +27,7 @@ from ra_query.stale import (
     encode_stat_table,
     stale_files,
 )
-from ra_query.store import read_manifest
+from ra_query.sources.walk import walk_tree
 from tests.conftest import BIN, build, run_cmd
 
 
@@ -236,7 +237,7 @@ def test_bytes_that_are_not_a_whole_stat_table_decode_to_none() -> None:
 
 
 def test_the_stale_check_names_the_artifact_files_as_the_schema_does() -> None:
-    # ra_query.stale does not import ra_query.schema (it runs before anything else is imported)
+    # ra_query.sources.stale does not import ra_query.artifacts.schema (it runs before anything else is imported)
     assert (MANIFEST_NAME, CHUNKS_DIR) == (schema.MANIFEST_NAME, schema.CHUNKS_DIR)
 
 

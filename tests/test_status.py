@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ra_build.config import load_config
-from ra_build.layout import Layout
-from ra_build.status import check, freshness, ls_lines, status
-from ra_build.tasks import run_build
+from ra_build.artifacts.layout import Layout
+from ra_build.cli.reports import check, freshness, ls_lines, status
+from ra_build.config.load import load_config
+from ra_build.pipeline.graph import run_build
 from tests.conftest import Run
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from ra_query.artifacts.models import ChunkRecord
+from ra_query.artifacts.store import TEMP_PREFIX, Store, open_store
 from ra_query.errors import ArtifactError
-from ra_query.models import ChunkRecord
-from ra_query.store import TEMP_PREFIX, Store, open_store
 from tests.conftest import CORPUS, build, run_cmd
 
 SYSTEM_PYTHON = Path("/usr/bin/python3.11")
@@ -309,7 +309,7 @@ def _all_records(store: Store) -> list[ChunkRecord]:
 def test_the_temporary_directory_goes_where_tmpdir_says(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ra_query.store import _private_dir  # pyright: ignore[reportPrivateUsage]
+    from ra_query.artifacts.store import _private_dir  # pyright: ignore[reportPrivateUsage]
 
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     made = Path(_private_dir())

@@ -4,7 +4,7 @@ import socket
 
 import pytest
 
-from ra_query import tokens
+from ra_query.text import tokens
 
 
 def test_counts_known_strings_like_cl100k_base() -> None:

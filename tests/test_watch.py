@@ -6,7 +6,7 @@ import threading
 import time
 from pathlib import Path
 
-from ra_query.watch import SourceWatch
+from ra_query.sources.watch import SourceWatch
 
 
 def eventually(check: object, seconds: float = 10.0) -> bool:

@@ -1,0 +1,127 @@
+"""`ra agents` (DECISIONS 27, seed 000 "Agent File Generation"): agent instruction files that teach
+an agent to search ra before it acts.
+
+The file is the project template `.agents.md` (beside the nearest `.ra.toml`), then the global
+template `~/.agents.md`, then a generated section naming this project's trees and saying why,
+how and when to search. It is written to `AGENTS.md` (and `CLAUDE.md`, `GEMINI.md` on request)
+beside the nearest `.ra.toml`, only when its text changed, so a second run changes nothing.
+The generated section stays under `SECTION_LIMIT` bytes: agent runtimes cut long instructions.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ra_build.artifacts.atomic import write_bytes
+from ra_build.config.load import Config
+
+SECTION_LIMIT = 2048
+TEMPLATE_NAME = ".agents.md"
+TARGETS = {"agents": "AGENTS.md", "claude": "CLAUDE.md", "gemini": "GEMINI.md"}
+
+
+def generated_section(config: Config, home: Path) -> str:
+    """The ra section: why, how and when to search, with this project's trees."""
+    base = config.base_dir
+    trees: list[str] = []
+    for name, tree in sorted(config.trees.items()):
+        where = tree.path
+        if base is not None and where.is_relative_to(base):
+            shown = where.relative_to(base).as_posix() or "."
+        else:
+            shown = (
+                "~/" + where.relative_to(Path.home()).as_posix()
+                if where.is_relative_to(Path.home())
+                else str(where)
+            )
+        trees.append(f"`{name}` ({shown}{', global' if tree.is_global else ''})")
+    listed = ", ".join(trees) if trees else "none configured yet (`ra init`)"
+    section = _section(listed)
+    while len(section.encode()) > SECTION_LIMIT and len(trees) > 1:  # many trees: name the first ones
+        trees.pop()
+        section = _section(f"{', '.join(trees)} and {len(config.trees) - len(trees)} more (`ra ls trees`)")
+    return section
+
+
+def _section(listed: str) -> str:
+    return f"""## ra knowledge base
+
+This project keeps its conventions and reference docs in ra. **Search ra before you decide.**
+Trees: {listed}.
+
+### Why
+This project's conventions WILL differ from your training data; ra holds the versions that
+apply here. Acting on general knowledge misses project-specific requirements.
+
+### How
+- `ra context path/to/file.py` — the docs that fit the files you will change
+  (`ra context $(git diff --name-only)` for a change set)
+- `ra search "error handling"` — one topic; `ra search "logging" "retries"` — several in one call
+- `ra search --list "topic"` — ids and snippets first; `ra get tree:path#slug` — one chunk in full
+- `--max-tokens N` keeps an answer small; `--json` for structured output
+- As MCP tools (`ra mcp`): `search`, `context`, `get`, `list_sources`
+
+### When
+- Starting on a file: `ra context` on the files you will modify
+- Before writing new code, refactoring or choosing between approaches: search for the pattern
+- Meeting an unfamiliar project term, or a style question: search it
+- Before saying "the project does X": check it with ra
+"""
+
+
+def compose(config: Config, home: Path) -> str:
+    """The whole file: the project template, the global template, the generated section."""
+    parts: list[str] = []
+    base = config.base_dir or Path.cwd()
+    for template in (base / TEMPLATE_NAME, home / TEMPLATE_NAME):
+        if template.is_file():
+            text = template.read_text(encoding="utf-8").strip("\n")
+            if text:
+                parts.append(text)
+    parts.append(generated_section(config, home).strip("\n"))
+    return "\n\n".join(parts) + "\n"
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One agent file: where it goes, what it holds now, what it will hold."""
+
+    path: Path
+    old: str | None
+    new: str
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                (self.old or "").splitlines(keepends=True),
+                self.new.splitlines(keepends=True),
+                fromfile=f"a/{self.path.name}" if self.old is not None else "/dev/null",
+                tofile=f"b/{self.path.name}",
+            )
+        )
+
+
+def plan(config: Config, home: Path, which: list[str]) -> list[Planned]:
+    """The agent files `which` (`agents`, `claude`, `gemini`) would become."""
+    text = compose(config, home)
+    base = config.base_dir or Path.cwd()
+    planned: list[Planned] = []
+    for key in which:
+        path = base / TARGETS[key]
+        old = path.read_text(encoding="utf-8") if path.is_file() else None
+        planned.append(Planned(path, old, text))
+    return planned
+
+
+def write(planned: list[Planned]) -> list[Planned]:
+    """Write the files whose text changed; return those."""
+    written = [p for p in planned if p.changed]
+    for p in written:
+        write_bytes(p.path, p.new.encode("utf-8"))
+    return written

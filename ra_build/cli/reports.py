@@ -1,0 +1,284 @@
+"""What `ra status`, `ra ls` and `ra check` report: index freshness, counts, findings.
+
+Everything here only reads: the configuration, the sources (a discovery walk) and the
+artifacts. Results are typed so the CLI can print text or JSON from the same objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import orjson
+
+from ra_build.artifacts.layout import Layout
+from ra_build.artifacts.tables import FileRow, read_chunk_table, read_file_rows
+from ra_build.config.fingerprint import config_hash
+from ra_build.config.load import Config
+from ra_build.pipeline.discover import discover_tree
+from ra_query.text.textsafe import printable
+
+IndexState = Literal["current", "stale", "config changed", "missing"]
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """How the index compares with the sources and the configuration."""
+
+    state: IndexState
+    changed: int = 0  # files added, removed or modified since the build (state "stale")
+
+    def describe(self) -> str:
+        if self.state == "stale":
+            return f"stale ({self.changed} file{'s' if self.changed != 1 else ''} changed)"
+        return self.state
+
+
+def _manifest(layout: Layout) -> dict[str, object] | None:
+    try:
+        return orjson.loads(layout.manifest.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+def changed_files(config: Config, layout: Layout) -> int:
+    """How many files were added, removed or modified since the last build."""
+    changed = 0
+    for tree in config.trees.values():
+        built = {
+            r.path: (r.size, r.mtime_ns)
+            for r in read_file_rows(layout.file_table(tree.name))
+            if r.status != "error" or r.size
+        }
+        seen = {f.path: (f.size, f.mtime_ns) for f in discover_tree(tree).files}
+        changed += sum(1 for p, st in seen.items() if built.get(p) != st)
+        changed += sum(1 for p in built if p not in seen)
+    return changed
+
+
+def freshness(config: Config, layout: Layout) -> Freshness:
+    """current / stale (N files changed) / config changed / missing."""
+    manifest = _manifest(layout)
+    if manifest is None or not (layout.index_dir / "meta.json").exists():
+        return Freshness("missing")
+    if manifest.get("config_hash") != config_hash(config):
+        return Freshness("config changed")
+    changed = changed_files(config, layout)
+    return Freshness("stale", changed) if changed else Freshness("current")
+
+
+@dataclass(frozen=True)
+class TreeStatus:
+    """One configured tree and what the index holds of it."""
+
+    name: str
+    path: Path
+    scope: Literal["local", "global"]
+    source: Path
+    files: int
+    chunks: int
+    skipped: int
+    hidden: int = 0  # dot-directories the last build did not walk
+
+
+@dataclass(frozen=True)
+class Status:
+    """Everything `ra status` shows."""
+
+    config_files: tuple[Path, ...]
+    trees: tuple[TreeStatus, ...]
+    artifacts: Path
+    artifacts_bytes: int
+    index: Freshness
+    built_at: str | None
+    warnings: tuple[str, ...] = field(default=())
+
+
+def _dir_size(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else 0
+
+
+def _hidden(layout: Layout, tree: str) -> list[str]:
+    """The dot-directories the last build of `tree` did not walk (from its discovery snapshot)."""
+    try:
+        snapshot = orjson.loads(layout.snapshot(tree).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return []
+    hidden = snapshot.get("hidden") if isinstance(snapshot, dict) else None
+    return [h for h in hidden if isinstance(h, str)] if isinstance(hidden, list) else []
+
+
+def status(config: Config, artifacts: Path) -> Status:
+    """Collect the status of `config`'s trees and the artifacts at `artifacts`."""
+    layout = Layout(artifacts)
+    manifest = _manifest(layout) or {}
+    counts = manifest.get("trees", {})
+    assert isinstance(counts, dict)
+    trees = tuple(
+        TreeStatus(
+            name=t.name,
+            path=t.path,
+            scope="global" if t.is_global else "local",
+            source=t.source,
+            files=int(counts.get(t.name, {}).get("files", 0)),
+            chunks=int(counts.get(t.name, {}).get("chunks", 0)),
+            skipped=int(counts.get(t.name, {}).get("skipped", 0)),
+            hidden=len(_hidden(layout, t.name)),
+        )
+        for t in config.trees.values()
+    )
+    built_at = manifest.get("built_at")
+    return Status(
+        config_files=config.files,
+        trees=trees,
+        artifacts=layout.root,
+        artifacts_bytes=_dir_size(layout.root),
+        index=freshness(config, layout),
+        built_at=str(built_at) if built_at else None,
+        warnings=config.warnings,
+    )
+
+
+def render_status(st: Status) -> str:
+    """Text of `ra status`."""
+    lines = ["Config files:"]
+    lines += [f"  {p}" for p in st.config_files] or ["  (none)"]
+    lines.append("Trees:")
+    for t in st.trees:
+        lines.append(
+            f"  {t.name} ({t.scope}) {t.path}: {t.files} files, {t.chunks} chunks"
+            + (f", {t.skipped} skipped" if t.skipped else "")
+            + (f", {t.hidden} dot-directories not walked" if t.hidden else "")
+        )
+    if not st.trees:
+        lines.append("  (none) — add a [tree.NAME] section to .ra.toml")
+    lines.append(f"Artifacts: {st.artifacts} ({_human(st.artifacts_bytes)})")
+    lines.append(f"Index: {st.index.describe()}")
+    lines.append(f"Last build: {st.built_at or 'never'}")
+    return "\n".join(lines) + "\n"
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+# ── ra ls ───────────────────────────────────────────────────────────────────────────────────
+
+
+def ls_lines(
+    config: Config,
+    artifacts: Path,
+    what: Literal["trees", "docs", "chunks"],
+    long: bool,
+    prefix: str = "",
+) -> list[str]:
+    """Lines of `ra ls trees|docs|chunks [PREFIX] [-l]`, from the configuration and the chunk tables.
+
+    `prefix` keeps the names or ids that start with it (`docs:guide/`, `ps:docset/winserver2025`).
+    """
+    layout = Layout(artifacts)
+    if what == "trees":
+        st = status(config, artifacts) if long else None
+        if st is None:
+            return [t.name for t in config.trees.values() if t.name.startswith(prefix)]
+        return [
+            f"{t.name}\t{t.scope}\t{t.files} files\t{t.chunks} chunks\t{t.path}"
+            for t in st.trees
+            if t.name.startswith(prefix)
+        ]
+    lines: list[str] = []
+    for tree in config.trees:
+        if not (f"{tree}:".startswith(prefix) or prefix.startswith(f"{tree}:")):
+            continue  # no id of this tree can start with the prefix: its table is not read
+        rows = read_chunk_table(layout.chunk_shards(tree)).to_pylist()
+        for row in rows:
+            if (what == "docs" and row["depth"] != 0) or not row["id"].startswith(prefix):
+                continue
+            if not long:
+                lines.append(row["id"])
+            elif what == "docs":
+                lines.append(f"{row['id']}\t{row['title']}")
+            else:
+                lines.append(
+                    f"{row['id']}\tL{row['line_start']}-{row['line_end']}\t{row['tokens']} tokens\t"
+                    + " › ".join(row["breadcrumb"])
+                )
+    return lines
+
+
+# ── ra check ────────────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing `ra check` reports."""
+
+    level: Literal["note", "warning", "error"]  # a note is information: it sets no exit code
+    where: str
+    message: str
+
+    def render(self) -> str:
+        """The documented form of a diagnostic: `ra: warning: <file>[:<line>]: <what>`."""
+        return printable(f"ra: {self.level}: {self.where}: {self.message}")
+
+
+def file_problems(artifacts: Path, trees: list[str]) -> list[str]:
+    """`tree:path: what` for every file the last build skipped or warned about, in path order.
+
+    Read from the file tables, so an incremental build that re-parsed nothing still names them.
+    """
+    layout = Layout(artifacts)
+    return [
+        f"{tree}:{row.path}: {why}"
+        for tree in trees
+        for row in read_file_rows(layout.file_table(tree))
+        for why in _row_problems(row)
+    ]
+
+
+def _row_problems(row: FileRow) -> tuple[str, ...]:
+    """Why a file was skipped, or what it was warned about."""
+    return (row.error,) if row.status != "ok" and row.error else row.warnings
+
+
+def check(config: Config, artifacts: Path) -> list[Finding]:
+    """Diagnose configuration, sources and index; the CLI maps the worst level to an exit code."""
+    layout = Layout(artifacts)
+    findings = [Finding("warning", w.split(": ", 1)[0], w.split(": ", 1)[-1]) for w in config.warnings]
+    if not config.trees:
+        findings.append(Finding("error", "config", "no trees configured — add a [tree.NAME] section"))
+    for tree in config.trees.values():
+        found = discover_tree(tree)
+        where = f"tree {tree.name}"
+        if not found.files:
+            findings.append(
+                Finding(
+                    "warning", where, f"include patterns {list(tree.include)} match no file in {tree.path}"
+                )
+            )
+        # a walk's skip is also in the last build's file table: each (file, what) once
+        problems = [(skip.path, skip.reason) for skip in found.skipped]
+        for row in read_file_rows(layout.file_table(tree.name)):
+            problems += [(row.path, why) for why in _row_problems(row)]
+        for path, what in dict.fromkeys(problems):
+            findings.append(Finding("warning", str(tree.path / path), what))  # the file, to open
+        if found.hidden:
+            shown = ", ".join(found.hidden[:3]) + (", …" if len(found.hidden) > 3 else "")
+            findings.append(
+                Finding(
+                    "note",
+                    where,
+                    f"{len(found.hidden)} dot-directories not walked ({shown}) — "
+                    'name one in include (e.g. ".github/**/*.md") to index it',
+                )
+            )
+    fresh = freshness(config, layout)
+    if fresh.state != "current":
+        findings.append(Finding("warning", "index", f"{fresh.describe()} — run: ra update"))
+    return findings

@@ -1,0 +1,101 @@
+"""What a build reads from the configuration, and where it writes: light enough for every command.
+
+`ra search` decides whether the index is current from these (the config hash the manifest
+records) without importing doit, pyarrow or the build stages (ra_build.refresh.current).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ra_build.config.load import Config, TreeConfig
+from ra_query.artifacts.schema import SCHEMA_VERSION
+from ra_query.errors import ConfigError
+
+# bumped when chunking output changes for the same input and settings
+CHUNKER_VERSION = (
+    4  # 2: chunk tables sharded by path; 3: github-slugger slugs, markdown-it titles, deep nests;
+    # 4: `#` and `%` escaped in ids, one U+FFFD per undecodable byte (ranges slice the file)
+)
+
+
+def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
+    """Everything the chunk stage of `tree` reads from the configuration."""
+    return {
+        "path": str(tree.path),
+        "include": list(tree.include),
+        "exclude": list(tree.exclude),
+        "outside_links": tree.outside_links,
+        "max_file_size": config.settings.max_file_size,
+        "max_chunk_size": config.settings.max_chunk_size,
+        "chunker": CHUNKER_VERSION,
+    }
+
+
+def index_settings(config: Config) -> dict[str, Any]:
+    """Everything the index stage reads from the configuration.
+
+    The shard count only when it is set: it changes how the index is laid out, never what a
+    search finds, and an index built before the key existed stays current.
+    """
+    shards = config.settings.index_shards
+    return {
+        "stemmer": config.search.stemmer,
+        "schema": SCHEMA_VERSION,
+        "trees": sorted(config.trees),
+        **({"shards": shards} if shards else {}),
+    }
+
+
+def config_hash(config: Config) -> str:
+    """The index-content hash (DECISIONS 15): changes whenever what is indexed would change."""
+    content = {
+        "index": index_settings(config),
+        "trees": {name: tree_settings(t, config) for name, t in sorted(config.trees.items())},
+    }
+    # the bytes orjson.dumps(OPT_SORT_KEYS) gave (no floats here), without its ~15 ms import
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def search_defaults(config: Config) -> dict[str, Any]:
+    """The configured search settings, as `ra_query.search.pipeline.SearchParams` keyword arguments.
+
+    `ra search` uses them directly; the manifest records them so `ra-query`, which has no
+    configuration, searches the published artifacts the same way.
+    """
+    s = config.search
+    return {
+        "limit": config.settings.default_limit,
+        "candidate_limit": s.candidate_limit,
+        "cutoff_ratio": s.cutoff_ratio,
+        "aggregation_threshold": s.aggregation_threshold,
+        "boosts": {
+            "text": s.boost_text,
+            "title": s.boost_title,
+            "tags": s.boost_tags,
+            "path": s.boost_path,
+            "body": s.boost_body,
+        },
+        "phrase_boost": s.phrase_boost,
+        "stopwords": s.stopwords,
+        "local_boost": config.settings.local_boost,
+        "global_trees": sorted(name for name, tree in config.trees.items() if tree.is_global),
+        "fuzzy_distance": s.fuzzy_distance,
+        "agent_max_tokens": config.settings.agent_max_tokens,  # not a SearchParams field: MCP's budget
+    }
+
+
+def default_artifacts(config: Config, override: str | None, env: dict[str, str] | os._Environ[str]) -> Path:
+    """Where artifacts go: --artifacts, else $RA_ARTIFACTS, else `.ra/` beside the nearest config."""
+    if override:
+        return Path(override).expanduser().resolve()
+    if env.get("RA_ARTIFACTS"):
+        return Path(env["RA_ARTIFACTS"]).expanduser().resolve()
+    if config.base_dir is None:
+        raise ConfigError("no .ra.toml found here or above — create one with: ra init")
+    return config.base_dir / ".ra"

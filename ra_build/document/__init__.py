@@ -1,0 +1,1 @@
+"""One document: reading a markdown file and making its chunk tree."""

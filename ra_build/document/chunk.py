@@ -1,0 +1,402 @@
+"""The chunk tree: one node for the document and one per surviving heading (DECISIONS 1-8).
+
+A heading's *span* runs from the line after its heading line to the next heading of equal or
+lower level (or EOF). A heading is discarded when nothing but whitespace and other heading
+lines sits in its span: an empty heading, or one whose only content is empty subheadings.
+Discarded headings consume no slug, are not in the tree, and still close the spans of the
+headings before them, so their heading line never lands in anyone's body.
+
+Every body ends at the next heading line of any kind, which for a heading with children is
+its first child's heading line. Bodies lose leading blank lines and trailing whitespace; the
+text in between is byte-exact. Offsets, line numbers and byte ranges refer to the original
+file, frontmatter included.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ra_build.document.markdown import NO_FRONTMATTER, Frontmatter, Heading, find_headings, parse_frontmatter
+from ra_build.document.memo import TextMemo
+from ra_query.artifacts.schema import doc_id_of
+from ra_query.text.slugs import slug_keeps
+from ra_query.text.tokens import count_tokens as _count_tokens
+from ra_query.text.tokens import encoding
+
+TitleSource = Literal["frontmatter", "h1", "filename", "heading"]
+Kind = Literal["markdown", "text"]
+
+_NON_SPACE = re.compile(r"\S")
+_SLUG_DROP_ASCII = re.compile(r"[^a-z0-9_\- ]")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One node of a document's chunk tree: the document itself (depth 0) or a heading."""
+
+    id: str
+    tree: str
+    path: str
+    doc_id: str
+    parent_id: str | None
+    depth: int
+    position: int
+    sibling_count: int
+    slug: str
+    title: str
+    title_source: TitleSource
+    breadcrumb: tuple[str, ...]
+    tags: tuple[str, ...]
+    body: str
+    byte_start: int
+    byte_end: int
+    line_start: int
+    line_end: int
+    tokens: int
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A parsed file: its metadata and its chunks in document order, document node first."""
+
+    tree: str
+    path: str
+    kind: Kind
+    title: str
+    title_source: TitleSource
+    frontmatter: dict[str, Any]
+    tags: tuple[str, ...]
+    chunks: tuple[Chunk, ...]
+    warnings: tuple[str, ...]
+    size: int
+
+
+def kind_for_path(path: str) -> Kind:
+    """`.txt` files are plain text; everything else is read as markdown."""
+    return "text" if path.lower().endswith(".txt") else "markdown"
+
+
+def file_stem(path: str) -> str:
+    """The file name without directory and last extension (`a/b.c.md` → `b.c`)."""
+    name = path.rsplit("/", 1)[-1]
+    stem, dot, _ = name.rpartition(".")
+    return stem if dot and stem else name
+
+
+def slugify(text: str) -> str:
+    """GitHub's slug of a heading's text (github-slugger): may be empty (the caller substitutes
+    `heading`).
+
+    Lowercase, then drop every character of the Unicode categories GitHub drops — other numbers
+    (`²`, `₂`, `½`), all punctuation but connector punctuation (`_`, `‿`) and `-`, symbols,
+    controls, format and private-use characters, separators but the space — except alphabetic
+    symbols (`Ⓔ`, `🄺`); each space becomes one `-`.
+    """
+    lowered = text.lower()
+    if lowered.isascii():
+        kept = _SLUG_DROP_ASCII.sub("", lowered)
+    else:
+        kept = "".join(c for c in lowered if slug_keeps(c))
+    return kept.replace(" ", "-")
+
+
+class Slugger:
+    """Hands out unique slugs within one document, the way github-slugger does.
+
+    Repeats get `-1`, `-2`, …, skipping any suffix that collides with a literal slug.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def slug(self, text: str) -> str:
+        """Return the next unique slug for a heading text."""
+        base = slugify(text) or "heading"
+        result = base
+        while result in self._seen:
+            self._seen[base] += 1
+            result = f"{base}-{self._seen[base]}"
+        self._seen[result] = 0
+        return result
+
+
+def content_hash(title: str, breadcrumb: Iterable[str], tags: Iterable[str], body: str) -> str:
+    """sha256 hex over the indexed fields of a chunk, stable across runs and platforms.
+
+    Fields are separated by control characters (U+001E between fields, U+001F inside the
+    breadcrumb and the tag list) that do not occur in real headings or tags.
+    """
+    payload = "\x1e".join((title, "\x1f".join(breadcrumb), "\x1f".join(tags), body))
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# cl100k_base token counts of chunk texts (ra_build.document.memo): encoding was a third of the time
+# chunking took. 32 M characters: 32 MB for Latin-1 text, two or four times that for wider
+# characters, in each process that chunks; the PowerShell corpus (94 MB) has 24 M characters of
+# distinct chunk text.
+_TOKEN_COUNTS: TextMemo[int] = TextMemo(32_000_000)
+
+
+def _remembered_count(text: str) -> int:
+    """The number of cl100k_base tokens of `text` (special tokens as ordinary text)."""
+    tokens = _TOKEN_COUNTS.get(text)
+    if tokens is None:
+        tokens = len(encoding().encode_ordinary(text))
+        _TOKEN_COUNTS.put(text, tokens)
+    return tokens
+
+
+def chunk_document(
+    tree: str,
+    path: str,
+    text: str,
+    *,
+    kind: Kind | None = None,
+    size: int | None = None,
+    byte_offset: int = 0,
+    byte_length: Callable[[int, int], int] | None = None,
+    count_tokens: Callable[[str], int] = _count_tokens,
+) -> Document:
+    """Split a document into its chunk tree.
+
+    Args:
+        tree: the tree name, the first part of every id.
+        path: the path relative to the tree root, with `/` separators.
+        text: the decoded file.
+        kind: `markdown` or `text`; by default `.txt` is text and anything else markdown.
+        size: the file's size in bytes; by default the UTF-8 length of `text`.
+        byte_offset: the bytes of the file before `text` (3 for a UTF-8 byte order mark that
+            decoding dropped), added to every byte range so ranges slice the file itself.
+        byte_length: how many bytes of the file text[start:end] is (`parse.file_bytes` when
+            decoding replaced bytes); by default the length of its UTF-8 form.
+        count_tokens: the token counter (cl100k_base by default).
+
+    Returns:
+        The document with its chunks in document order, the document node first.
+    """
+    if kind is None:
+        kind = kind_for_path(path)
+    if kind == "markdown":
+        front = parse_frontmatter(text)
+        headings = find_headings(text, front.body_start, front.body_line)
+    else:
+        front = NO_FRONTMATTER
+        headings = []
+    title, title_source = _document_title(front, headings, path)
+    survivors = _survivors(text, headings)
+    parents, positions, children = _tree([headings[j].level for j in survivors])
+
+    counter = _remembered_count if count_tokens is _count_tokens else count_tokens
+
+    # Every range lies after the previous one, so line numbers and byte offsets are found by
+    # looking only at the text between consecutive positions: no line table, no full re-encode.
+    size_chars = len(text)
+    is_ascii = text.isascii()
+    breaks = _line_breaks_counter(text)
+    last_line = max(1, breaks(0, size_chars) + (1 if text and text[-1] not in "\r\n" else 0))
+    line, line_at = 1, 0
+    byte, byte_at = 0, 0
+    tags = front.tags
+    doc_id = doc_id_of(tree, path)
+    ids = [doc_id]
+    breadcrumbs: list[tuple[str, ...]] = [(title,)]
+    chunks: list[Chunk] = []
+    slug_of = Slugger().slug
+    head_starts = [h.start for h in headings]
+    head_starts.append(size_chars)
+
+    body, start = _trim_body(text, front.body_start, head_starts[0])
+    if not body:
+        start = min(front.body_start, size_chars)  # the first line after the frontmatter
+    end = start + len(body)
+    for node in range(len(survivors) + 1):
+        if node:
+            j = survivors[node - 1]
+            heading = headings[j]
+            parent = parents[node - 1]
+            chunk_title = heading.text
+            slug = slug_of(chunk_title)
+            chunk_id = f"{doc_id}#{slug}"
+            ids.append(chunk_id)
+            parent_id: str | None = ids[parent]
+            breadcrumb = (
+                breadcrumbs[parent]
+                if heading.level == 1 and chunk_title == title
+                else (*breadcrumbs[parent], chunk_title)
+            )
+            breadcrumbs.append(breadcrumb)
+            start = heading.start
+            body, body_start = _trim_body(text, heading.span_start, head_starts[j + 1])
+            # An empty body leaves the heading line alone in the range, minus its line break.
+            heading_end = start + len(text[start : heading.span_start].rstrip())
+            end = body_start + len(body) if body else heading_end
+            chunk_text = text[start:end]
+            level, position, siblings = heading.level, positions[node - 1], children[parent]
+            source: TitleSource = "heading"
+        else:
+            chunk_title, slug, chunk_id, parent_id = title, "", doc_id, None
+            breadcrumb, chunk_text = breadcrumbs[0], body
+            level, position, siblings, source = 0, 0, 1, title_source
+
+        line += breaks(line_at, start)
+        line_start = line
+        line_at = start
+        if end > start:
+            line += breaks(start, end - 1)
+            line_at = end - 1
+        if is_ascii:
+            byte_start, byte_end = start + byte_offset, end + byte_offset
+        elif byte_length is not None:
+            byte += byte_length(byte_at, start)
+            byte_start = byte + byte_offset
+            byte += byte_length(start, end)
+            byte_end, byte_at = byte + byte_offset, end
+        else:
+            byte += len(text[byte_at:start].encode("utf-8", "surrogatepass"))
+            byte_start = byte + byte_offset
+            byte += len(chunk_text.encode("utf-8", "surrogatepass"))
+            byte_end, byte_at = byte + byte_offset, end
+        chunks.append(
+            Chunk(
+                chunk_id,
+                tree,
+                path,
+                doc_id,
+                parent_id,
+                level,
+                position,
+                siblings,
+                slug,
+                chunk_title,
+                source,
+                breadcrumb,
+                tags,
+                body,
+                byte_start,
+                byte_end,
+                line_start if line_start < last_line else last_line,
+                line if line < last_line else last_line,
+                counter(chunk_text),
+                content_hash(chunk_title, breadcrumb, tags, body),
+            )
+        )
+
+    if size is None:
+        size = size_chars if is_ascii else len(text.encode("utf-8", "surrogatepass"))
+        size = byte_length(0, size_chars) if byte_length is not None else size
+    return Document(
+        tree=tree,
+        path=path,
+        kind=kind,
+        title=title,
+        title_source=title_source,
+        frontmatter=front.data,
+        tags=tags,
+        chunks=tuple(chunks),
+        warnings=front.warnings,
+        size=size,
+    )
+
+
+def _document_title(front: Frontmatter, headings: list[Heading], path: str) -> tuple[str, TitleSource]:
+    """Frontmatter title, else the first h1 with text, else the file name (DECISIONS 5)."""
+    if front.title:
+        return front.title, "frontmatter"
+    for heading in headings:
+        if heading.level == 1 and heading.text:
+            return heading.text, "h1"
+    return file_stem(path), "filename"
+
+
+def _survivors(text: str, headings: list[Heading]) -> list[int]:
+    """Indices of the headings that are kept: those with non-whitespace text in their span.
+
+    A heading's own stretch runs to the next heading line of any kind; text further on belongs
+    to its descendants. So a stretch holding text keeps every heading still open at that point,
+    and a heading whose span holds only empty subheadings is dropped with them.
+    """
+    n = len(headings)
+    keep = [False] * n
+    open_stack: list[int] = []
+    search = _NON_SPACE.search
+    size = len(text)
+    for j, heading in enumerate(headings):
+        level = heading.level
+        while open_stack and headings[open_stack[-1]].level >= level:
+            open_stack.pop()
+        open_stack.append(j)
+        stretch_end = headings[j + 1].start if j + 1 < n else size
+        if search(text, heading.span_start, stretch_end) is not None:
+            for k in reversed(open_stack):
+                if keep[k]:
+                    break  # everything below was kept by an earlier stretch
+                keep[k] = True
+    return [j for j in range(n) if keep[j]]
+
+
+def _tree(levels: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """Link headings (given by level, in order) into a tree under the document node 0.
+
+    Returns:
+        For each heading its parent node and its position among its siblings, and for each node
+        (document node first, heading k is node k + 1) its number of children.
+    """
+    parents = [0] * len(levels)
+    positions = [0] * len(levels)
+    children = [0] * (len(levels) + 1)
+    open_stack: list[int] = []
+    for k, level in enumerate(levels):
+        while open_stack and levels[open_stack[-1]] >= level:
+            open_stack.pop()
+        parent = open_stack[-1] + 1 if open_stack else 0
+        parents[k] = parent
+        positions[k] = children[parent]
+        children[parent] += 1
+        open_stack.append(k)
+    return parents, positions, children
+
+
+def _trim_body(text: str, start: int, end: int) -> tuple[str, int]:
+    """Return text[start:end] without its leading blank lines and trailing whitespace, and the
+    offset where that body starts."""
+    body = text[start:end].rstrip()
+    lead = len(body) - len(body.lstrip())
+    if not lead or not body:
+        return body, start
+    cut = max(body.rfind("\n", 0, lead), body.rfind("\r", 0, lead)) + 1
+    return (body[cut:], start + cut) if cut else (body, start)
+
+
+def _line_breaks_counter(text: str) -> Callable[[int, int], int]:
+    """Return a function counting the line breaks in text[start:end] (`\r\n` counts once).
+
+    Callers never split a `\r\n` pair: every position they pass is a line start or a
+    non-whitespace character.
+    """
+    if "\r" not in text:
+        count = text.count
+        return lambda start, end: count("\n", start, end)
+
+    def breaks(start: int, end: int) -> int:
+        return text.count("\n", start, end) + text.count("\r", start, end) - text.count("\r\n", start, end)
+
+    return breaks
+
+
+__all__ = [
+    "Chunk",
+    "Document",
+    "Kind",
+    "Slugger",
+    "TitleSource",
+    "chunk_document",
+    "content_hash",
+    "file_stem",
+    "kind_for_path",
+    "slugify",
+]

@@ -1,0 +1,1 @@
+"""The artifact contract, read-only: file names, the tantivy schema, opening a store, packs."""

@@ -1,0 +1,1 @@
+"""Answering: the query language, the search pipeline, budgets, rendering, context and get."""

@@ -1,0 +1,396 @@
+"""Turn a parsed query (ra_query.search.syntax) into one tantivy query that ranks chunks (DECISIONS 16–18).
+
+What each part of a query does:
+
+- **Plain words are ranked, not required.** Every chunk holding any of them is a candidate; BM25
+  ranks chunks with more, and rarer, words first. A word typed twice counts twice.
+- **Stop words never decide what matches**: when a query has other words, the stop words of the
+  stemmer's language (`stopwords_of`) are left out.
+- **Quoted phrases and `field:` terms are required**, `-x` excludes, `a OR b` needs one side,
+  `^N` weighs, `tree:` filters. (The search layer relaxes requirements that match nothing.)
+- **A word the analyzer splits** (`IGF-1`, `error-handling`) counts as its parts, each a ranked
+  word, plus a bonus where they stand together as that phrase, so chunks with the phrase rank
+  first. Excluded (`-error-handling`), it excludes the phrase, not each part.
+- **Inside `-x`** nothing is relaxed, fuzzy or typo-matched: an exclusion removes exactly what it
+  names, never look-alikes.
+- `strict` makes every plain word required: the AND that DECISIONS 18 started with.
+
+How a word scores: BM25 over the combined `text` field (breadcrumb, tags and body as one field;
+weight `boosts["text"]`) plus BM25 bonuses over `title`, `tags`, `path` (and its components) and
+`body` with their weights (0 leaves a clause out). Each pair of consecutive plain words adds a
+proximity bonus (`phrase_boost`: the two words at most one word apart). The weights were chosen
+with bench/quality.py (docs/searching.md has the table).
+
+Typos (`fuzzy_distance` > 0): a plain word of four letters or more that no chunk holds matches
+the words within that Levenshtein distance, with a tiny constant score (tantivy scores fuzzy
+matches with a constant), so a chunk with the misspelt word ranks above one without it, but
+below every chunk that matched a word exactly. With `fuzzy` set (the search layer's retry when
+nothing matched), phrases and `field:` terms match within the distance too (a word the analyzer
+split needs all its parts, each fuzzy when long enough, in any order).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import TYPE_CHECKING
+
+from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    import tantivy
+
+# the fields a word is scored in, in clause order; `path` also covers `path_components`
+SCORED_FIELDS = ("text", "title", "tags", "path", "body")
+# the score of a typo match: below any exact match (BM25 of one word is rarely under 0.1), but
+# enough to rank a chunk with a misspelt word above one without it
+TYPO_SCORE = 0.01
+# in the retry, a fuzzy clause counts for this share of the field's weight
+FUZZY_WEIGHT = 0.5
+MIN_FUZZY_LENGTH = 4  # fuzzy matching of very short words finds mostly noise
+MAX_TYPOS = 16  # a fuzzy automaton costs memory: words past these are only matched exactly
+PROXIMITY_SLOP = 1
+MAX_PROXIMITY_PAIRS = 32  # a pasted page of text must not become thousands of phrase queries
+# the bonus of a split word's parts standing together (`IGF-1`), on top of the parts' own scores
+SPLIT_PHRASE_BOOST = 1.0
+
+
+class Compiler:
+    """Compiles query nodes for one index; records what it did for highlighting and --explain."""
+
+    def __init__(
+        self,
+        schema: tantivy.Schema,
+        analyzer: tantivy.TextAnalyzer,
+        boosts: Mapping[str, float],
+        *,
+        searcher: tantivy.Searcher | None = None,
+        fuzzy_distance: int = 0,
+        fuzzy: bool = False,
+        phrase_boost: float = 0.0,
+        is_stopword: Callable[[str], bool] | None = None,
+        strict: bool = False,
+        relax: bool = False,
+    ) -> None:
+        self.schema = schema
+        self.analyzer = analyzer
+        self.boosts = boosts
+        self.searcher = searcher
+        self.fuzzy_distance = fuzzy_distance
+        self.fuzzy = fuzzy  # every word may match within the distance (the retry)
+        self.phrase_boost = phrase_boost
+        self.is_stopword = is_stopword
+        self.strict = strict
+        self.relax = relax  # nothing is required: every part is ranked (a query that found nothing)
+        self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
+        self.dropped: list[str] = []  # stop words left out
+        self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
+        self.required = False  # whether any compiled part is required
+        self._drop_stopwords = False
+        self._negated = 0  # inside a `-x`: exclude exactly what it names (see the module docstring)
+
+    def compile(self, node: Node) -> tantivy.Query | None:
+        """The tantivy query for `node`, or None when it has nothing left to search for (no word
+        that scores: only punctuation, only `tree:` filters)."""
+        self._drop_stopwords = self.is_stopword is not None and _has_content(node, self.is_stopword)
+        query, _ = self._node(node)
+        return query if self.terms else None
+
+    # ---- nodes ----------------------------------------------------------------------------------
+
+    def _node(self, node: Node) -> tuple[tantivy.Query | None, bool]:
+        """(query, required): a required part must match; a ranked one only scores."""
+        if isinstance(node, Term) and _is_plain(node) and not self.strict and not self._negated:
+            return self._and(And((node,)))  # its boost weighs its tokens
+        if isinstance(node, Phrase) and node.field is None and self.relax and not self._negated:
+            return self._and(And(tuple(Term(word) for word in node.text.split()), node.boost))
+        if isinstance(node, Term | Phrase):
+            return self._leaf(node)
+        if isinstance(node, Not):  # only reached as an And's item; see _and
+            return self._node(node.item)
+        if isinstance(node, And):
+            return self._and(node)
+        return self._or(node)
+
+    def _and(self, node: And) -> tuple[tantivy.Query | None, bool]:
+        import tantivy
+
+        must: list[tantivy.Query] = []  # required parts
+        should: list[tantivy.Query] = []  # ranked parts
+        filters: list[tantivy.Query] = []  # tree: — required, but never relaxed, and score nothing
+        must_not: list[tantivy.Query] = []
+        words: list[Term] = []  # plain words, ranked together
+        for item in _flattened(node.items):
+            if isinstance(item, Not):
+                self._negated += 1
+                query, _ = self._node(item.item)
+                self._negated -= 1
+                if query is not None:
+                    must_not.append(query)
+            elif isinstance(item, Term) and item.field == "tree":
+                filters.append(self._tree(item.text))
+            elif isinstance(item, Term) and _is_plain(item) and not self.strict and not self._negated:
+                words.append(item)
+            else:
+                query, required = self._node(item)
+                if query is not None:
+                    (must if required else should).append(query)
+        ranked, bonus = self._ranked(words)
+        should += ranked
+        required = bool(must)
+        self.required = self.required or required
+        if not must and not should:
+            if not filters:
+                return None, False
+        elif not must:  # ranked words alone: any one of them admits a chunk
+            must, should = [should[0] if len(should) == 1 else _any(should)], []
+        should += bonus
+        clauses = [(tantivy.Occur.Must, q) for q in must + filters]
+        clauses += [(tantivy.Occur.Should, q) for q in should]
+        clauses += [(tantivy.Occur.MustNot, q) for q in must_not]
+        if len(clauses) == 1:
+            return _boosted(clauses[0][1], node.boost), required
+        return _boosted(tantivy.Query.boolean_query(clauses), node.boost), required
+
+    def _ranked(self, words: list[Term]) -> tuple[list[tantivy.Query], list[tantivy.Query]]:
+        """Plain words as ranked clauses, and the bonuses for words found together.
+
+        Each distinct token counts as often as it was typed (a word's boost multiplies). A word
+        the analyzer splits (`IGF-1`) contributes its parts as words, plus a bonus where they
+        stand together as a phrase, so chunks with the phrase rank first. Consecutive tokens found
+        at most one word apart add `phrase_boost`.
+        """
+        weights: dict[str, float] = {}
+        typed: dict[str, str] = {}  # token → the word it came from, for --explain
+        sequence: list[str] = []  # the tokens in query order, for the proximity bonus
+        phrases: dict[tuple[str, ...], float] = {}
+        for word in words:
+            tokens: list[str] = self.analyzer.analyze(word.text)
+            if self._drop_stopwords and self.is_stopword is not None:
+                kept = _without_stopwords(word.text, tokens, self.is_stopword)
+                if not kept:
+                    self.dropped.append(word.text)
+                    continue
+            else:
+                kept = tokens
+            if len(tokens) > 1:
+                phrases[tuple(tokens)] = max(phrases.get(tuple(tokens), 0.0), word.boost)
+            for token in kept:
+                weights[token] = weights.get(token, 0.0) + word.boost
+                typed.setdefault(token, word.text)
+            sequence += kept
+        self.terms.update(weights)
+        fields = self._fields(None)
+        ranked = [self._ranked_token(fields, token, w, typed[token]) for token, w in weights.items()]
+        bonus = [
+            _boosted(self._scored({"text": 1.0}, list(tokens), fuzzy_ok=False), boost * SPLIT_PHRASE_BOOST)
+            for tokens, boost in phrases.items()
+        ]
+        return ranked, bonus + self._proximity(sequence)
+
+    def _ranked_token(
+        self, fields: Mapping[str, float], token: str, weight: float, word: str
+    ) -> tantivy.Query:
+        """One ranked token: scored in `fields`, or as a typo of `word` when no chunk holds it."""
+        import tantivy
+
+        if (
+            not self.fuzzy
+            and not self._negated
+            and self.fuzzy_distance > 0
+            and self.searcher is not None
+            and len(token) >= MIN_FUZZY_LENGTH
+            and len(self.typos) < MAX_TYPOS
+            and self.searcher.doc_freq("text", token) == 0
+        ):
+            self.typos.append(word)
+            fuzzy = tantivy.Query.fuzzy_term_query(self.schema, "text", token, distance=self.fuzzy_distance)
+            return _boosted(fuzzy, TYPO_SCORE * weight)
+        return _boosted(self._scored(fields, [token], fuzzy_ok=True), weight)
+
+    def _or(self, node: Or) -> tuple[tantivy.Query | None, bool]:
+        import tantivy
+
+        compiled = [self._node(item) for item in node.items]
+        alternatives = [(q, required) for q, required in compiled if q is not None]
+        if not alternatives:
+            return None, False
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q, _ in alternatives])
+        return _boosted(query, node.boost), all(required for _, required in alternatives)
+
+    def _tree(self, name: str) -> tantivy.Query:
+        import tantivy
+
+        return tantivy.Query.const_score_query(tantivy.Query.term_query(self.schema, "tree", name), 0.0)
+
+    def _fields(self, field: str | None) -> dict[str, float]:
+        """The fields a word is scored in, with their weights: one named field, or all of them."""
+        if field is not None:
+            return {field: 1.0}
+        fields = {name: self.boosts.get(name, 0.0) for name in SCORED_FIELDS}
+        return {name: w for name, w in fields.items() if w > 0} or {"text": 1.0}
+
+    def _leaf(self, node: Term | Phrase) -> tuple[tantivy.Query | None, bool]:
+        """A required word or phrase (a quoted phrase, a `field:` term, a word under `strict`), or
+        what an exclusion names (a split word as its phrase)."""
+        if node.field == "tree":
+            return self._tree(node.text), True
+        tokens: list[str] = self.analyzer.analyze(node.text)
+        if not tokens:
+            return None, False
+        query = self._scored(self._fields(node.field), tokens, fuzzy_ok=isinstance(node, Term))
+        if self._negated:  # excluded: nothing to highlight, nothing a relaxed query could drop
+            return _boosted(query, node.boost), False
+        self.terms.update(tokens)
+        self.required = self.required or not self.relax
+        return _boosted(query, node.boost), not self.relax
+
+    # ---- scoring --------------------------------------------------------------------------------
+
+    def _scored(self, fields: Mapping[str, float], tokens: list[str], fuzzy_ok: bool) -> tantivy.Query:
+        """`tokens` (one word, or a phrase) in each of `fields`, each clause with its weight.
+
+        When `text` is among the fields, a chunk must hold the word in its text; the other fields
+        only add their bonus. So a chunk with no text of its own (a heading with only
+        sub-headings, a document node whose text sits under its h1) is never a candidate for its
+        title alone: the chunks below it, whose text includes their breadcrumb, stand for it.
+        """
+        import tantivy
+
+        clauses: list[tantivy.Query] = []
+        for name, weight in fields.items():
+            for target in ("path", "path_components") if name == "path" else (name,):
+                clauses.append(_boosted(self._match(target, tokens), weight))
+        fuzzy = fuzzy_ok and self.fuzzy and not self._negated and self._fuzzy_ok(tokens)
+        if fuzzy:  # a chunk's text holds its title: no need to look at both
+            targets = ["text"] if "text" in fields else list(fields)
+            for name in targets:
+                weight = fields[name] * FUZZY_WEIGHT
+                for target in ("path_components",) if name == "path" else (name,):
+                    clauses.append(_boosted(self._fuzzy(target, tokens), weight))
+        if "text" in fields and not fuzzy:
+            bonus = [(tantivy.Occur.Should, q) for q in clauses[1:]]
+            return tantivy.Query.boolean_query([(tantivy.Occur.Must, clauses[0]), *bonus])
+        return _any(clauses)
+
+    def _match(self, target: str, tokens: list[str]) -> tantivy.Query:
+        import tantivy
+
+        if len(tokens) == 1:
+            return tantivy.Query.term_query(self.schema, target, tokens[0])
+        words: list[str | tuple[int, str]] = list(tokens)
+        return tantivy.Query.phrase_query(self.schema, target, words)
+
+    def _proximity(self, tokens: list[str]) -> list[tantivy.Query]:
+        """A bonus for each pair of consecutive words found close together in the text."""
+        import tantivy
+
+        if self.phrase_boost <= 0 or self.fuzzy:
+            return []
+        pairs = dict.fromkeys((a, b) for a, b in itertools.pairwise(tokens) if a != b)
+        pairs = dict.fromkeys(itertools.islice(pairs, MAX_PROXIMITY_PAIRS))
+        return [
+            _boosted(
+                tantivy.Query.phrase_query(self.schema, "text", [a, b], slop=PROXIMITY_SLOP),
+                self.phrase_boost,
+            )
+            for a, b in pairs
+        ]
+
+    def _fuzzy(self, target: str, tokens: list[str]) -> tantivy.Query:
+        """Tokens within the fuzzy distance; a word the analyzer split (`Get-ADUsr`) needs all its
+        parts, each fuzzy when long enough, in any order (tantivy has no fuzzy phrase)."""
+        import tantivy
+
+        def one(token: str) -> tantivy.Query:
+            if len(token) < MIN_FUZZY_LENGTH:
+                return tantivy.Query.term_query(self.schema, target, token)
+            return tantivy.Query.fuzzy_term_query(self.schema, target, token, distance=self.fuzzy_distance)
+
+        if len(tokens) == 1:
+            return one(tokens[0])
+        return tantivy.Query.boolean_query([(tantivy.Occur.Must, one(token)) for token in tokens])
+
+    def _fuzzy_ok(self, tokens: list[str]) -> bool:
+        return self.fuzzy_distance > 0 and any(len(token) >= MIN_FUZZY_LENGTH for token in tokens)
+
+
+def _is_plain(node: Node) -> bool:
+    """An unfielded word outside quotes: ranked, not required."""
+    return isinstance(node, Term) and node.field is None
+
+
+def _flattened(items: tuple[Node, ...]) -> list[Node]:
+    """`items` with each unboosted group of plain words opened up: `(a b) c` ranks as `a b c`.
+
+    Parentheses in a sentence ("TSS (Time Sharing System)") group nothing when words are
+    ranked; opened up, their words count with the others and stand beside their neighbours.
+    """
+    out: list[Node] = []
+    for item in items:
+        if isinstance(item, And) and item.boost == 1.0 and all(_is_plain(i) for i in item.items):
+            out += item.items
+        else:
+            out.append(item)
+    return out
+
+
+_PIECE = re.compile(r"[^\W_]+")  # what the analyzer's tokenizer keeps, before it lowercases and stems
+
+
+_CONTRACTION = re.compile(r"[^\W_]['’][^\W_]")
+
+
+def _pieces(text: str) -> list[str]:
+    return _PIECE.findall(text)
+
+
+def _without_stopwords(text: str, tokens: list[str], is_stopword: Callable[[str], bool]) -> list[str]:
+    """`tokens` (the analyzed `text`) less those whose piece is a stop word.
+
+    A contraction of stop words (`I'd`, `don't`) goes; any other word made only of stop words
+    (`AT&T`) is kept whole: it names something.
+    """
+    pieces = _pieces(text)
+    if len(pieces) != len(tokens):  # the tokenizer split differently: judge the word as a whole
+        return [] if is_stopword(text) else tokens
+    kept = [token for piece, token in zip(pieces, tokens, strict=True) if not is_stopword(piece)]
+    if kept or len(pieces) == 1 or _CONTRACTION.search(text):
+        return kept
+    return tokens
+
+
+def _has_content(node: Node, is_stopword: Callable[[str], bool]) -> bool:
+    """Whether `node` holds something besides stop words (then the stop words can go).
+
+    A `tree:` filter scores nothing, so it is not something else to search for.
+    """
+    if isinstance(node, Term) and node.field == "tree":
+        return False
+    if isinstance(node, Term | Phrase):
+        return not _is_plain(node) or not all(is_stopword(piece) for piece in _pieces(node.text))
+    if isinstance(node, Not):
+        return False
+    return any(_has_content(item, is_stopword) for item in node.items)
+
+
+def _any(queries: list[tantivy.Query]) -> tantivy.Query:
+    import tantivy
+
+    return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
+
+
+def _boosted(query: tantivy.Query, boost: float) -> tantivy.Query:
+    import tantivy
+
+    return query if boost == 1.0 else tantivy.Query.boost_query(query, boost)
+
+
+def tree_filter(schema: tantivy.Schema, trees: list[str]) -> tantivy.Query:
+    """A zero-score clause that keeps only chunks of `trees` (the -t/--tree option)."""
+    import tantivy
+
+    terms = [tantivy.Query.term_query(schema, "tree", name) for name in trees]
+    return tantivy.Query.const_score_query(_any(terms) if len(terms) > 1 else terms[0], 0.0)

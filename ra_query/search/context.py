@@ -1,0 +1,458 @@
+"""`ra context FILE...` (DECISIONS 24, seed 001 "Context Analysis"): the documentation that fits
+the files an agent is about to work on, found by a query built from the files themselves.
+
+Signals, each scored as weight × (1 + ln tf) × idf, where idf comes from the index (restricted
+to the selected trees when there are any) and a word the index does not hold is dropped:
+
+- **path**: the directory and file names of each input (`src/auth/oauth_client.py` gives
+  `auth`, `oauth`, `client`), weight `PATH_WEIGHT`;
+- **rule**: the terms of every `[[context.rules]]` / `[context.patterns]` entry whose globs
+  match the file, ranked first (they are what the project asked for);
+- **heading** and **body**: words of the content (markdown headings above body text), with
+  identifiers split at `_` and camelCase humps; body words must occur `min_term_frequency`
+  times; words outside `min_word_length`..`max_word_length`, stop words and common keywords of
+  programming languages are ignored. A large file is read up to `sample_size` bytes.
+
+The top `terms` terms over all files (a term's scores add up) form a weighted OR query, searched
+with the usual pipeline. Documents a matching rule `include`s come first; chunks of the input
+files themselves (when they are indexed) are removed before the limit is applied.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
+
+from ra_query.artifacts.schema import build_analyzer, doc_id_of, stopwords_of
+from ra_query.errors import InputError
+from ra_query.sources.globs import matches
+
+if TYPE_CHECKING:
+    from ra_query.artifacts.store import Store
+    from ra_query.search.pipeline import SearchHit, SearchParams, TopicResult
+
+PATH_WEIGHT = 2.0
+HEADING_WEIGHT = 2.0
+BODY_WEIGHT = 1.0
+RULE_WEIGHT = 3.0
+BINARY_SNIFF = 8192
+CANDIDATES = 80  # content words looked up in the index per file, by weighted frequency
+OVERFETCH = 25  # extra results asked for, so dropping the input files still leaves `limit`
+
+# words of code that say nothing about what a file is about
+CODE_WORDS = frozenset(
+    """
+    abstract async await bool boolean break case catch char class const continue def default
+    defer delete elif else enum except export extends false final finally float func function
+    impl import include int interface lambda let long match mod module mut namespace new none
+    null package pass private protected pub public raise return self static str string struct
+    super switch this throw throws trait true try type typedef undefined unsigned using var void
+    while with yield println printf print args kwargs argv
+    """.split()  # noqa: SIM905  # a word list reads best as words
+)
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*)$")
+
+
+class ContextRule(NamedTuple):
+    """What the configuration says about files matching `match` (globs, relative to the config)."""
+
+    match: tuple[str, ...]
+    trees: tuple[str, ...] | None
+    terms: tuple[str, ...]
+    include: tuple[str, ...]
+
+
+class ContextOptions(NamedTuple):
+    """`[context]`'s term settings (DECISIONS 24)."""
+
+    terms: int = 15
+    min_term_frequency: int = 2
+    min_word_length: int = 4
+    max_word_length: int = 30
+    sample_size: int = 50_000
+
+
+class InputFile(NamedTuple):
+    """A file given to `ra context`: as given, where it is, and its path for rule globs.
+
+    With `text`, the input is that text rather than a file (`ra likethis ID`: a chunk), and
+    `path` and `relative` are empty: no path words, nothing to read.
+    """
+
+    shown: str  # as the user wrote it (for messages)
+    path: str  # absolute
+    relative: str  # `/`-separated, relative to the nearest config's directory (or as given)
+    text: str | None = None
+
+
+def given_file(path: str) -> InputFile:
+    """A file as given, with no configuration to place it: its own normalized path for globs."""
+    return InputFile(path, os.path.abspath(path), os.path.normpath(path).replace(os.sep, "/"))
+
+
+class Term(NamedTuple):
+    """One term of the generated query and why it is there."""
+
+    word: str
+    score: float
+    source: str  # path, rule, heading or body (where most of its score came from)
+    frequency: int
+    idf: float
+
+
+class Analysis(NamedTuple):
+    """What `ra context` read from its files: the query and everything `--explain` shows."""
+
+    terms: tuple[Term, ...]
+    query: str
+    trees: tuple[str, ...]
+    include: tuple[str, ...]
+    exclude: frozenset[str]  # doc ids of the input files that are indexed (or chunk ids: likethis)
+    warnings: tuple[str, ...]
+    counts: dict[str, int]
+
+
+def words(text: str) -> list[str]:
+    """The lower-case words of `text`, identifiers split at `_` and camelCase humps too."""
+    out: list[str] = []
+    for token in _WORD.findall(text.replace("_", " ")):
+        parts = _HUMP.findall(token)
+        if len(parts) > 1:
+            out.extend(p.lower() for p in parts)
+        out.append(token.lower())
+    return out
+
+
+def _read(file: InputFile, sample_size: int) -> bytes | None:
+    if file.text is not None:
+        return file.text.encode("utf-8")[:sample_size]
+    try:
+        with open(file.path, "rb") as handle:
+            return handle.read(sample_size)
+    except FileNotFoundError:
+        raise InputError(f"{file.shown}: no such file — give the files you are working on") from None
+    except IsADirectoryError:
+        raise InputError(f"{file.shown}: is a directory — give files (e.g. src/*.py)") from None
+    except OSError as exc:
+        raise InputError(f"{file.shown}: cannot read ({exc.strerror})") from None
+
+
+def analyze(
+    store: Store,
+    files: Sequence[InputFile],
+    *,
+    rules: Sequence[ContextRule] = (),
+    options: ContextOptions | None = None,
+    trees: Sequence[str] = (),
+) -> Analysis:
+    """The weighted query for `files` (see the module docstring).
+
+    Raises:
+        InputError: a file that does not exist or cannot be read, or no file at all.
+    """
+    if not files:
+        raise InputError("no files given — name the files you are working on: ra context src/app.py")
+    options = options or ContextOptions()
+    analyzer = build_analyzer(store.stemmer)
+    is_stop = stopwords_of(store.stemmer)
+    matched = [
+        rule
+        for file in files
+        for rule in rules
+        if any(matches(g, file.relative, anywhere=True) for g in rule.match)
+    ]
+    selected = tuple(trees) or _rule_trees(matched)
+    idf = _Idf(store, analyzer, selected)
+    scores: dict[str, list[float]] = {}  # word → [score, path, rule, heading, body] parts
+    frequency: dict[str, int] = {}
+    warnings: list[str] = []
+    counts = {"files": len(files), "read": 0, "skipped": 0, "candidates": 0}
+
+    def add(word: str, part: int, weight: float, tf: int) -> None:
+        score = idf(word)
+        if score <= 0:
+            return
+        entry = scores.setdefault(word, [0.0, 0.0, 0.0, 0.0, 0.0])
+        value = weight * (1 + math.log(tf)) * score
+        entry[0] += value
+        entry[part] += value
+        frequency[word] = frequency.get(word, 0) + tf
+
+    def usable(word: str) -> bool:
+        return (
+            options.min_word_length <= len(word) <= options.max_word_length
+            and word not in CODE_WORDS
+            and not is_stop(word)
+        )
+
+    for file in files:
+        data = _read(file, options.sample_size)
+        if data is None or b"\0" in data[:BINARY_SNIFF]:
+            warnings.append(f"{file.shown}: binary file — skipped (only its path counts)")
+            counts["skipped"] += 1
+            data = b""
+        else:
+            counts["read"] += 1
+        for word in set(words(" ".join(_path_parts(file.relative)))):
+            if usable(word) or (len(word) >= 3 and word not in CODE_WORDS and not is_stop(word)):
+                add(word, 1, PATH_WEIGHT, 1)
+        text = data.decode("utf-8", "replace")
+        heading_tf: dict[str, int] = {}
+        body_tf: dict[str, int] = {}
+        for line in text.splitlines():
+            heading = _HEADING.match(line)
+            target = heading_tf if heading else body_tf
+            for word in words(heading.group(1) if heading else line):
+                if usable(word):
+                    target[word] = target.get(word, 0) + 1
+        weighted = [(w, HEADING_WEIGHT * (1 + math.log(tf)), 3, tf) for w, tf in heading_tf.items()] + [
+            (w, BODY_WEIGHT * (1 + math.log(tf)), 4, tf)
+            for w, tf in body_tf.items()
+            if tf >= options.min_term_frequency
+        ]
+        weighted.sort(key=lambda item: (-item[1], item[0]))
+        counts["candidates"] += len(weighted)
+        for word, _, part, tf in weighted[:CANDIDATES]:
+            add(word, part, HEADING_WEIGHT if part == 3 else BODY_WEIGHT, tf)
+    top = max((entry[0] for entry in scores.values()), default=1.0)
+    for rule in matched:
+        for term in rule.terms:
+            for word in words(term) or [term.lower()]:
+                if idf(word) > 0:
+                    entry = scores.setdefault(word, [0.0, 0.0, 0.0, 0.0, 0.0])
+                    entry[0] += RULE_WEIGHT * top
+                    entry[2] += RULE_WEIGHT * top
+                    frequency.setdefault(word, 1)
+    ranked = sorted(scores.items(), key=lambda item: (-item[1][0], item[0]))[: options.terms]
+    sources = ("", "path", "rule", "heading", "body")
+    terms = tuple(
+        Term(word, entry[0], sources[_largest(entry)], frequency.get(word, 0), idf(word))
+        for word, entry in ranked
+    )
+    include = tuple(dict.fromkeys(doc for rule in matched for doc in rule.include))
+    return Analysis(
+        terms=terms,
+        query=_query(terms),
+        trees=selected,
+        include=include,
+        exclude=frozenset(_indexed_ids(store, files)),
+        warnings=tuple(warnings),
+        counts={**counts, "terms": len(scores), "kept": len(terms)},
+    )
+
+
+def _path_parts(relative: str) -> list[str]:
+    """The directory and file names that say what a file is about, its extension dropped.
+
+    A path outside the project (absolute, or above it) keeps only its file and directory names.
+    """
+    parts = [p for p in relative.split("/") if p not in ("", ".")]
+    if relative.startswith("/") or ".." in parts:
+        parts = [p for p in parts if p != ".."][-2:]
+    if parts:
+        parts[-1] = parts[-1].rsplit(".", 1)[0] if "." in parts[-1][1:] else parts[-1]
+    return parts
+
+
+def _largest(entry: list[float]) -> int:
+    """Which part (1 path, 2 rule, 3 heading, 4 body) gave a term most of its score."""
+    return max(range(1, 5), key=lambda i: entry[i])
+
+
+def _rule_trees(rules: Iterable[ContextRule]) -> tuple[str, ...]:
+    """The trees the matching rules limit the search to: the trees every limiting rule names
+    (a rule without `trees` does not limit); when they have none in common, any of them."""
+    limits = [tuple(rule.trees) for rule in rules if rule.trees]
+    if not limits:
+        return ()
+    common = [tree for tree in limits[0] if all(tree in other for other in limits[1:])]
+    return tuple(common) or tuple(dict.fromkeys(tree for limit in limits for tree in limit))
+
+
+def _query(terms: Sequence[Term]) -> str:
+    """A weighted OR of the terms, in the query language: `word^boost …` (boosts relative to the top)."""
+    if not terms:
+        return ""
+    top = terms[0].score
+    return " ".join(f"{t.word}^{max(t.score / top * 4, 0.1):.2f}" for t in terms)
+
+
+def _indexed_ids(store: Store, files: Sequence[InputFile]) -> Iterable[str]:
+    """The doc ids the input files have in this index (when they are inside a tree)."""
+    for name, entry in store.trees().items():
+        sources: object = entry.get("sources")
+        root = cast(dict[str, object], sources).get("root") if isinstance(sources, dict) else None
+        if not isinstance(root, str):
+            continue
+        top = os.path.realpath(root)
+        for file in files:
+            if not file.path:
+                continue  # a text, not a file
+            real = os.path.realpath(file.path)
+            if real.startswith(top + os.sep):
+                yield doc_id_of(name, os.path.relpath(real, top).replace(os.sep, "/"))
+
+
+class _Idf:
+    """idf of a word in the index (0 when no chunk holds it), over `trees` only when given."""
+
+    def __init__(self, store: Store, analyzer: Any, trees: Sequence[str]) -> None:
+        import tantivy
+
+        self._tantivy = tantivy
+        self.store = store
+        self.analyzer = analyzer
+        self.trees = tuple(trees)
+        self.searcher = store.index.searcher()
+        self.total = self._count(None) if self.trees else self.searcher.num_docs
+        self._cache: dict[str, float] = {}
+
+    def _count(self, token: str | None) -> int:
+        tantivy = self._tantivy
+        schema = self.store.index.schema
+        tree_query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "tree", t)) for t in self.trees]
+        )
+        query = tree_query
+        if token is not None:
+            query = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, tree_query),
+                    (tantivy.Occur.Must, tantivy.Query.term_query(schema, "text", token)),
+                ]
+            )
+        counted: object = getattr(self.searcher.search(query, limit=1, count=True), "count", 0)
+        return int(cast(int, counted) or 0)
+
+    def __call__(self, word: str) -> float:
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        tokens = self.analyzer.analyze(word)
+        value = 0.0
+        if len(tokens) == 1 and self.total:
+            token = tokens[0]
+            df = self._count(token) if self.trees else self.searcher.doc_freq("text", token)
+            if df:
+                value = math.log(1 + (self.total - df + 0.5) / (df + 0.5))
+        self._cache[word] = value
+        return value
+
+
+def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> TopicResult:
+    """The results for an analysis: rule includes first, then the query's, input files left out."""
+    from ra_query.search.pipeline import search_topic
+
+    limit = params.limit
+    hits: list[SearchHit] = []
+    seen: set[str] = set()
+    for doc in analysis.include:
+        hit = _included(store, doc)
+        if hit is not None and hit.id not in seen:
+            hits.append(hit)
+            seen.add(hit.id)
+    found = None
+    if analysis.query:
+        fetch = params._replace(limit=limit + OVERFETCH, trees=analysis.trees or params.trees)
+        if analysis.exclude:  # the left-out source would set the elbow's bar for the rest
+            fetch = fetch._replace(cutoff_ratio=0.0)
+        found = search_topic(store, analysis.query, fetch)
+        for hit in found.hits:
+            if len(hits) >= limit:
+                break
+            if hit.record.doc_id in analysis.exclude or hit.id in analysis.exclude or hit.id in seen:
+                continue
+            hits.append(hit)
+            seen.add(hit.id)
+    from ra_query.search.pipeline import TopicResult as Topic
+
+    note = None if analysis.terms else "no term of these files is in the index — name a topic with: ra search"
+    return Topic(
+        query=analysis.query,
+        hits=tuple(hits[:limit]),
+        total_matches=found.total_matches if found else len(hits),
+        terms=found.terms if found else frozenset(),
+        note=note,
+    )
+
+
+def _included(store: Store, doc: str) -> SearchHit | None:
+    """A rule's `include` document as one result showing the whole document, or None when the
+    index does not hold it."""
+    from ra_query.search.pipeline import SearchHit, merged
+
+    parts = store.doc_chunks(doc)
+    if not parts:
+        return None
+    record = merged(parts[0], parts)
+    return SearchHit(record=record, score=0.0, snippet=record.body[:150], parts=tuple(parts))
+
+
+def analysis_json(analysis: Analysis) -> dict[str, Any]:
+    """What a context answer's JSON says of its analysis (`context`): terms, query, trees, …"""
+    return {
+        "terms": [t._asdict() for t in analysis.terms],
+        "query": analysis.query,
+        "trees": list(analysis.trees),
+        "include": list(analysis.include),
+        "excluded": sorted(analysis.exclude),
+        "warnings": list(analysis.warnings),
+        "counts": analysis.counts,
+    }
+
+
+def explain_lines(analysis: Analysis) -> list[str]:
+    """`--explain`: each term with its score, source, frequency and idf; the query; the counts."""
+    lines = ["terms (score  source  frequency  idf):"]
+    lines += [
+        f"  {t.word:24} {t.score:8.2f}  {t.source:7}  {t.frequency:5}  {t.idf:5.2f}" for t in analysis.terms
+    ]
+    lines.append(f"query: {analysis.query or '(none)'}")
+    if analysis.trees:
+        lines.append(f"trees: {', '.join(analysis.trees)}")
+    if analysis.include:
+        lines.append(f"included first: {', '.join(analysis.include)}")
+    if analysis.exclude:
+        lines.append(f"left out (the input files): {', '.join(sorted(analysis.exclude))}")
+    c = analysis.counts
+    lines.append(
+        f"files {c['files']} (read {c['read']}, skipped {c['skipped']}), content words {c['candidates']}, "
+        f"terms in the index {c['terms']}, kept {c['kept']}"
+    )
+    return lines
+
+
+def like_this(
+    store: Store, source: str, *, options: ContextOptions | None = None, trees: Sequence[str] = ()
+) -> Analysis:
+    """`likethis ID|FILE`: the analysis of an indexed chunk or document (by id), or of a file.
+
+    A file is read as `ra context` reads one, without context rules; a chunk's title and text
+    stand in for a file's content, and every word of a short chunk counts (no minimum
+    frequency). The source itself is left out of the results.
+
+    Raises:
+        NotFoundError: `source` is neither an existing file nor an indexed id.
+    """
+    from ra_query.search.get import get, not_found
+
+    options = options or ContextOptions()
+    if os.path.isfile(source):
+        return analyze(store, [given_file(source)], options=options, trees=trees)
+    if ":" not in source:
+        raise not_found(source)
+    result = get(store, source)  # NotFoundError when the id names nothing indexed
+    text = "\n\n".join(f"# {c.title}\n\n{c.body}" for c in result.chunks)
+    analysis = analyze(
+        store,
+        [InputFile(source, "", "", text)],
+        options=options._replace(min_term_frequency=1),
+        trees=trees,
+    )
+    return analysis._replace(exclude=frozenset({result.id}))

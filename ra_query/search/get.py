@@ -1,0 +1,181 @@
+"""`ra get`: one chunk, or a whole document in document order, by id — indexed content only.
+
+Ids are `tree:path` (the document) and `tree:path#slug` (a heading). Everything is read from the
+index; the filesystem is never touched, so an id such as `docs:../../etc/passwd` can only ever be
+"not found". Every way an id can fail gives the same message, so a failure says nothing about
+which files exist outside the index.
+"""
+
+import re
+from typing import Any, NamedTuple, Protocol
+
+from ra_query.artifacts.models import ChunkRecord
+from ra_query.errors import NotFoundError
+from ra_query.text.slugs import slug_keeps
+from ra_query.text.textsafe import printable
+
+HEADER_RULE = "───"
+BREADCRUMB_SEP = " › "
+
+
+class StoreLike(Protocol):
+    """What `get` needs from a store: the manifest and two chunk look-ups."""
+
+    # read-only, so the store (whose manifest is an attribute) satisfies the protocol
+    @property
+    def manifest(self) -> dict[str, Any]: ...
+
+    def get_chunk(self, id: str) -> ChunkRecord | None: ...
+
+    def doc_chunks(self, doc_id: str) -> list[ChunkRecord]: ...
+
+
+class GetResult(NamedTuple):
+    """What `ra get` returns: one chunk, or every chunk of a document in document order.
+
+    `id` names what was returned: the chunk id, or the document id when `whole_document` is set
+    (also when a chunk id was asked for with `full_document=True`).
+    """
+
+    id: str
+    chunks: tuple[ChunkRecord, ...]
+    whole_document: bool
+
+    @property
+    def tokens(self) -> int:
+        """cl100k tokens of the returned chunks, as counted at build time."""
+        return sum(chunk.tokens for chunk in self.chunks)
+
+
+# how `textsafe.printable` shows a control character; only those are ever unescaped
+_ESCAPED = re.compile(r"\\x(0[0-8b-f]|1[0-9a-f]|7f|8[0-9a-f]|9[0-9a-f])")
+
+
+def not_found(id: str) -> NotFoundError:
+    """The one error for every id that does not name indexed content."""
+    shown = "".join(c if c.isprintable() else "?" for c in id)
+    doc, hash_, _ = shown.partition("#")
+    if hash_:
+        return NotFoundError(f"not found: {shown} — list the ids of {doc} with: ra ls chunks {doc}")
+    tree = doc.partition(":")[0]
+    return NotFoundError(f"not found: {shown} — list document ids with: ra ls docs {tree}:")
+
+
+def _is_slug_char(c: str) -> bool:
+    # the characters ra_build's slugify keeps (spaces have become `-` by then)
+    return c != " " and slug_keeps(c)
+
+
+def _safe_path(path: str) -> bool:
+    # a backslash is an ordinary character of a POSIX file name (`back\slash.md`), and the path
+    # is only ever looked up in the index, never opened
+    if not path or "\x00" in path or path.startswith("/"):
+        return False
+    return all(segment not in ("", ".", "..") for segment in path.split("/"))
+
+
+def parse_id(text: str) -> tuple[str, str, str | None]:
+    """Split an id into (tree, path, slug or None).
+
+    The tree ends at the first `:`. A `#` followed by slug characters to the end starts the slug;
+    a `#` followed by anything else (a `.`, a `/`) belongs to the path, since slugs never contain
+    those. Paths must be relative, `/`-separated and free of `.`/`..`/empty segments.
+
+    Raises:
+        NotFoundError: the id is malformed or its path could reach outside a tree.
+    """
+    tree, colon, rest = text.partition(":")
+    if not colon or not tree or not rest:
+        raise not_found(text)
+    path, slug = rest, None
+    head, hash_, tail = rest.rpartition("#")
+    if hash_:
+        if not tail:
+            raise not_found(text)
+        if all(_is_slug_char(c) for c in tail):
+            path, slug = head, tail
+    if not _safe_path(path):
+        raise not_found(text)
+    return tree, path, slug
+
+
+def get(store: StoreLike, id: str, *, full_document: bool = False) -> GetResult:
+    """Look up a chunk or a whole document in the index.
+
+    Args:
+        store: the opened index.
+        id: `tree:path` for a whole document, `tree:path#slug` for one chunk.
+        full_document: return the whole document that a chunk id belongs to.
+
+    Raises:
+        NotFoundError: the id is malformed, names an unknown tree, or is not in the index.
+    """
+    tree, _path, _slug = parse_id(id)
+    trees: object = store.manifest.get("trees") or {}
+    if not isinstance(trees, dict) or tree not in trees:
+        raise not_found(id)
+    # The index decides what the id names: a document node's id equals its doc_id. Looking the
+    # whole id up also settles paths that themselves contain `#`.
+    record = store.get_chunk(id)
+    if record is None and _ESCAPED.search(id):
+        # pasted from ra's own output, which shows control characters as \xNN (textsafe)
+        record = store.get_chunk(_ESCAPED.sub(lambda m: chr(int(m[1], 16)), id))
+    if record is None or record.tree != tree:
+        raise not_found(id)
+    if record.id == record.doc_id or full_document:
+        chunks = store.doc_chunks(record.doc_id) or [record]
+        return GetResult(id=record.doc_id, chunks=tuple(chunks), whole_document=True)
+    return GetResult(id=record.id, chunks=(record,), whole_document=False)
+
+
+def chunk_to_dict(chunk: ChunkRecord) -> dict[str, Any]:
+    """One chunk in the JSON shape shared by `ra get` and search results."""
+    return {
+        "id": chunk.id,
+        "tree": chunk.tree,
+        "path": chunk.path,
+        "title": chunk.title,
+        "breadcrumb": BREADCRUMB_SEP.join(chunk.breadcrumb),
+        "depth": chunk.depth,
+        "line_start": chunk.line_start,
+        "line_end": chunk.line_end,
+        "byte_start": chunk.byte_start,
+        "byte_end": chunk.byte_end,
+        "tokens": chunk.tokens,
+        "content": chunk.content(),
+    }
+
+
+def get_to_dict(result: GetResult) -> dict[str, Any]:
+    """The `--json` / MCP structured shape of a `GetResult`."""
+    return {
+        "id": result.id,
+        "whole_document": result.whole_document,
+        "chunks": [chunk_to_dict(chunk) for chunk in result.chunks],
+        "tokens": result.tokens,
+    }
+
+
+def header(id: str) -> str:
+    """The `─── id ───` line that introduces a chunk or document in text output."""
+    return f"{HEADER_RULE} {id} {HEADER_RULE}"
+
+
+def render_get(result: GetResult) -> str:
+    """Text output: a header, then the chunk (with its breadcrumb) or the whole document, control
+    characters escaped (ra_query.text.textsafe)."""
+    return printable(_render_get(result))
+
+
+def _render_get(result: GetResult) -> str:
+    if result.whole_document:
+        parts = [chunk.content().strip("\r\n") for chunk in result.chunks]
+        body = "\n\n".join(part for part in parts if part)
+        return f"{header(result.id)}\n\n{body}\n" if body else f"{header(result.id)}\n"
+    lines = [header(result.id)]
+    for chunk in result.chunks:
+        if chunk.breadcrumb:
+            lines.append(f"> {BREADCRUMB_SEP.join(chunk.breadcrumb)}")
+        lines.append("")
+        lines.append(chunk.content().strip("\r\n"))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,614 @@
+"""The search pipeline: read → candidates → aggregate → show → collapse → elbow → limit, per topic.
+
+For each topic (DECISIONS 16–20):
+1. read the query: by default a syntax error is repaired and noted (`read_query`); `strict`
+   raises it instead; `raw` hands the text to tantivy's own parser;
+2. fetch up to `candidate_limit` chunks ranked by BM25 (ra_query.search.compile: plain words ranked, not
+   required). A query whose required parts (phrases, `field:` terms) match nothing is run again
+   with every part ranked (marked `relaxed`, unless `strict`); a query that still finds nothing is
+   retried with fuzzy clauses (marked `fuzzy`);
+3. multiply the scores of local-tree chunks by `local_boost` and re-rank;
+4. aggregate siblings into parents over the real parent chain;
+5. show: a result whose own body is empty yields to its best-matching descendant, or shows its
+   whole section when no descendant matched — never an empty answer;
+6. collapse results with the same content (the same page in several places) into the first,
+   which lists the others as `also`;
+7. cut at the elbow, keep `limit`.
+
+Across topics a chunk is shown once, under the topic where it ranks best.
+"""
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ra_query.artifacts.models import ChunkRecord
+from ra_query.artifacts.schema import build_analyzer, stopwords_of
+from ra_query.artifacts.store import Store
+from ra_query.errors import ArtifactError, InputError, QuerySyntaxError
+from ra_query.search.aggregate import Candidate, PipelineTrace, Result, pipeline
+from ra_query.search.compile import Compiler, tree_filter
+from ra_query.search.syntax import MAX_DEPTH, Node, parse_query, read_query, render
+
+if TYPE_CHECKING:
+    import tantivy
+
+# chosen with bench/quality.py (docs/searching.md): one combined field, small title and path bonuses
+DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType(
+    {"text": 1.0, "title": 0.1, "tags": 0.0, "path": 0.1, "body": 0.0}
+)
+DEFAULT_PHRASE_BOOST = 0.2
+SNIPPET_CHARS = 150
+# bounds on what one search may cost, whatever the caller asks (issue 10): a limit or candidate
+# limit past these makes tantivy allocate for them up front; a query past MAX_QUERY_WORDS is
+# searched by its first words (a pasted page needs no more)
+MAX_LIMIT = 1000
+MAX_CANDIDATE_LIMIT = 10_000
+MAX_QUERY_WORDS = 1000
+RELAXED_NOTE = "nothing has every phrase and field term; showing chunks with any of the words"
+NOTHING_TO_SEARCH = "no words to search for (tree: and -word only filter) — add a word"
+_WORD = re.compile(r"\w+")
+
+
+class SearchParams(NamedTuple):
+    """Everything that shapes a search; defaults are DECISIONS 16–19's."""
+
+    limit: int = 5
+    candidate_limit: int = 20
+    cutoff_ratio: float = 0.5
+    aggregation_threshold: float = 0.75
+    aggregation: bool = True
+    boosts: Mapping[str, float] = DEFAULT_BOOSTS
+    local_boost: float = 1.5
+    global_trees: frozenset[str] = frozenset()
+    fuzzy_distance: int = 1
+    phrase_boost: float = DEFAULT_PHRASE_BOOST
+    stopwords: bool = True
+    trees: tuple[str, ...] = ()
+    strict: bool = False
+    raw: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> "SearchParams":
+        """The params a build recorded (`Store.search_defaults()`), JSON lists made frozensets.
+
+        Keys this ra does not know (from a newer build) are ignored, not a crash.
+
+        Raises:
+            ArtifactError: a value of the wrong type or out of range (a hand-edited manifest).
+        """
+        known = {name: value for name, value in settings.items() if name in cls._fields}
+        for name, value in known.items():
+            problem = _setting_problem(name, value)
+            if problem is not None:
+                raise ArtifactError(
+                    f"the manifest records search.{name} = {value!r}, {problem} — rebuild the "
+                    "artifacts with: ra update --full"
+                )
+        if "global_trees" in known:
+            known["global_trees"] = frozenset(known["global_trees"])
+        if "trees" in known:
+            known["trees"] = tuple(known["trees"])
+        return cls(**known)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value  # not NaN
+
+
+def _setting_problem(name: str, value: object) -> str | None:
+    """Why a recorded search setting cannot be used, or None when it can."""
+    ranges: dict[str, tuple[float, float, bool]] = {  # (low, high, whole number)
+        "limit": (1, MAX_LIMIT, True),
+        "candidate_limit": (1, MAX_CANDIDATE_LIMIT, True),
+        "fuzzy_distance": (0, 2, True),
+        "cutoff_ratio": (0, 1, False),
+        "aggregation_threshold": (0, 1, False),
+        "phrase_boost": (0, 1000, False),
+        "local_boost": (0, 1000, False),
+    }
+    if name in ranges:
+        low, high, whole = ranges[name]
+        fits = _number(value) and (not whole or isinstance(value, int)) and low <= value <= high  # type: ignore[operator]
+        kind = "an integer" if whole else "a number"
+        return None if fits else f"not {kind} from {low:g} to {high:g}"
+    if name in ("aggregation", "stopwords", "strict", "raw"):
+        return None if isinstance(value, bool) else "not true or false"
+    if name in ("global_trees", "trees"):
+        ok = isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)  # pyright: ignore[reportUnknownVariableType]
+        return None if ok else "not a list of tree names"
+    if name == "boosts":
+        ok = isinstance(value, dict) and all(
+            isinstance(k, str) and _number(v) and 0 <= v <= 1000  # type: ignore[operator]
+            for k, v in value.items()  # pyright: ignore[reportUnknownVariableType]
+        )
+        return None if ok else "not a table of field weights from 0 to 1000"
+    return None
+
+
+class SearchHit(NamedTuple):
+    """One result: a chunk, its score, and what was merged into it."""
+
+    record: ChunkRecord
+    score: float
+    constituents: tuple[str, ...] = ()
+    aggregated: bool = False
+    snippet: str = ""
+    parts: tuple[ChunkRecord, ...] = ()  # the chunks shown, in document order (a section's all)
+    also: tuple[str, ...] = ()  # results with the same content, shown once as this one
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def breadcrumb(self) -> tuple[str, ...]:
+        return self.record.breadcrumb
+
+
+class TopicResult(NamedTuple):
+    """The results of one topic, with how they were found."""
+
+    query: str
+    hits: tuple[SearchHit, ...]
+    total_matches: int
+    terms: frozenset[str] = frozenset()
+    relaxed: bool = False
+    fuzzy: bool = False
+    note: str | None = None
+    explain: tuple[str, ...] = ()
+
+
+class _Run:
+    """One topic's search against one store (keeps the searcher and fetched records)."""
+
+    def __init__(self, store: Store, params: SearchParams) -> None:
+        self.store = store
+        self.params = params
+        self.searcher = store.index.searcher()
+        self.analyzer = build_analyzer(store.stemmer)
+        self.records: dict[str, ChunkRecord] = {}
+        self.sections: dict[str, tuple[ChunkRecord, ...]] = {}
+        self.shown: dict[str, Shown] = {}
+
+    def compiler(self, *, fuzzy: bool = False, relax: bool = False) -> Compiler:
+        return Compiler(
+            schema=self.store.index.schema,
+            analyzer=self.analyzer,
+            boosts=self.params.boosts,
+            searcher=self.searcher,
+            fuzzy_distance=self.params.fuzzy_distance,
+            fuzzy=fuzzy,
+            phrase_boost=self.params.phrase_boost,
+            is_stopword=stopwords_of(self.store.stemmer) if self.params.stopwords else None,
+            strict=self.params.strict,
+            relax=relax,
+        )
+
+    def candidates(self, query: "tantivy.Query") -> tuple[list[tuple[ChunkRecord, float]], int]:
+        import tantivy
+
+        if self.params.trees:
+            query = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, query),
+                    (tantivy.Occur.Must, tree_filter(self.store.index.schema, list(self.params.trees))),
+                ]
+            )
+        result = self.searcher.search(query, limit=self.params.candidate_limit, count=True)
+        found: list[tuple[ChunkRecord, float]] = []
+        for score, address in result.hits:
+            record = ChunkRecord.from_stored(self.searcher.doc(address).to_dict())
+            self.records[record.id] = record
+            boost = 1.0 if record.tree in self.params.global_trees else self.params.local_boost
+            found.append((record, float(score) * boost))
+        found.sort(key=lambda pair: (-pair[1], pair[0].id))
+        count: int | None = getattr(result, "count", None)
+        return found, int(count or 0)
+
+    def lookup(self, chunk_id: str) -> Candidate | None:
+        record = self.record(chunk_id)
+        if record is None:
+            return None
+        return Candidate(record.id, record.parent_id, record.depth, record.sibling_count, 0.0)
+
+    def record(self, chunk_id: str) -> ChunkRecord | None:
+        record = self.records.get(chunk_id) or self.store.get_chunk(chunk_id)
+        if record is not None:
+            self.records[record.id] = record
+        return record
+
+    def show(self, results: list[Result], found: list[tuple[ChunkRecord, float]]) -> list[Result]:
+        """The pipeline's show step (`_shown`); remembers how each result is shown."""
+        shown = _shown(self, results, found)
+        self.shown = {s.id: s for s in shown}
+        return [s.result for s in shown]
+
+    def section(self, record: ChunkRecord) -> tuple[ChunkRecord, ...]:
+        if record.id not in self.sections:
+            self.sections[record.id] = section(self.store, record)
+        return self.sections[record.id]
+
+
+def _read(text: str, params: SearchParams) -> tuple[Node | None, str | None]:
+    if params.strict:
+        return parse_query(text), None
+    return read_query(text)
+
+
+def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
+    """Run one topic through the whole pipeline."""
+    params = params._replace(
+        limit=min(params.limit, MAX_LIMIT), candidate_limit=min(params.candidate_limit, MAX_CANDIDATE_LIMIT)
+    )
+    run = _Run(store, params)
+    explain: list[str] = []
+    relaxed = fuzzy = False
+    query_text, cut_note = _first_words(text)
+    if params.raw:
+        found, total = _raw_candidates(run, store, query_text, params)
+        node, note, terms = None, cut_note, frozenset[str]()
+        explain.append(f"raw query: {query_text}")
+    else:
+        node, note = _read(query_text, params)
+        note = _also(cut_note, note) if cut_note and note else cut_note or note
+        if node is None:
+            return TopicResult(text, (), 0, note=note or "nothing to search for — give at least one word")
+        explain.append(f"parsed: {render(node)}")
+        compiler = run.compiler()
+        compiled = compiler.compile(node)
+        terms = frozenset(compiler.terms)
+        explain += _reading(compiler)
+        if compiled is None:
+            return TopicResult(text, (), 0, terms, note=_also(note, NOTHING_TO_SEARCH))
+        found, total = run.candidates(compiled)
+        fuzzy = bool(found and compiler.typos)
+        if not found and compiler.required and not params.strict:
+            relaxer = run.compiler(relax=True)
+            loose = relaxer.compile(node)
+            found, total = run.candidates(loose) if loose is not None else ([], 0)
+            if found:
+                relaxed = True
+                fuzzy = bool(relaxer.typos)
+                note = _also(note, RELAXED_NOTE)
+                explain += [f"relaxed: {line}" for line in _reading(relaxer)]
+        if not found and params.fuzzy_distance > 0:
+            fuzzy_query = run.compiler(fuzzy=True, relax=not params.strict).compile(node)
+            if fuzzy_query is not None:
+                found, total = run.candidates(fuzzy_query)
+                fuzzy = bool(found)
+                relaxed = fuzzy and compiler.required and not params.strict
+    explain.append(
+        f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
+        f"{params.aggregation_threshold} cutoff_ratio={params.cutoff_ratio} limit={params.limit}"
+        f" aggregation={'on' if params.aggregation else 'off'} fuzzy_distance={params.fuzzy_distance}"
+    )
+    trace = _pipeline(run, found, params)
+    explain.append(
+        f"counts: matches={total} "
+        + " ".join(f"{name}={count}" for name, count in trace.stages())
+        + (" (fuzzy)" if fuzzy else "")
+        + (" (relaxed)" if relaxed else "")
+    )
+    hits = tuple(_hit(run, run.shown[result.id], terms) for result in trace.results)
+    if not hits and note is None:
+        note = (
+            "no chunk has every word — drop --strict to rank chunks with any of them"
+            if params.strict and not params.raw
+            else "no results — try fewer or different words"
+        )
+    return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain))
+
+
+def _reading(compiler: Compiler) -> list[str]:
+    """--explain lines on how the compiler read the query."""
+    lines: list[str] = []
+    if compiler.dropped:
+        lines.append("stop words left out: " + " ".join(compiler.dropped))
+    if compiler.typos:
+        lines.append("in no chunk, matched as typos: " + " ".join(compiler.typos))
+    return lines
+
+
+def _also(note: str | None, more: str) -> str:
+    """`more` after an earlier note (a repaired query must still say so once relaxed)."""
+    return f"{note}; {more}" if note else more
+
+
+class Shown(NamedTuple):
+    """A result as it will be shown: the chunk, the chunks its content spans, duplicates folded in."""
+
+    result: Result
+    record: ChunkRecord
+    parts: tuple[ChunkRecord, ...]
+    also: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+
+def merged(record: ChunkRecord, parts: Sequence[ChunkRecord]) -> ChunkRecord:
+    """`record` showing all of `parts` (itself first, then the rest in document order)."""
+    if len(parts) <= 1:
+        return record
+    body = "\n\n".join([record.body, *(p.content() for p in parts[1:])]).strip("\n")
+    return record._replace(
+        body=body,
+        line_end=max(p.line_end for p in parts),
+        byte_end=max(p.byte_end for p in parts),
+        tokens=sum(p.tokens for p in parts),
+    )
+
+
+def _hit(run: _Run, shown: Shown, terms: frozenset[str]) -> SearchHit:
+    """A SearchHit; a section shows all of its parts, constituents included."""
+    record, parts = shown.record, shown.parts
+    if shown.result.aggregated:
+        parts = run.section(record)
+    record = merged(record, parts)
+    return SearchHit(
+        record=record,
+        score=shown.result.score,
+        constituents=shown.result.constituents,
+        aggregated=shown.result.aggregated,
+        snippet=snippet(record.body, terms, run.analyzer),
+        parts=parts,
+        also=shown.also,
+    )
+
+
+def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, float]]) -> list[Shown]:
+    """Ranked results as they will be shown: never empty, each content once (DECISIONS 19).
+
+    A result whose own body is empty (a document node whose text sits under its one h1, a
+    heading with only sub-headings) yields to its best-scoring descendant among the
+    candidates, or, when none matched, shows its whole section. Results with the same
+    breadcrumb and the same text (whitespace aside) collapse into the first, listing the others.
+    """
+    scores = {record.id: score for record, score in found}
+    out: list[Shown] = []
+    seen_ids: set[str] = set()
+    by_content: dict[tuple[object, ...], list[int]] = {}
+    for result in results:
+        record = run.records.get(result.id) or run.record(result.id)
+        if record is None:
+            continue
+        parts: tuple[ChunkRecord, ...] = (record,)
+        if not result.aggregated and not record.body.strip():
+            best = _best_descendant(run, record, scores)
+            if best is not None:
+                record = best
+                result = Result(best.id, max(result.score, scores[best.id]))
+            else:
+                parts = run.section(record)
+        if record.id in seen_ids:
+            continue
+        seen_ids.add(record.id)
+        shown = Shown(result, record, parts)
+        key = _content_key(run, result, record, parts)
+        same = next((i for i in by_content.get(key, []) if _same_section(run, out[i], shown)), None)
+        if same is not None:
+            out[same] = out[same]._replace(also=(*out[same].also, record.id))
+            continue
+        by_content.setdefault(key, []).append(len(out))
+        out.append(shown)
+    # a result that yielded to a better descendant may now outrank the one before it
+    out.sort(key=lambda s: (-s.result.score, s.id))
+    return out
+
+
+def _same_section(run: _Run, a: Shown, b: Shown) -> bool:
+    """Two results whose quick keys agree: aggregated sections are compared in full."""
+    if not (a.result.aggregated or b.result.aggregated):
+        return True
+
+    def text(shown: Shown) -> list[str]:
+        parts = run.section(shown.record) if shown.result.aggregated else shown.parts
+        return [" ".join(p.content().split()) for p in parts]
+
+    return text(a) == text(b)
+
+
+def _content_key(
+    run: _Run, result: Result, record: ChunkRecord, parts: tuple[ChunkRecord, ...]
+) -> tuple[object, ...]:
+    """What two results must share to be the same content: breadcrumb and text, whitespace aside.
+
+    An aggregated section is keyed by its own text and its matching constituents' (the copies of
+    one page match alike), which spares fetching every candidate section in full; only sections
+    whose keys agree are then compared in full (`_same_section`).
+    """
+    shown = parts
+    if result.aggregated:
+        matched = (run.records[c] for c in result.constituents if c in run.records and c != record.id)
+        shown = (record, *matched)
+    return (record.breadcrumb, *(" ".join(p.content().split()) for p in shown))
+
+
+def _best_descendant(run: _Run, record: ChunkRecord, scores: dict[str, float]) -> ChunkRecord | None:
+    """The best-scoring candidate below `record` that has text of its own."""
+    best: tuple[float, str] | None = None
+    for chunk_id, score in scores.items():
+        chunk = run.records[chunk_id]
+        if chunk.doc_id != record.doc_id or chunk.id == record.id or not chunk.body.strip():
+            continue
+        if _is_below(run, chunk, record.id) and (best is None or (-score, chunk_id) < (-best[0], best[1])):
+            best = (score, chunk_id)
+    return run.records[best[1]] if best is not None else None
+
+
+def _is_below(run: _Run, chunk: ChunkRecord, ancestor: str) -> bool:
+    parent = chunk.parent_id
+    for _ in range(chunk.depth + 1):  # a chain is never longer than the depth; guards a cycle
+        if parent is None:
+            return False
+        if parent == ancestor:
+            return True
+        above = run.record(parent)
+        parent = above.parent_id if above is not None else None
+    return False
+
+
+def section(store: Store, record: ChunkRecord) -> tuple[ChunkRecord, ...]:
+    """`record` and every chunk below it, in document order (the span its heading covers)."""
+    chunks = store.doc_chunks(record.doc_id)
+    by_id = {c.id: c for c in chunks}
+
+    def below(chunk: ChunkRecord) -> bool:
+        parent = chunk.parent_id
+        while parent is not None:
+            if parent == record.id:
+                return True
+            ancestor = by_id.get(parent)
+            parent = ancestor.parent_id if ancestor is not None else None
+        return False
+
+    return (record, *(c for c in chunks if below(c)))
+
+
+def _first_words(text: str) -> tuple[str, str | None]:
+    """`text`, or its first MAX_QUERY_WORDS words and a note saying so."""
+    words = text.split(maxsplit=MAX_QUERY_WORDS)
+    if len(words) <= MAX_QUERY_WORDS:
+        return text, None
+    return " ".join(words[:MAX_QUERY_WORDS]), f"a long query: searched its first {MAX_QUERY_WORDS} words"
+
+
+def _raw_candidates(
+    run: _Run, store: Store, text: str, params: SearchParams
+) -> tuple[list[tuple[ChunkRecord, float]], int]:
+    """`--raw`'s candidates; what tantivy refuses (an unknown field, `foo:*`) is a syntax error."""
+    depth = deepest = 0
+    for c in text:  # tantivy's parser recurses per parenthesis: a deep nest overflows its stack
+        depth += (c == "(") - (c == ")")
+        deepest = max(deepest, depth)
+    if deepest > MAX_DEPTH:
+        raise QuerySyntaxError(
+            text,
+            text.index("(" * (MAX_DEPTH + 1)) if "(" * (MAX_DEPTH + 1) in text else 0,
+            f"parentheses nested deeper than {MAX_DEPTH} levels",
+            "remove some of the parentheses",
+        )
+    query = _raw_query(store, text, params)
+    try:
+        return run.candidates(query)
+    except ValueError as exc:
+        raise QuerySyntaxError(
+            text,
+            0,
+            f"tantivy cannot run this raw query ({exc})",
+            "check tantivy's query syntax, or drop --raw",
+        ) from None
+
+
+def _raw_query(store: Store, text: str, params: SearchParams) -> "tantivy.Query":
+    """`--raw`: tantivy's own query parser over ra's fields and boosts."""
+    fields = ["title", "tags", "path", "path_components", "body"]
+    boosts = {**params.boosts, "path_components": params.boosts.get("path", 2.0)}
+    try:
+        return store.index.parse_query(text, fields, field_boosts=boosts)
+    except ValueError as exc:
+        raise QuerySyntaxError(
+            text,
+            0,
+            f"tantivy cannot parse this raw query ({exc})",
+            "check tantivy's query syntax, or drop --raw",
+        ) from None
+
+
+def _pipeline(run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchParams) -> PipelineTrace:
+    # a chunk that scored nothing matched only a filter (tree:): as an ancestor in aggregation it
+    # would hide the chunks below it that matched, and the elbow cuts it anyway
+    found = [(record, score) for record, score in found if score > 0]
+    cands = [Candidate(r.id, r.parent_id, r.depth, r.sibling_count, score) for r, score in found]
+    return pipeline(
+        cands,
+        threshold=params.aggregation_threshold,
+        cutoff_ratio=params.cutoff_ratio,
+        limit=params.limit,
+        lookup=run.lookup,
+        aggregation=params.aggregation,
+        show=lambda merged: run.show(merged, found),
+    )
+
+
+def search(store: Store, queries: list[str], params: SearchParams) -> list[TopicResult]:
+    """Search every topic; a chunk appears once, under the topic where it ranks best.
+
+    A result stands for its `also` copies too, so the same content is never shown under two
+    topics. Results are handed out best rank first (ties to the earlier topic); one whose chunk
+    or copies were already handed out is dropped.
+
+    Raises:
+        InputError: `params.trees` names a tree this index does not have.
+    """
+    known = store.trees()
+    for name in params.trees:
+        if name not in known:
+            listed = ", ".join(sorted(known)) or "none"
+            raise InputError(f"unknown tree {name!r} (-t/--tree) — the trees of this index: {listed}")
+    topics = [search_topic(store, q, params) for q in queries]
+    claimed: set[str] = set()
+    kept: set[tuple[int, int]] = set()
+    depth = max((len(topic.hits) for topic in topics), default=0)
+    for rank in range(depth):
+        for t, topic in enumerate(topics):
+            if rank >= len(topic.hits):
+                continue
+            ids = {topic.hits[rank].id, *topic.hits[rank].also}
+            if ids.isdisjoint(claimed):
+                kept.add((t, rank))
+                claimed |= ids
+    return [
+        topic._replace(hits=tuple(h for rank, h in enumerate(topic.hits) if (t, rank) in kept))
+        for t, topic in enumerate(topics)
+    ]
+
+
+def matching_words(text: str, terms: frozenset[str], analyzer: Any) -> list[tuple[int, int]]:
+    """(start, end) of every word in `text` whose analyzed form is one of `terms`."""
+    return list(_matches(text, terms, analyzer))
+
+
+def _matches(text: str, terms: frozenset[str], analyzer: Any) -> Iterator[tuple[int, int]]:
+    """`matching_words`, lazily: a caller that wants the first match reads no further."""
+    verdicts: dict[str, bool] = {}  # most words repeat: analyze each distinct one once
+    for m in _WORD.finditer(text):
+        word = m.group()
+        hit = verdicts.get(word)
+        if hit is None:
+            tokens: list[str] = analyzer.analyze(word)
+            hit = verdicts[word] = any(t in terms for t in tokens)
+        if hit:
+            yield m.start(), m.end()
+
+
+def snippet(body: str, terms: frozenset[str], analyzer: Any, width: int = SNIPPET_CHARS) -> str:
+    """About `width` characters of `body` around the first match, matches wrapped in <em>.
+
+    Only the text up to the first match and the window after it are analyzed: an aggregated
+    section can be a whole page.
+    """
+    flat = " ".join(body.split())
+    first = next(_matches(flat, terms, analyzer), (None, None))[0] if terms else None
+    start = max(0, first - width // 4) if first is not None and len(flat) > width else 0
+    if start and first is not None:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < first else start
+    end = min(len(flat), start + width)
+    stop = flat.find(" ", end)  # analyze whole words only: a word cut at `end` is not a match
+    window = flat[start : len(flat) if stop < 0 else stop]
+    spans = [(start + a, start + b) for a, b in matching_words(window, terms, analyzer)] if terms else []
+    out: list[str] = ["…" if start else ""]
+    pos = start
+    for a, b in spans:
+        if b > end:
+            break
+        out += [flat[pos:a], "<em>", flat[a:b], "</em>"]
+        pos = b
+    out.append(flat[pos:end])
+    if end < len(flat):
+        out.append("…")
+    return "".join(out)
