@@ -13,6 +13,7 @@ import os
 import sys
 
 from ra_query import __version__
+from ra_query.artifacts.paths import find_artifacts
 from ra_query.errors import RaError
 
 TYPE_CHECKING = False  # typing is not imported at run time: see the module docstring
@@ -195,22 +196,6 @@ def http_port(args: argparse.Namespace) -> int | None:
     if not 1 <= port <= 65535:
         raise InputError(f"--port must be between 1 and 65535 (got {port})")
     return port
-
-
-def find_artifacts(explicit: str | None, env: dict[str, str], cwd: str) -> str:
-    """--artifacts, else $RA_ARTIFACTS, else the nearest `.ra/` holding a manifest, else ./.ra."""
-    if explicit:
-        return explicit
-    if env.get("RA_ARTIFACTS"):
-        return env["RA_ARTIFACTS"]
-    directory = cwd
-    while True:
-        if os.path.isfile(os.path.join(directory, ".ra", "manifest.json")):
-            return os.path.join(directory, ".ra")
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return os.path.join(cwd, ".ra")
-        directory = parent
 
 
 def _early_root(argv: list[str], env: dict[str, str], cwd: str) -> str | None:

@@ -52,7 +52,8 @@ from mcp.types import (
 from pydantic import Field, ValidationError
 
 from ra_query import __version__
-from ra_query.artifacts.schema import MANIFEST_NAME, build_analyzer
+from ra_query.artifacts.paths import MANIFEST_NAME
+from ra_query.artifacts.schema import build_analyzer
 from ra_query.artifacts.store import Store, open_store
 from ra_query.commands import sources_payload
 from ra_query.errors import InputError, RaError

@@ -92,3 +92,19 @@ def test_a_cold_search_loads_none_of_the_modules_it_was_slimmed_of(
     loaded = _modules_after(["--artifacts", str(kb / ".ra"), "search", "pool", "--json"], tmp_path)
     assert "tantivy" in loaded and "ra_query.search.pipeline" in loaded  # it did search
     assert sorted(m for m in COLD_START_EXCLUDED if m in loaded) == []
+
+
+# The stale count is forked before anything else is imported (ra_query/sources/stale.py): it and
+# the artifact names and stat table it reads load nothing but `os` and `sys` of their own.
+FORKED_FIRST = ("artifacts/paths.py", "artifacts/stat_table.py", "sources/stale.py")
+FORKED_FIRST_MAY_IMPORT = {"__future__", "os", "sys", "ra_query.artifacts.paths", "ra_query.artifacts.stat_table"}
+
+
+def test_the_stale_count_and_the_names_it_reads_import_only_os_and_sys_at_module_level() -> None:
+    bad = [
+        f"{name}:{line} {mod}"
+        for name in FORKED_FIRST
+        for mod, line, top in _imports(QUERY / name)
+        if top and mod not in FORKED_FIRST_MAY_IMPORT
+    ]
+    assert bad == []

@@ -16,15 +16,11 @@ from hypothesis import strategies as st
 
 from ra_build.config.load import load_config
 from ra_build.pipeline.discover import discover_tree
-from ra_query.artifacts import schema
+from ra_query.artifacts.stat_table import decode_stat_table, encode_stat_table
 from ra_query.artifacts.store import read_manifest
 from ra_query.sources import stale
 from ra_query.sources.stale import (
-    CHUNKS_DIR,
-    MANIFEST_NAME,
     StaleCheck,
-    decode_stat_table,
-    encode_stat_table,
     stale_files,
 )
 from ra_query.sources.walk import walk_tree
@@ -234,11 +230,6 @@ def test_bytes_that_are_not_a_whole_stat_table_decode_to_none() -> None:
     assert decode_stat_table(whole) is not None
     for broken in (b"", b"ra-stat0" + whole[8:], whole[:30], whole[:-1] + b"\0x"):
         assert decode_stat_table(broken) is None
-
-
-def test_the_stale_check_names_the_artifact_files_as_the_schema_does() -> None:
-    # ra_query.sources.stale does not import ra_query.artifacts.schema (it runs before anything else is imported)
-    assert (MANIFEST_NAME, CHUNKS_DIR) == (schema.MANIFEST_NAME, schema.CHUNKS_DIR)
 
 
 def _stale_line(kb: Path, home: Path, cwd: Path, *args: str) -> str:

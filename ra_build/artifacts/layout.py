@@ -1,12 +1,26 @@
-"""Where each artifact lives inside one artifact directory (DESIGN "Artifact contract")."""
+"""Where each artifact lives inside one artifact directory, as paths the build writes to (the
+names are ra_query.artifacts.paths's)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from ra_query.artifacts.schema import CHUNKS_DIR, FILES_TABLE, INDEX_DIR, MANIFEST_NAME
-from ra_query.sources.stale import dirs_path, snapshot_path, stat_table_path
+from ra_query.artifacts.paths import (
+    CHUNKS_DIR,
+    DOIT_DB,
+    FILES_TABLE,
+    INDEX_DIR,
+    INDEX_META,
+    INDEX_STATE,
+    LOCK,
+    MANIFEST_NAME,
+    SHARDS_DIR,
+    chunk_path,
+    dirs_path,
+    snapshot_path,
+    stat_table_path,
+)
 
 
 @dataclass(frozen=True)
@@ -31,7 +45,7 @@ class Layout:
         return sorted(directory.glob("part-*.parquet")) if directory.is_dir() else []
 
     def file_table(self, tree: str) -> Path:
-        return self.chunks_dir / f"{tree}.files.parquet"
+        return Path(chunk_path(self.root, tree, ".files.parquet"))
 
     def snapshot(self, tree: str) -> Path:
         """What discovery saw: (path, size, mtime) of every file; the chunk stage's file_dep."""
@@ -47,7 +61,7 @@ class Layout:
 
     def stats(self, tree: str) -> Path:
         """What the last chunk stage did for this tree (parsed / reused / removed)."""
-        return self.chunks_dir / f"{tree}.stats.json"
+        return Path(chunk_path(self.root, tree, ".stats.json"))
 
     @property
     def files_table(self) -> Path:
@@ -58,12 +72,17 @@ class Layout:
         return self.root / INDEX_DIR
 
     @property
+    def index_meta(self) -> Path:
+        """tantivy's meta.json of the published index: it lists the segments readers open."""
+        return self.index_dir / INDEX_META
+
+    @property
     def shards_dir(self) -> Path:
         """The index stage's own tantivy indexes, one per shard; readers never open them.
 
         Their segment files are hard-linked into `index_dir`, whose meta.json lists them all.
         """
-        return self.root / ".index-shards"
+        return self.root / SHARDS_DIR
 
     def index_shard(self, shard: int) -> Path:
         return self.shards_dir / f"{shard:02d}"
@@ -71,7 +90,7 @@ class Layout:
     @property
     def index_state(self) -> Path:
         """What the published index holds: doc id → [doc hash, shard], and each shard's segments."""
-        return self.root / "index_state.json"
+        return self.root / INDEX_STATE
 
     @property
     def manifest(self) -> Path:
@@ -79,8 +98,8 @@ class Layout:
 
     @property
     def lock(self) -> Path:
-        return self.root / ".lock"
+        return self.root / LOCK
 
     @property
     def doit_db(self) -> Path:
-        return self.root / ".doit.db"
+        return self.root / DOIT_DB

@@ -32,25 +32,23 @@ from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
 from ra_query.errors import ArtifactError
 from ra_query.artifacts.packed import file_sha256
+from ra_query.artifacts.paths import MANIFEST_NAME, PACK_FORMAT, PACK_TOP
 from ra_query.artifacts.store import read_manifest
-
-TOP = "ra-artifacts"
-PACK_FORMAT = 1
 
 
 def shipped_files(layout: Layout, with_tables: bool) -> list[str]:
     """The artifact files a query needs (relative, sorted): manifest aside."""
     index = layout.index_dir
-    meta = json.loads((index / "meta.json").read_text(encoding="utf-8"))
+    meta = json.loads(layout.index_meta.read_text(encoding="utf-8"))
     segments = {str(s["segment_id"]).replace("-", "") for s in meta.get("segments", [])}
-    files = ["index/meta.json"]
+    files = [layout.index_meta.relative_to(layout.root).as_posix()]
     files += sorted(
         f"index/{p.name}" for p in index.iterdir() if p.is_file() and p.name.split(".", 1)[0] in segments
     )
     if with_tables:
         files += sorted(
             p.relative_to(layout.root).as_posix()
-            for p in (layout.root / "chunks").rglob("*.parquet")
+            for p in layout.chunks_dir.rglob("*.parquet")
             if p.is_file()
         )
         if layout.files_table.is_file():
@@ -107,7 +105,7 @@ def pack(artifacts: Path, output: Path, *, with_tables: bool = False) -> tuple[P
         ArtifactError: no complete build there.
     """
     layout = Layout(artifacts)
-    if not (layout.index_dir / "meta.json").is_file():
+    if not layout.index_meta.is_file():
         raise ArtifactError(f"{artifacts}: no index to pack — build it first with: ra update")
     files = shipped_files(layout, with_tables)
     manifest = packed_manifest(layout, files, with_tables)
@@ -116,13 +114,13 @@ def pack(artifacts: Path, output: Path, *, with_tables: bool = False) -> tuple[P
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
         directories = sorted({str(Path(name).parent) for name in files} - {"."})
         for directory in ["", *directories]:
-            info = tarfile.TarInfo(f"{TOP}/{directory}".rstrip("/"))
+            info = tarfile.TarInfo(f"{PACK_TOP}/{directory}".rstrip("/"))
             info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, mtime
             tar.addfile(info)
-        entries = [("manifest.json", json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n")]
+        entries = [(MANIFEST_NAME, json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n")]
         entries += [(name, (layout.root / name).read_bytes()) for name in files]
         for name, data in sorted(entries):
-            info = tarfile.TarInfo(f"{TOP}/{name}")
+            info = tarfile.TarInfo(f"{PACK_TOP}/{name}")
             info.size, info.mode, info.mtime = len(data), 0o644, mtime
             tar.addfile(info, io.BytesIO(data))
     packed = io.BytesIO()

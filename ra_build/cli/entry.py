@@ -93,8 +93,10 @@ class LiveStore:
         self._key: tuple[int, int, int] | None = None
 
     def _manifest_key(self) -> tuple[int, int, int] | None:
+        from ra_query.artifacts.paths import MANIFEST_NAME
+
         try:
-            st = os.stat(os.path.join(self.target, "manifest.json"))
+            st = os.stat(os.path.join(self.target, MANIFEST_NAME))
         except OSError:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
@@ -164,7 +166,7 @@ def _early_check(argv: list[str]) -> StaleCheck | None:
     `.ra/` with a manifest), started before anything else is imported so that the walk overlaps
     it on the other core; `refreshed_store` drops a wrong guess.
     """
-    from ra_query.cli import find_artifacts
+    from ra_query.artifacts.paths import MANIFEST_NAME, find_artifacts
 
     explicit = None
     for i, arg in enumerate(argv):
@@ -175,7 +177,7 @@ def _early_check(argv: list[str]) -> StaleCheck | None:
         elif arg.startswith("--artifacts="):
             explicit = arg.partition("=")[2]
     root = find_artifacts(explicit, dict(os.environ), os.getcwd())
-    if not os.path.isfile(os.path.join(root, "manifest.json")):
+    if not os.path.isfile(os.path.join(root, MANIFEST_NAME)):
         return None
     from ra_query.sources.stale import StaleCheck
 
@@ -187,7 +189,7 @@ def _rebuilt_store(config: Config, target: Path) -> Store:
     from ra_build.pipeline.graph import run_build
 
     arrow_without_pandas()  # this process is ra's own
-    from ra_query.artifacts.schema import MANIFEST_NAME
+    from ra_query.artifacts.paths import MANIFEST_NAME
     from ra_query.artifacts.store import open_store
 
     try:
@@ -469,7 +471,9 @@ def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster:
 def _update_summary(target: Path, results: dict[str, object], seconds: float) -> str:
     import orjson
 
-    manifest = orjson.loads((target / "manifest.json").read_bytes())
+    from ra_build.artifacts.layout import Layout
+
+    manifest = orjson.loads(Layout(target).manifest.read_bytes())
     trees = manifest.get("trees", {})
     files = sum(t["files"] for t in trees.values())
     chunks = sum(t["chunks"] for t in trees.values())

@@ -60,7 +60,7 @@ def changed_files(config: Config, layout: Layout) -> int:
 def freshness(config: Config, layout: Layout) -> Freshness:
     """current / stale (N files changed) / config changed / missing."""
     manifest = _manifest(layout)
-    if manifest is None or not (layout.index_dir / "meta.json").exists():
+    if manifest is None or not layout.index_meta.exists():
         return Freshness("missing")
     if manifest.get("config_hash") != config_hash(config):
         return Freshness("config changed")

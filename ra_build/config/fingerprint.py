@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ra_build.config.load import Config, TreeConfig
+from ra_query.artifacts.paths import DEFAULT_DIR
 from ra_query.artifacts.schema import SCHEMA_VERSION
 from ra_query.errors import ConfigError
 
@@ -98,4 +99,4 @@ def default_artifacts(config: Config, override: str | None, env: dict[str, str] 
         return Path(env["RA_ARTIFACTS"]).expanduser().resolve()
     if config.base_dir is None:
         raise ConfigError("no .ra.toml found here or above — create one with: ra init")
-    return config.base_dir / ".ra"
+    return config.base_dir / DEFAULT_DIR

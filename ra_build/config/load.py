@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ra_build.config.toml_lines import LineIndex, Loc, toml_str
+from ra_query.artifacts.paths import CONFIG_NAME
 from ra_query.errors import ConfigError
 
-CONFIG_NAME = ".ra.toml"
 DEFAULT_INCLUDE = ("**/*.md", "**/*.txt")
 STEMMERS = frozenset(
     {

@@ -15,13 +15,13 @@ from pathlib import Path
 
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.config.load import (
-    CONFIG_NAME,
     DEFAULT_INCLUDE,
     STEMMERS,
     ContextSettings,
     SearchSettings,
     Settings,
 )
+from ra_query.artifacts.paths import CONFIG_NAME
 from ra_query.errors import ConfigError, InputError
 
 GITIGNORE_LINE = ".ra/"

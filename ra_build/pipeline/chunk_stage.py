@@ -42,7 +42,7 @@ from ra_build.document.chunk import Document, chunk_document
 from ra_build.document.markdown import UTF8_BOM, decode, file_bytes
 from ra_build.pipeline.discover import discover_tree
 from ra_build.pipeline.workers import worker_init
-from ra_query.sources.stale import encode_stat_table
+from ra_query.artifacts.stat_table import encode_stat_table
 from ra_query.sources.walk import inside, outside_reason, within_root
 from ra_query.text.tokens import encoding
 

@@ -52,6 +52,7 @@ from ra_build.pipeline.chunk_stage import (
     unreadable,
 )
 from ra_build.pipeline.index_stage import BATCH_ROWS, ShardJob, job_batches, link_or_copy, write_shard
+from ra_query.artifacts.paths import TANTIVY_LOCKS  # never copied
 from ra_query.errors import ClusterError, InputError
 
 if TYPE_CHECKING:
@@ -66,7 +67,6 @@ BATCH_FILES = 256  # files per parse task: small enough to spread, large enough 
 CONNECT_SECONDS = 10
 SPEC_HELP = "local:N (N worker processes on this machine) or tcp://HOST:PORT (a running Dask scheduler)"
 _TCP = re.compile(r"tcp://(?P<host>[^:/\s]+|\[[0-9A-Fa-f:]+\]):(?P<port>\d{1,5})")
-_LOCKS = (".tantivy-writer.lock", ".tantivy-meta.lock")  # tantivy's lock files: never copied
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +249,7 @@ def shard_task(work: ShardWork) -> ShardResult:
             (directory / name).write_bytes(data)
         batches = work.rows.to_batches(max_chunksize=BATCH_ROWS) if work.rows is not None else []
         added = write_shard(directory, work.stemmer, batches, deletes=work.deletes, fresh=work.fresh)
-        names = sorted(n for n in os.listdir(directory) if n not in _LOCKS)
+        names = sorted(n for n in os.listdir(directory) if n not in TANTIVY_LOCKS)
         changed = {}
         for name in names:
             data = (directory / name).read_bytes()
@@ -367,7 +367,8 @@ def _shard_work(job: ShardJob) -> ShardWork:
     files: dict[str, bytes] = {}
     if not job.fresh:
         directory = Path(job.directory)
-        files = {p.name: p.read_bytes() for p in directory.iterdir() if p.is_file() and p.name not in _LOCKS}
+        kept = (p for p in directory.iterdir() if p.is_file() and p.name not in TANTIVY_LOCKS)
+        files = {p.name: p.read_bytes() for p in kept}
     return ShardWork(job.stemmer, job.fresh, job.deletes, rows, files)
 
 

@@ -44,7 +44,7 @@ from ra_build.pipeline.index_stage import RunJobs, index_stage
 from ra_build.pipeline.manifest import manifest_stage
 from ra_build.pipeline.progress import ProgressBar
 from ra_build.pipeline.workers import LOCK_FDS
-from ra_query.artifacts.schema import MANIFEST_NAME
+from ra_query.artifacts.paths import MANIFEST_NAME
 from ra_query.errors import BusyError, ConfigError, RaError, UnwritableError
 
 
@@ -203,7 +203,7 @@ def make_tasks(
             ],
             # the file tables carry each document's hash: they change whenever chunks do
             "file_dep": [str(layout.file_table(n)) for n in names],
-            "targets": [str(layout.index_state), str(layout.index_dir / "meta.json")],
+            "targets": [str(layout.index_state), str(layout.index_meta)],
             "uptodate": [config_changed(index_settings(config))],
             "verbosity": 0,
         }

@@ -40,6 +40,7 @@ import tantivy
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.tables import SHARDS, read_file_rows, shard_of
+from ra_query.artifacts.paths import INDEX_META, META_LOCK
 from ra_query.artifacts.schema import (
     SCHEMA_VERSION,
     build_schema,
@@ -53,7 +54,6 @@ WRITER_HEAP = 256 * 1024 * 1024
 # below this many chunks to add, shards are written one after the other in this process: a
 # spawned worker's start-up (~0.3 s of imports) costs more than a second core saves
 PARALLEL_MIN_CHUNKS = 20_000
-META = "meta.json"
 # The layout of tantivy's meta.json that publishing relies on (tantivy 0.22–0.25, tantivy-py
 # 0.27): a list of segments by id, each with its document count and its deletes. Anything else
 # fails loudly (FormatChanged) rather than publishing an index that lists the wrong files.
@@ -61,7 +61,7 @@ META_KEYS = frozenset({"index_settings", "segments", "schema", "opstamp", "paylo
 SEGMENT_KEYS = frozenset({"segment_id", "max_doc", "deletes"})
 DELETE_KEYS = frozenset({"num_deleted_docs", "opstamp"})
 # files of the published directory that belong to no segment and stay
-_KEPT = frozenset({META, ".tantivy-meta.lock"})
+_KEPT = frozenset({INDEX_META, META_LOCK})
 
 
 class FormatChanged(RuntimeError):
@@ -260,7 +260,7 @@ def _shard_dirs(layout: Layout) -> list[Path]:
 
 def _readable_shard(directory: Path) -> bool:
     """Whether `directory` holds a committed tantivy index of this ra's schema."""
-    if not (directory / META).is_file():
+    if not (directory / INDEX_META).is_file():
         return False
     try:
         tantivy.Index(build_schema(), path=str(directory), reuse=True)
@@ -364,13 +364,13 @@ def _row_groups_holding(parquet: pq.ParquetFile, ids: list[str]) -> list[int]:
 
 def read_meta(directory: Path) -> dict[str, Any]:
     """The meta.json of the tantivy index in `directory`, checked against `META_KEYS`."""
-    meta = orjson.loads((directory / META).read_bytes())
+    meta = orjson.loads((directory / INDEX_META).read_bytes())
     if not isinstance(meta, dict) or not set(meta) <= META_KEYS or "segments" not in meta:
-        raise FormatChanged(f"{directory / META}: unexpected keys {sorted(meta)}")
+        raise FormatChanged(f"{directory / INDEX_META}: unexpected keys {sorted(meta)}")
     for segment in meta["segments"]:
         deletes = segment.get("deletes")
         if set(segment) != SEGMENT_KEYS or (deletes is not None and set(deletes) != DELETE_KEYS):
-            raise FormatChanged(f"{directory / META}: unexpected segment entry {segment}")
+            raise FormatChanged(f"{directory / INDEX_META}: unexpected segment entry {segment}")
     return meta
 
 
@@ -421,7 +421,7 @@ def publish(index_dir: Path, shards: Sequence[Path]) -> bool:
     index_dir.mkdir(parents=True, exist_ok=True)
     data = orjson.dumps(merged)
     try:
-        changed = (index_dir / META).read_bytes() != data
+        changed = (index_dir / INDEX_META).read_bytes() != data
     except OSError:
         changed = True
     keep = set(_KEPT) | {name for _, name in files}
@@ -431,7 +431,7 @@ def publish(index_dir: Path, shards: Sequence[Path]) -> bool:
             link_or_copy(shard / name, target)
     with _meta_lock(index_dir):
         if changed:
-            write_bytes(index_dir / META, data)
+            write_bytes(index_dir / INDEX_META, data)
         # also when nothing changed: what a publish killed after its rename left behind
         for name in os.listdir(index_dir):
             if name not in keep:
@@ -460,7 +460,7 @@ def link_or_copy(source: Path, target: Path) -> None:
 @contextlib.contextmanager
 def _meta_lock(index_dir: Path) -> Iterator[None]:
     """tantivy's meta lock on `index_dir`, held exclusively (readers take it shared)."""
-    fd = os.open(index_dir / ".tantivy-meta.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = os.open(index_dir / META_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -21,10 +21,11 @@ from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.tables import concat_file_tables, read_file_rows
 from ra_query import __version__
 from ra_query.artifacts.packed import file_sha256
+from ra_query.artifacts.paths import CHECKSUMS, MANIFEST_NAME
 from ra_query.artifacts.schema import FORMAT_VERSION, SCHEMA_VERSION
 
-# files that belong to the build machinery, not to the published artifacts
-_UNLISTED = {".lock", ".doit.db", "manifest.json"}
+# the manifest lists every published file but itself; build state is dot-files, not listed either
+_UNLISTED = {MANIFEST_NAME}
 
 
 def _version(dist: str) -> str:
@@ -40,7 +41,7 @@ def _checksums(layout: Layout) -> dict[str, str]:
     tantivy segment files never change once written, so after an edit only the new segment,
     meta.json and the rewritten tables are read again. The cache is a dot-file, unpublished.
     """
-    cache_path = layout.root / ".checksums.json"
+    cache_path = layout.root / CHECKSUMS
     try:
         cache: dict[str, list[Any]] = orjson.loads(cache_path.read_bytes())
     except (OSError, orjson.JSONDecodeError):

@@ -23,9 +23,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ra_query.artifacts.schema import MANIFEST_NAME
+from ra_query.artifacts.paths import MANIFEST_NAME, stat_table_path
 from ra_query.errors import ArtifactError
-from ra_query.sources.stale import stale_files, stat_table_path
+from ra_query.sources.stale import stale_files
 
 if TYPE_CHECKING:
     from pathlib import Path

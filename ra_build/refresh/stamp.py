@@ -26,13 +26,13 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ra_query.artifacts.paths import CONFIG_NAME, DEFAULT_DIR, STAMP
+
 if TYPE_CHECKING:
     from ra_build.config.load import Config
     from ra_query.artifacts.store import Store
     from ra_query.sources.stale import StaleCheck
 
-CONFIG_NAME = ".ra.toml"
-STAMP_NAME = ".config-stamp.json"
 
 
 def _stat(path: str) -> list[Any]:
@@ -82,9 +82,9 @@ def stamped_store(explicit: str | None, early: StaleCheck | None) -> Speculation
         if parent == directory:
             return None  # no local configuration: the full reader decides (and explains)
         directory = parent
-    root = _override(explicit) or os.path.join(os.path.dirname(found[0][0]), ".ra")
+    root = _override(explicit) or os.path.join(os.path.dirname(found[0][0]), DEFAULT_DIR)
     try:
-        with open(os.path.join(root, STAMP_NAME), "rb") as handle:
+        with open(os.path.join(root, STAMP), "rb") as handle:
             stamp = json.loads(handle.read())
     except (OSError, ValueError):
         return None
@@ -166,4 +166,4 @@ def write_stamp(config: Config, root: str, config_hash: str) -> None:
     from ra_build.artifacts.atomic import write_if_changed
 
     with contextlib.suppress(OSError):  # read-only artifacts: the next search reads the configuration
-        write_if_changed(Path(root) / STAMP_NAME, json.dumps(stamp).encode())
+        write_if_changed(Path(root) / STAMP, json.dumps(stamp).encode())

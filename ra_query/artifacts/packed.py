@@ -25,11 +25,8 @@ if TYPE_CHECKING:
 # hashlib, shutil, tarfile and tempfile are imported where they are used: `is_packed` is asked
 # on every cold `ra-query` start, which must not pay for them (tests/test_boundaries.py)
 
+from ra_query.artifacts.paths import MANIFEST_NAME, PACK_COMPLETE, PACK_FORMATS, PACK_TOP
 from ra_query.errors import ArtifactError
-
-TOP = "ra-artifacts"
-COMPLETE = ".complete"
-PACK_FORMATS = (1,)
 
 
 def is_packed(spec: str) -> bool:
@@ -76,8 +73,8 @@ def unpacked(spec: str, sha256: str | None, env: dict[str, str]) -> str:
     """
     location, pin = split_pin(spec, sha256)
     cache = cache_dir(env)
-    if pin is not None and os.path.isfile(os.path.join(cache, pin, COMPLETE)):
-        return os.path.join(cache, pin, TOP)  # cached: no download, no re-reading
+    if pin is not None and os.path.isfile(os.path.join(cache, pin, PACK_COMPLETE)):
+        return os.path.join(cache, pin, PACK_TOP)  # cached: no download, no re-reading
     try:
         os.makedirs(cache, exist_ok=True)
         writable = os.access(cache, os.W_OK | os.X_OK)
@@ -99,9 +96,9 @@ def unpacked(spec: str, sha256: str | None, env: dict[str, str]) -> str:
                 "truncated or not the release you meant; fetch it again or fix the pin"
             )
         target = os.path.join(cache, digest)
-        if not os.path.isfile(os.path.join(target, COMPLETE)):
+        if not os.path.isfile(os.path.join(target, PACK_COMPLETE)):
             _unpack(archive, location, cache, target)
-        return os.path.join(target, TOP)
+        return os.path.join(target, PACK_TOP)
     finally:
         if temporary:
             os.unlink(archive)
@@ -175,13 +172,13 @@ def _unpack(archive: str, shown: str, cache: str, target: str) -> None:
                 f"{shown}: not a readable packed artifact ({exc}) — download it again, or pack it "
                 "with: ra pack"
             ) from None
-        _verify(os.path.join(staging, TOP), shown)
-        with open(os.path.join(staging, COMPLETE), "w", encoding="utf-8"):
+        _verify(os.path.join(staging, PACK_TOP), shown)
+        with open(os.path.join(staging, PACK_COMPLETE), "w", encoding="utf-8"):
             pass
         try:
             os.rename(staging, target)
         except OSError:  # another process unpacked the same digest meanwhile: use theirs
-            if not os.path.isfile(os.path.join(target, COMPLETE)):
+            if not os.path.isfile(os.path.join(target, PACK_COMPLETE)):
                 raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -190,9 +187,9 @@ def _unpack(archive: str, shown: str, cache: str, target: str) -> None:
 def _check_member(member: tarfile.TarInfo, shown: str) -> None:
     name = member.name
     parts = name.split("/")
-    if name.startswith("/") or ".." in parts or parts[0] != TOP or not (member.isfile() or member.isdir()):
+    if name.startswith("/") or ".." in parts or parts[0] != PACK_TOP or not (member.isfile() or member.isdir()):
         raise ArtifactError(
-            f"{shown}: refused: member {name!r} is not a plain file under {TOP}/ — this is not an "
+            f"{shown}: refused: member {name!r} is not a plain file under {PACK_TOP}/ — this is not an "
             "artifact ra pack made"
         )
 
@@ -200,7 +197,7 @@ def _check_member(member: tarfile.TarInfo, shown: str) -> None:
 def _verify(root: str, shown: str) -> None:
     """Every file the manifest lists is there with its sha256, nothing else is, the format is known."""
     try:
-        with open(os.path.join(root, "manifest.json"), "rb") as handle:
+        with open(os.path.join(root, MANIFEST_NAME), "rb") as handle:
             manifest: Any = json.loads(handle.read())
     except (OSError, ValueError):
         raise ArtifactError(
@@ -225,7 +222,7 @@ def _verify(root: str, shown: str) -> None:
         os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/")
         for d, _, files in os.walk(root)
         for f in files
-    } - {"manifest.json"}
+    } - {MANIFEST_NAME}
     if present != set(listed):
         extra = sorted(present - set(listed)) or sorted(set(listed) - present)
         raise ArtifactError(f"{shown}: the archive and its manifest disagree on {extra[0]} — pack it again")

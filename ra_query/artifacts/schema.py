@@ -1,4 +1,5 @@
-"""The artifact contract shared by the build and the query side: layout, tantivy schema, analyzer.
+"""The index half of the artifact contract, shared by the build and the query side: the tantivy
+schema, the analyzer, ids and breadcrumbs (the file names are in ra_query.artifacts.paths).
 
 Both sides build the schema and register the analyzer through this module, so a reader always
 tokenizes queries exactly as the writer tokenized documents.
@@ -20,10 +21,6 @@ FORMAT_VERSION: Final = 1
 # stored joined by BREADCRUMB_JOIN
 SCHEMA_VERSION: Final = 3
 
-MANIFEST_NAME: Final = "manifest.json"
-INDEX_DIR: Final = "index"
-CHUNKS_DIR: Final = "chunks"
-FILES_TABLE: Final = "files.parquet"
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,
 # tags and body as one BM25 field, empty for a chunk whose body is empty (it has no text of its

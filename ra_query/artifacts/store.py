@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ra_query.errors import ArtifactError
 from ra_query.artifacts.models import ChunkRecord
-from ra_query.artifacts.schema import FORMAT_VERSION, INDEX_DIR, MANIFEST_NAME, SCHEMA_VERSION, register_analyzer
+from ra_query.artifacts.paths import INDEX_DIR, INDEX_META, MANAGED, MANIFEST_NAME, META_LOCK, WRITER_LOCK
+from ra_query.artifacts.schema import FORMAT_VERSION, SCHEMA_VERSION, register_analyzer
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,10 +37,9 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
-META_FILE = "meta.json"
-# tantivy's lock files, and its record of files it manages (only used to garbage-collect, which
-# a reader never does; tantivy writes it 0600, so it may be unreadable to another user)
-_NOT_LINKED = {".tantivy-meta.lock", ".tantivy-writer.lock", ".managed.json", META_FILE}
+# tantivy's lock files, and its record of files it manages (tantivy writes it 0600, so it may be
+# unreadable to another user), are not linked; meta.json is copied
+_NOT_LINKED = {META_LOCK, WRITER_LOCK, MANAGED, INDEX_META}
 _OPEN_ATTEMPTS = 3
 TEMP_PREFIX = "ra-query-index-"
 _LOCK_WAIT = 2.0  # seconds
@@ -196,9 +196,9 @@ def open_index(index_dir: StrPath) -> tantivy.Index:
         ArtifactError: no index there, an unreadable or corrupt one, or no usable temp dir.
     """
     index_dir = os.fspath(index_dir)
-    if not os.path.isfile(os.path.join(index_dir, META_FILE)):
+    if not os.path.isfile(os.path.join(index_dir, INDEX_META)):
         raise ArtifactError(
-            f"{index_dir}: no tantivy index (missing {META_FILE}) — rebuild with: ra update --full"
+            f"{index_dir}: no tantivy index (missing {INDEX_META}) — rebuild with: ra update --full"
         )
     error = ""
     for _attempt in range(_OPEN_ATTEMPTS):
@@ -233,7 +233,7 @@ def _meta_lock(index_dir: str) -> Generator[None]:
     file exists once any writer has opened the index; when it does not, there is no writer.
     """
     try:
-        fd = os.open(os.path.join(index_dir, ".tantivy-meta.lock"), os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(os.path.join(index_dir, META_LOCK), os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         yield
         return
@@ -258,7 +258,7 @@ def _open_linked(index_dir: str) -> tantivy.Index:
     import tantivy
 
     source = os.path.abspath(index_dir)
-    with open(os.path.join(source, META_FILE), "rb") as handle:
+    with open(os.path.join(source, INDEX_META), "rb") as handle:
         meta = handle.read()
     names = [n for n in os.listdir(source) if n not in _NOT_LINKED]
     tmp = _private_dir()
@@ -266,7 +266,7 @@ def _open_linked(index_dir: str) -> tantivy.Index:
         try:
             for name in names:
                 os.symlink(os.path.join(source, name), os.path.join(tmp, name))
-            with open(os.path.join(tmp, META_FILE), "wb") as fh:
+            with open(os.path.join(tmp, INDEX_META), "wb") as fh:
                 fh.write(meta)
         except OSError as exc:
             raise _TempDirError(f"{tmp}: {exc.strerror}") from None
@@ -322,7 +322,7 @@ def _remove_temp_dir(tmp: str) -> None:
     read it), so at most one lock file can reappear: a second pass removes it.
     """
     with contextlib.suppress(OSError):
-        os.unlink(os.path.join(tmp, META_FILE))
+        os.unlink(os.path.join(tmp, INDEX_META))
     for _attempt in range(3):
         _remove_flat_dir(tmp)
         if not os.path.lexists(tmp):

@@ -7,28 +7,28 @@ listing only of directories whose mtime moved (an added, removed or renamed file
 In trees of more than `STAT_EVERY_FILE_UP_TO` files only the files of moved directories are
 stat'ed, so the count costs one stat per directory plus what changed.
 
-The file list is read from `chunks/<tree>.stat`, a stat table the build writes beside the JSON
-snapshot: the same (path, size, mtime) rows as two arrays of little-endian int64 and the paths,
-which load in a third of the time the JSON takes (the JSON snapshot is used when it is absent):
-
-    b"ra-stat1", count (uint64), sizes (count x int64), mtimes (count x int64), paths (UTF-8, NUL-separated)
+The file list is read from `chunks/<tree>.stat`, the stat table the build writes beside the JSON
+snapshot (ra_query.artifacts.stat_table, a third of the JSON's load time); the JSON snapshot is
+used when it is absent.
 
 Cold start is a measured floor (bench/query.py), and the stat calls are most of the cost, so
 `ra-query` forks this check before it imports anything else: the child runs on the other core
 while the parent imports, opens the index and searches. That is why this module imports only
-`os` at module level (`json`, which pulls in `re`, is imported just before the fork: the search
-needs it too). It reads only; it never writes.
+`os` at module level, and of ra only the artifact names and the stat table (`json`, which pulls
+in `re`, is imported just before the fork: the search needs it too). It reads only; it never
+writes.
 """
 
 from __future__ import annotations
 
 import os
-import sys
+
+from ra_query.artifacts.paths import MANIFEST_NAME, dirs_path, snapshot_path, stat_table_path
+from ra_query.artifacts.stat_table import decode_stat_table
 
 TYPE_CHECKING = False  # typing is not imported here: see the module docstring
 if TYPE_CHECKING:
-    from array import array
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any, cast
 else:
 
@@ -41,65 +41,6 @@ else:
 # rewritten in place in a directory nothing was added to or removed from (the MCP servers'
 # watcher and `ra update` still see it). Below it, every file is stat'ed (~25 ms per 14k files).
 STAT_EVERY_FILE_UP_TO = 100_000
-
-# the artifact layout (mirrors ra_query.artifacts.schema, which this module does not import for speed)
-MANIFEST_NAME = "manifest.json"
-CHUNKS_DIR = "chunks"
-
-
-def snapshot_path(root: str | os.PathLike[str], tree: str) -> str:
-    """Where the build recorded what discovery saw of `tree` (path, size, mtime of each file)."""
-    return os.path.join(root, CHUNKS_DIR, f"{tree}.snapshot.json")
-
-
-def stat_table_path(root: str | os.PathLike[str], tree: str) -> str:
-    """Where the build wrote the snapshot's files as a stat table (see the module docstring)."""
-    return os.path.join(root, CHUNKS_DIR, f"{tree}.stat")
-
-
-STAT_MAGIC = b"ra-stat1"
-
-
-def encode_stat_table(rows: Iterable[tuple[str, int, int]]) -> bytes:
-    """The stat table of (path, size, mtime_ns) rows, as the build writes it."""
-    import array
-
-    paths: list[str] = []
-    sizes, mtimes = array.array("q"), array.array("q")
-    for path, size, mtime_ns in rows:
-        paths.append(path)
-        sizes.append(size)
-        mtimes.append(mtime_ns)
-    if sys.byteorder == "big":
-        sizes.byteswap()
-        mtimes.byteswap()
-    names = "\0".join(paths).encode("utf-8", "surrogateescape")  # undecodable names round-trip
-    return STAT_MAGIC + len(paths).to_bytes(8, "little") + sizes.tobytes() + mtimes.tobytes() + names
-
-
-def decode_stat_table(data: bytes) -> tuple[list[str], array[int], array[int]] | None:
-    """(paths, sizes, mtimes) of a stat table, or None when `data` is not a whole one."""
-    import array
-
-    if data[:8] != STAT_MAGIC or len(data) < 16:
-        return None
-    count = int.from_bytes(data[8:16], "little")
-    names_at = 16 + 16 * count
-    if len(data) < names_at:
-        return None
-    sizes, mtimes = array.array("q"), array.array("q")
-    sizes.frombytes(data[16 : 16 + 8 * count])
-    mtimes.frombytes(data[16 + 8 * count : names_at])
-    if sys.byteorder == "big":
-        sizes.byteswap()
-        mtimes.byteswap()
-    paths = data[names_at:].decode("utf-8", "surrogateescape").split("\0") if count else []
-    return (paths, sizes, mtimes) if len(paths) == count else None
-
-
-def dirs_path(root: str | os.PathLike[str], tree: str) -> str:
-    """Where the build recorded the mtime of every directory of `tree` it walked."""
-    return os.path.join(root, CHUNKS_DIR, f"{tree}.dirs.json")
 
 
 def _load(path: str) -> object:

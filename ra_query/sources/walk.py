@@ -23,6 +23,7 @@ import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ra_query.artifacts.paths import DEFAULT_DIR
 from ra_query.sources.globs import compile_globs, names_dot_entry
 
 
@@ -100,7 +101,7 @@ def walk_tree(
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if entry.name.startswith(".") and not allow_dots:
-                if entry.name != ".ra" and entry.is_dir(follow_symlinks=False):  # .ra: ra's own artifacts
+                if entry.name != DEFAULT_DIR and entry.is_dir(follow_symlinks=False):  # ra's own artifacts
                     hidden.append(rel)
                 continue
             try:
