@@ -9,7 +9,7 @@ dir; bench/query.py's ``build_index``) unless ``--artifacts`` names a build to r
 ra is imported from PYTHONPATH first, so ``PYTHONPATH=DIR`` measures a snapshot (``git archive
 HEAD ra_build ra_query | tar -x -C DIR``) while the working tree is being edited.
 Then, on that build and on tantivy indexes built here from its chunk tables with ra's schema,
-analyzer and documents (``ra_build.pipeline.index_stage._documents``), one writer thread per segment:
+analyzer and documents (``ra_build.pipeline.shards._documents``), one writer thread per segment:
 
 1. bytes: the index's bytes per chunk and per corpus MB, whole and per file kind, beside the
    chunk tables.
@@ -82,10 +82,10 @@ from ra_query.search.pipeline import SearchParams, search  # noqa: E402
 from ra_query.search.syntax import read_query  # noqa: E402
 
 try:  # the index stage's chunk row → tantivy document; private, so a move must be noticed here
-    from ra_build.pipeline.index_stage import _documents as documents_of  # pyright: ignore[reportPrivateUsage]
+    from ra_build.pipeline.shards import _documents as documents_of  # pyright: ignore[reportPrivateUsage]
 except ImportError:  # pragma: no cover
     raise SystemExit(
-        "ra_build.pipeline.index_stage._documents moved — point bench/scaling.py at its new home"
+        "ra_build.pipeline.shards._documents moved — point bench/scaling.py at its new home"
     ) from None
 
 RESULTS_JSON = REPO / "bench" / "results" / "scaling.json"

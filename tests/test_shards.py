@@ -20,15 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ra_build.artifacts.layout import Layout
+from ra_build.artifacts.segments import FormatChanged, read_meta, segment_files
 from ra_build.artifacts.tables import CHUNK_SCHEMA
-from ra_build.pipeline.index_stage import (
-    INDEX_COLUMNS,
-    FormatChanged,
-    publish,
-    read_meta,
-    segment_files,
-    write_shard,
-)
+from ra_build.pipeline.publish import publish
+from ra_build.pipeline.shards import INDEX_COLUMNS, write_shard
 from ra_query.artifacts.schema import register_analyzer
 from ra_query.artifacts.store import open_index, open_store
 from tests.conftest import Run, build, find
@@ -188,7 +183,7 @@ def test_tantivy_is_the_minor_version_whose_segment_list_publishing_was_written_
     """A new tantivy must be checked against `read_meta`/`segment_files` before the pin moves."""
     assert metadata.version("tantivy").startswith("0.27."), (
         "tantivy moved past 0.27: check that meta.json still lists segments as "
-        "ra_build.pipeline.index_stage.read_meta expects, then widen the pin in pyproject.toml"
+        "ra_build.artifacts.segments.read_meta expects, then widen the pin in pyproject.toml"
     )
 
 
@@ -317,8 +312,8 @@ def test_where_hard_links_fail_the_segment_files_are_copied(
 def test_a_shard_writer_process_that_fails_reports_its_error_and_errno(tmp_path: Path) -> None:
     import errno
 
-    from ra_build.pipeline.index_stage import ShardJob
     from ra_build.pipeline.shard_workers import run_in_workers
+    from ra_build.pipeline.shards import ShardJob
 
     (tmp_path / "a-file").write_text("not a directory", encoding="utf-8")
     fine = ShardJob(0, str(tmp_path / "s0"), "english", True)
@@ -334,8 +329,8 @@ def test_a_shard_writer_process_that_fails_reports_its_error_and_errno(tmp_path:
 def test_a_module_in_the_working_directory_never_shadows_one_of_the_shard_writers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ra_build.pipeline.index_stage import ShardJob
     from ra_build.pipeline.shard_workers import run_in_workers
+    from ra_build.pipeline.shards import ShardJob
 
     (tmp_path / "tantivy.py").write_text("raise ImportError('shadowed by the cwd')\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)

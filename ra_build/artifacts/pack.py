@@ -30,6 +30,7 @@ from typing import Any
 
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
+from ra_build.artifacts.segments import read_meta, segment_files
 from ra_query.errors import ArtifactError
 from ra_query.artifacts.packed import file_sha256
 from ra_query.artifacts.paths import MANIFEST_NAME, PACK_FORMAT, PACK_TOP
@@ -38,13 +39,10 @@ from ra_query.artifacts.store import read_manifest
 
 def shipped_files(layout: Layout, with_tables: bool) -> list[str]:
     """The artifact files a query needs (relative, sorted): manifest aside."""
-    index = layout.index_dir
-    meta = json.loads(layout.index_meta.read_text(encoding="utf-8"))
-    segments = {str(s["segment_id"]).replace("-", "") for s in meta.get("segments", [])}
+    index = layout.index_dir.relative_to(layout.root).as_posix()
+    segments = read_meta(layout.index_dir)["segments"]
     files = [layout.index_meta.relative_to(layout.root).as_posix()]
-    files += sorted(
-        f"index/{p.name}" for p in index.iterdir() if p.is_file() and p.name.split(".", 1)[0] in segments
-    )
+    files += sorted(f"{index}/{name}" for s in segments for name in segment_files(layout.index_dir, s))
     if with_tables:
         files += sorted(
             p.relative_to(layout.root).as_posix()

@@ -51,7 +51,8 @@ from ra_build.pipeline.chunk_stage import (
     too_large,
     unreadable,
 )
-from ra_build.pipeline.index_stage import BATCH_ROWS, ShardJob, job_batches, link_or_copy, write_shard
+from ra_build.pipeline.publish import link_or_copy
+from ra_build.pipeline.shards import BATCH_ROWS, ShardJob, job_batches, write_shard
 from ra_query.artifacts.paths import TANTIVY_LOCKS  # never copied
 from ra_query.errors import ClusterError, InputError
 

@@ -1,10 +1,11 @@
-"""Shard writer processes: `python -m ra_build.pipeline.shard_workers PARENT_PID` writes shards for a build.
+"""Shard writer processes: `python -m ra_build.pipeline.shard_workers PARENT_PID` writes shards.
 
-The parent (`ra_build.pipeline.index_stage.run_jobs`) starts one per core with its share of the shard jobs as
-JSON on stdin; the worker writes them one after the other and answers with JSON on stdout: the
-chunks each job added, or the error that stopped it (with its errno, so a full disk is reported
-as one, ra_build.pipeline.graph.write_failure). A worker dies with its parent (`worker_init`), so a
-killed build leaves no writer holding a shard's tantivy lock.
+The index stage hands its shard jobs to `run_jobs`, which starts one process per core, each
+with its share of the jobs as JSON on stdin; the worker writes them one after the other and
+answers with JSON on stdout: the chunks each job added, or the error that stopped it (with its
+errno, so a full disk is reported as one, ra_build.pipeline.graph.write_failure). A worker dies
+with its parent (`worker_init`), so a killed build leaves no writer holding a shard's tantivy
+lock.
 """
 
 from __future__ import annotations
@@ -20,10 +21,24 @@ from typing import IO, Any
 
 import orjson
 
-from ra_build.pipeline.index_stage import ShardJob, write_job
+from ra_build.pipeline.shards import ShardJob, write_job
 from ra_build.pipeline.workers import worker_init
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding ra_build/
+
+
+def run_jobs(jobs: Sequence[ShardJob], *, parallel: bool = True) -> list[int]:
+    """Run shard jobs, in parallel processes when there is more than one; chunks each added.
+
+    The workers are fresh interpreters (`python -m ra_build.pipeline.shard_workers`), not forks:
+    after the chunk stage this process holds hundreds of MB that a forked child would count as
+    its own resident memory, and multiprocessing's spawn would re-run the caller's main script.
+    A worker costs ~0.3 s of imports, so small jobs (`parallel=False`) run here, in turn.
+    """
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers < 2 or not parallel:
+        return [write_job(job) for job in jobs]
+    return run_in_workers(jobs, workers)
 
 
 def run_in_workers(jobs: Sequence[ShardJob], workers: int) -> list[int]:

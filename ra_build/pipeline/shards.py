@@ -1,0 +1,179 @@
+"""Writing one index shard: chunk rows from the Parquet parts into a tantivy index of its own.
+
+The index stage (ra_build.pipeline.index_stage) plans a `ShardJob` per shard it must change;
+`write_job` carries one out here, in this process, in a shard writer process
+(ra_build.pipeline.shard_workers) or on a cluster worker (ra_build.pipeline.cluster), which all
+call the same `write_shard`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import tantivy
+
+from ra_query.artifacts.paths import INDEX_META
+from ra_query.artifacts.schema import build_schema, join_breadcrumb, register_analyzer
+
+# per shard writer: one thread, so one segment per commit until a commit outgrows the heap
+WRITER_HEAP = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ShardJob:
+    """What one shard's writer does: start afresh or delete documents, then add chunk rows.
+
+    `parts` lists (Parquet part, doc ids to read from it or None for every row).
+    """
+
+    shard: int
+    directory: str
+    stemmer: str
+    fresh: bool
+    deletes: tuple[str, ...] = ()
+    parts: tuple[tuple[str, tuple[str, ...] | None], ...] = field(default=())
+
+
+def readable_shard(directory: Path) -> bool:
+    """Whether `directory` holds a committed tantivy index of this ra's schema."""
+    if not (directory / INDEX_META).is_file():
+        return False
+    try:
+        tantivy.Index(build_schema(), path=str(directory), reuse=True)
+    except ValueError:
+        return False
+    return True
+
+
+def write_job(job: ShardJob) -> int:
+    """Run one shard job: read its Parquet rows and write them with `write_shard`."""
+    return write_shard(
+        Path(job.directory), job.stemmer, job_batches(job.parts), deletes=job.deletes, fresh=job.fresh
+    )
+
+
+def write_shard(
+    directory: Path,
+    stemmer: str,
+    batches: Iterable[pa.RecordBatch],
+    *,
+    deletes: Sequence[str] = (),
+    fresh: bool = False,
+) -> int:
+    """Write chunk rows into the shard index in `directory` and commit; return the chunks added.
+
+    `fresh` builds the shard from nothing (anything in `directory` is removed first); otherwise
+    the documents in `deletes` lose their chunks before the new rows go in, in the same commit.
+    `batches` carry the chunk-table columns of `INDEX_COLUMNS`.
+    """
+    if fresh:
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True)
+    index = tantivy.Index(build_schema(), path=str(directory), reuse=not fresh)
+    register_analyzer(index, stemmer)
+    writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
+    for doc_id in deletes:
+        writer.delete_documents_by_term("doc_id", doc_id)
+    added = 0
+    schema = index.schema
+    for batch in batches:
+        for doc in _documents(batch, schema):
+            writer.add_document(doc)
+            added += 1
+    writer.commit()
+    writer.wait_merging_threads()
+    return added
+
+
+def job_batches(parts: Iterable[tuple[str, tuple[str, ...] | None]]) -> Iterator[pa.RecordBatch]:
+    """The chunk rows a job adds, a bounded batch at a time.
+
+    A whole part is streamed; for a few documents, the filter lets Parquet skip the row groups
+    of the others (each part is sorted by doc_id in small row groups).
+    """
+    for part, ids in parts:
+        if not os.path.exists(part):
+            continue
+        parquet = pq.ParquetFile(part)
+        if ids is None:
+            yield from parquet.iter_batches(batch_size=BATCH_ROWS, columns=INDEX_COLUMNS)
+            continue
+        groups = _row_groups_holding(parquet, sorted(ids))
+        table = parquet.read_row_groups(groups, columns=INDEX_COLUMNS) if groups else None
+        if table is not None:
+            # a compute call, not a `pc.field` expression: those import pyarrow.dataset (and pandas)
+            keep = pc.call_function("is_in", [table.column("doc_id")], pc.SetLookupOptions(pa.array(ids)))
+            wanted = table.filter(keep)
+            yield from wanted.to_batches(max_chunksize=BATCH_ROWS)
+
+
+def _row_groups_holding(parquet: pq.ParquetFile, ids: list[str]) -> list[int]:
+    """The row groups whose doc_id range (from the column statistics) takes in one of `ids`."""
+    meta = parquet.metadata
+    column = next(i for i in range(meta.num_columns) if meta.schema.column(i).path == "doc_id")
+    groups = []
+    for group in range(meta.num_row_groups):
+        stats = meta.row_group(group).column(column).statistics
+        if stats is None or not stats.has_min_max or any(stats.min <= doc <= stats.max for doc in ids):
+            groups.append(group)
+    return groups
+
+
+INDEX_COLUMNS = [
+    "id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "title", "tags", "path", "body",
+    "depth", "position", "sibling_count", "line_start", "line_end", "byte_start", "byte_end",
+    "tokens", "mtime_ns",
+]  # fmt: skip
+BATCH_ROWS = 8192
+
+
+def ranked_text(breadcrumb: list[str], tags: list[str], body: str) -> str:
+    """The `text` field: breadcrumb, tags and body as one field; nothing for an empty body.
+
+    The breadcrumb puts the document title and the headings above a chunk into its text, so
+    `Get-ADUser examples` finds the Examples section of the Get-ADUser page.
+    """
+    if not body.strip():
+        return ""
+    return "\n".join([*breadcrumb, " ".join(tags), body])
+
+
+def _documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantivy.Document]:
+    cols = batch.to_pydict()
+    for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
+         siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns) in zip(
+        *(cols[c] for c in INDEX_COLUMNS), strict=True
+    ):  # fmt: skip
+        yield tantivy.Document.from_dict(
+            {
+                "id": id_,
+                "doc_id": doc_id,
+                "parent_id": parent_id or "",
+                "tree": tree,
+                "slug": slug,
+                "breadcrumb": join_breadcrumb(breadcrumb),
+                "title": title,
+                "tags": " ".join(tags),
+                "path": path,
+                "path_components": " ".join(path.replace(".", "/").split("/")),
+                "text": ranked_text(breadcrumb, tags, body),
+                "body": body,
+                "depth": depth,
+                "position": position,
+                "sibling_count": siblings,
+                "line_start": line_start,
+                "line_end": line_end,
+                "byte_start": byte_start,
+                "byte_end": byte_end,
+                "tokens": tokens,
+                "mtime": max(0, mtime_ns) // 1_000_000_000,
+            },
+            schema,
+        )
