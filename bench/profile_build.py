@@ -33,6 +33,7 @@ T0 = time.perf_counter()
 import ra_build.pipeline.chunk_stage as stages  # noqa: E402
 import ra_build.pipeline.graph as tasks  # noqa: E402
 from ra_build.config.load import load_config  # noqa: E402
+from ra_build.pipeline.run import run_build  # noqa: E402
 
 IMPORT_S = time.perf_counter() - T0
 
@@ -104,7 +105,7 @@ def main() -> None:
     started = time.perf_counter()
     if not args.no_profile:
         profiler.enable()
-    report = tasks.run_build(config, args.project / ".ra", full=args.mode == "full")
+    report = run_build(config, args.project / ".ra", full=args.mode == "full")
     if not args.no_profile:
         profiler.disable()
     total = time.perf_counter() - started

@@ -12,6 +12,7 @@ are the supported surface: the modules behind them may move.
 
 from ra_build.artifacts.pack import pack
 from ra_build.config.load import Config, load_config
-from ra_build.pipeline.graph import BuildReport, make_tasks, run_build
+from ra_build.pipeline.graph import make_tasks
+from ra_build.pipeline.run import BuildReport, run_build
 
 __all__ = ["BuildReport", "Config", "load_config", "make_tasks", "pack", "run_build"]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from ra_build.pipeline.graph import BuildReport
+    from ra_build.pipeline.run import BuildReport
     from ra_query.search.pipeline import TopicResult
 
 BIN = Path(sys.executable).parent
@@ -115,7 +115,7 @@ def built_copy(corpus: Path, base: Path) -> tuple[Path, Path]:
 def build(kb: Path, home: Path, *, full: bool = False) -> BuildReport:
     """Build `kb` into kb/.ra in-process through the real task graph; fail on any failure."""
     from ra_build.config.load import load_config
-    from ra_build.pipeline.graph import run_build
+    from ra_build.pipeline.run import run_build
 
     report = run_build(load_config(kb, home), kb / ".ra", full=full)
     assert report.failures == []

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ra_build.config.load import load_config
-from ra_build.pipeline.graph import run_build
+from ra_build.pipeline.run import run_build
 from tests.conftest import find
 
 BIN = Path(sys.executable).parent

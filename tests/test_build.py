@@ -118,7 +118,7 @@ def test_ra_build_as_a_library_leaves_pyarrows_pandas_integration_alone(kb: Path
     probe = (
         "import pyarrow as pa\n"
         "from ra_build.config.load import load_config\n"
-        "from ra_build.pipeline.graph import run_build\n"
+        "from ra_build.pipeline.run import run_build\n"
         "from pathlib import Path\n"
         "assert not run_build(load_config(Path.cwd(), Path.home()), Path('.ra')).failures\n"
         "import pandas as pd\n"  # only after the build: what pyarrow decided about pandas stays

@@ -28,7 +28,7 @@ import ra_build.pipeline.cluster
 from ra_build.config.load import load_config
 from ra_build.pipeline.chunk_stage import ChunkSettings, parse_file, unreadable
 from ra_build.pipeline.cluster import ClusterSpec, Engine, cluster_build, parse_spec, read_and_parse
-from ra_build.pipeline.graph import BuildReport, run_build
+from ra_build.pipeline.run import BuildReport, run_build
 from ra_query.artifacts.store import open_store
 from ra_query.errors import ClusterError, InputError
 from tests.conftest import BIN, CORPUS, find, run_cmd

@@ -700,7 +700,8 @@ def test_a_read_only_artifact_directory_is_a_one_line_error(
     import errno
 
     from ra_build.config.load import load_config
-    from ra_build.pipeline import graph as tasks
+    from ra_build.pipeline import lock as build_lock
+    from ra_build.pipeline.run import run_build
     from ra_query.errors import UnwritableError
 
     lock = str(grown / ".ra" / ".lock")
@@ -710,9 +711,9 @@ def test_a_read_only_artifact_directory_is_a_one_line_error(
             raise OSError(errno.EROFS, "Read-only file system", lock)
         return builtins.open(file, *args, **kwargs)
 
-    monkeypatch.setattr(tasks, "open", read_only_open, raising=False)
+    monkeypatch.setattr(build_lock, "open", read_only_open, raising=False)
     with pytest.raises(UnwritableError) as raised:
-        tasks.run_build(load_config(grown, home), grown / ".ra")
+        run_build(load_config(grown, home), grown / ".ra")
     assert raised.value.exit_code == 2
     assert raised.value.message == (
         f"cannot write the artifacts in {grown / '.ra'}: Read-only file system — build on a writable file "
@@ -721,7 +722,7 @@ def test_a_read_only_artifact_directory_is_a_one_line_error(
 
 
 def test_a_failure_that_is_not_about_writing_stays_an_error_of_ra(tmp_path: Path) -> None:
-    from ra_build.pipeline.graph import write_failure
+    from ra_build.artifacts.writable import write_failure
 
     assert write_failure(tmp_path, ValueError("a bug")) is None
     assert write_failure(tmp_path, OSError(22, "Invalid argument")) is None
@@ -732,7 +733,7 @@ def test_a_tantivy_write_error_in_a_directory_that_takes_no_more_bytes_is_a_writ
 ) -> None:
     """tantivy says only "an index writer was killed": the directory itself is tried."""
     probe = (
-        "import sys; from pathlib import Path; from ra_build.pipeline.graph import write_failure; "
+        "import sys; from pathlib import Path; from ra_build.artifacts.writable import write_failure; "
         "print(write_failure(Path(sys.argv[1]), ValueError('An index writer was killed')))"
     )
     done = subprocess.run(
@@ -749,7 +750,7 @@ def test_a_tantivy_write_error_in_a_directory_that_takes_no_more_bytes_is_a_writ
 def test_doits_own_traceback_is_kept_for_ra_to_report_and_other_output_passes() -> None:
     import io
 
-    from ra_build.pipeline.graph import _DoitTraceback  # pyright: ignore[reportPrivateUsage]
+    from ra_build.pipeline.run import _DoitTraceback  # pyright: ignore[reportPrivateUsage]
 
     out = io.StringIO()
     proxy = _DoitTraceback(out)

@@ -116,7 +116,7 @@ def test_a_link_out_of_the_tree_is_not_counted_as_removed_at_every_build(
 ) -> None:
     """Its error row is rewritten each run; no chunk shard is rewritten for it."""
     from ra_build.config.load import load_config
-    from ra_build.pipeline.graph import run_build
+    from ra_build.pipeline.run import run_build
 
     home = tmp_path / "home"
     home.mkdir()

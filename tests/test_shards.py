@@ -344,7 +344,7 @@ def test_a_build_stopped_before_publishing_leaves_nothing_of_its_edit_once_the_e
     """The shards committed, the build died before publishing; then the file went back."""
     import ra_build.pipeline.index_stage
     from ra_build.config.load import load_config
-    from ra_build.pipeline.graph import run_build
+    from ra_build.pipeline.run import run_build
 
     configure(kb, 2)
     build(kb, home)

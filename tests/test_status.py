@@ -8,7 +8,7 @@ from pathlib import Path
 from ra_build.artifacts.layout import Layout
 from ra_build.cli.reports import check, freshness, ls_lines, status
 from ra_build.config.load import load_config
-from ra_build.pipeline.graph import run_build
+from ra_build.pipeline.run import run_build
 from tests.conftest import Run
 
 

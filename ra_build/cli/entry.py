@@ -186,7 +186,7 @@ def _early_check(argv: list[str]) -> StaleCheck | None:
 
 def _rebuilt_store(config: Config, target: Path) -> Store:
     from ra_build.artifacts.tables import arrow_without_pandas
-    from ra_build.pipeline.graph import run_build
+    from ra_build.pipeline.run import run_build
 
     arrow_without_pandas()  # this process is ra's own
     from ra_query.artifacts.paths import MANIFEST_NAME
@@ -456,7 +456,7 @@ def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster:
             config, target, cluster, full=full, wait=not no_wait, progress=progress, notify=warn
         )
     else:
-        from ra_build.pipeline.graph import run_build
+        from ra_build.pipeline.run import run_build
 
         report = run_build(config, target, full=full, wait=not no_wait, progress=progress, notify=warn)
     if report.failures:

@@ -60,8 +60,8 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from ra_build.config.load import Config
-    from ra_build.pipeline.graph import BuildReport
     from ra_build.pipeline.progress import ProgressBar
+    from ra_build.pipeline.run import BuildReport
 
 EXTRA = "pip install 'ra-kb[dask]'"
 BATCH_FILES = 256  # files per parse task: small enough to spread, large enough to pay for a task
@@ -108,7 +108,8 @@ def cluster_build(
     waited for before any cluster starts.
     """
     from ra_build.artifacts.layout import Layout
-    from ra_build.pipeline.graph import BuildLock, run_build
+    from ra_build.pipeline.lock import BuildLock
+    from ra_build.pipeline.run import run_build
 
     cluster = parse_spec(spec)
     with BuildLock(Layout(artifacts.resolve()), wait=wait, notify=notify), connect(cluster) as client:
