@@ -474,7 +474,6 @@ async def _serve_stdio(server: MCPServer[Any]) -> None:
             tasks.cancel_scope.cancel()
 
 
-DEFAULT_HTTP_PORT = 8765
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 

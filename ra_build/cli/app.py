@@ -15,17 +15,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import orjson
 import typer
 
-from ra_build.cli.entry import (
-    flushed,
-    guarded,
-    home,
-    load_config,
-    quiet_stdout,
-    refreshed_store,
-    run_search,
-    warn,
-)
+from ra_build.cli.console import PROG, home, load_config, warn
+from ra_build.refresh.refreshed import refreshed_store
 from ra_query import __version__
+from ra_query.cli_common import guarded, quiet_stdout
 from ra_query.errors import InputError
 
 if TYPE_CHECKING:
@@ -120,11 +113,11 @@ def inspect_ctx(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """Show the context signals ra context reads from FILE: each term, its source and weight, the query."""
-    from ra_build.cli.entry import context_options, context_rules, input_files
+    from ra_build.cli.context_config import context_options, context_rules, input_files
     from ra_query.search.context import analyze, explain_lines
 
     config = load_config()
-    store = refreshed_store(config, artifacts)
+    store = refreshed_store(config, artifacts, notify=warn)
     analysis = analyze(
         store, input_files(config, [str(file)]), rules=context_rules(config), options=context_options(config)
     )
@@ -200,9 +193,9 @@ def update(
     ] = None,
 ) -> None:
     """Bring the index up to date with the configured trees (incrementally)."""
-    from ra_build.cli.entry import update_command
+    from ra_build.cli.update import update_command
 
-    # a plain `ra update` reaches update_command without typer (ra_build.cli.entry.plain_update)
+    # a plain `ra update` reaches update_command without typer (ra_build.cli.update.plain_update)
     update_command(full=full, no_wait=no_wait, artifacts=artifacts, cluster=cluster)
 
 
@@ -281,13 +274,15 @@ _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help
 @app.command(context_settings=_PASS_THROUGH, add_help_option=False)
 def search(ctx: typer.Context) -> None:
     """Search and print matching chunks; the index is refreshed first (ra search --help)."""
+    from ra_build.cli.fast import run_search
+
     raise typer.Exit(run_search(ctx.args))
 
 
 @app.command(context_settings=_PASS_THROUGH, add_help_option=False)
 def context(ctx: typer.Context) -> None:
     """Find the documentation that fits the files you are working on (ra context --help)."""
-    from ra_build.cli.entry import run_context
+    from ra_build.cli.fast import run_context
 
     raise typer.Exit(run_context(ctx.args))
 
@@ -295,7 +290,7 @@ def context(ctx: typer.Context) -> None:
 @app.command(context_settings=_PASS_THROUGH, add_help_option=False)
 def likethis(ctx: typer.Context) -> None:
     """Find the chunks most like an indexed chunk, a document or a file (ra likethis --help)."""
-    from ra_build.cli.entry import run_likethis
+    from ra_build.cli.fast import run_likethis
 
     raise typer.Exit(run_likethis(ctx.args))
 
@@ -303,7 +298,7 @@ def likethis(ctx: typer.Context) -> None:
 @app.command(context_settings=_PASS_THROUGH, add_help_option=False)
 def get(ctx: typer.Context) -> None:
     """Print a chunk, or a whole document in document order, by id (ra get --help)."""
-    from ra_build.cli.entry import run_get
+    from ra_build.cli.fast import run_get
 
     raise typer.Exit(run_get(ctx.args))
 
@@ -323,7 +318,7 @@ def pack(
     from ra_build.config.fingerprint import default_artifacts
 
     config = load_config()
-    refreshed_store(config, artifacts)  # a current index, as every reader gets
+    refreshed_store(config, artifacts, notify=warn)  # a current index, as every reader gets
     target = default_artifacts(config, artifacts, os.environ)
     path, digest = pack_artifacts(target, output, with_tables=with_tables)
     _out(f"{path} ({path.stat().st_size:,} bytes)\nsha256 {digest}\n")
@@ -360,28 +355,15 @@ def agents(
 @app.command("mcp")
 def mcp_cmd(artifacts: ArtifactsOpt = None) -> None:
     """Serve search, context, get and list_sources to an agent over MCP (stdio, or HTTP with --http)."""
-    from ra_build.cli.entry import run_mcp
+    from ra_build.cli.fast import run_mcp
 
-    # `ra mcp` reaches ra_build.cli.entry.run_mcp without typer; this entry serves `ra --help`
+    # `ra mcp` reaches ra_build.cli.fast.run_mcp without typer; this entry serves `ra --help`
     raise typer.Exit(run_mcp(["--artifacts", artifacts] if artifacts else []))
 
 
-def main() -> None:
-    """Console entry point: run the app, turning RaError into a message and an exit code."""
-    from ra_query.cli import check_arguments
-
-    argv = sys.argv[1:]
-    code = _guarded(lambda: check_arguments(argv))
-    if code:
-        sys.exit(code)
-    if argv[:1] == ["search"]:  # straight to argparse, `--` and all (see run_search)
-        sys.exit(flushed(_guarded(lambda: run_search(argv[1:]))))
-    sys.exit(flushed(_guarded(lambda: app(standalone_mode=False))))
-
-
-def _guarded(run: Callable[[], object]) -> int:
-    """Run `run`; return its exit code, or the documented one for what it raised (README)."""
-    return guarded(lambda: _typer_codes(run))
+def run_app() -> int:
+    """Run the typer app on `sys.argv`; its exit code, or the documented one for what it raised."""
+    return guarded(lambda: _typer_codes(lambda: app(standalone_mode=False)), PROG)
 
 
 def _typer_codes(run: Callable[[], object]) -> int:

@@ -1,0 +1,233 @@
+"""The commands agents call most, read with argparse (as `ra-query` reads them), never typer:
+`ra search`, `ra get`, `ra context`, `ra likethis` and `ra mcp`.
+
+Each takes the raw arguments after its name, so argparse sees a `--` that click would have
+swallowed (`ra search -- --force` searches `--force`), and `early`, the stale count
+ra_build.cli.entry started for the artifacts it guessed. `ra search` and `ra get` first try the
+stamp (ra_build.refresh.stamp), which proves the index current without reading the configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ra_build.cli.console import load_config, warn
+from ra_build.cli.context_config import context_analyzer, context_options, context_rules, input_files
+from ra_build.refresh.refreshed import LiveStore, refreshed_store
+
+if TYPE_CHECKING:
+    import argparse
+
+    from ra_build.config.load import Config
+    from ra_query.artifacts.store import Store
+    from ra_query.commands import Output as CommandOutput
+    from ra_query.search.context import Analysis
+    from ra_query.sources.stale import StaleCheck
+
+ARTIFACTS_HELP = "artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
+
+
+def run_search(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra search ARGV`: refresh the index, search, print; returns the exit code.
+
+    `main` calls this with the raw arguments after `search`, so argparse sees a `--` that click
+    would have swallowed: in `ra search -- --force` the query `--force` reaches the query parser.
+    """
+    import argparse
+
+    from ra_query.cli_common import (
+        SEARCH_DESCRIPTION,
+        add_search_options,
+        help_formatter,
+        search_params,
+        use_colour,
+        view_of,
+    )
+    from ra_query.commands import search_command
+
+    parser = argparse.ArgumentParser(
+        prog="ra search",
+        description=SEARCH_DESCRIPTION + " The index is refreshed first.",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    add_search_options(parser)
+    args = parser.parse_args(argv)
+    view, as_json = view_of(args)
+
+    def answer(store: Store, defaults: dict[str, Any]) -> CommandOutput:
+        return search_command(
+            store,
+            list(args.queries),
+            search_params(args, defaults),
+            view=view,
+            json=as_json,
+            max_tokens=args.max_tokens,
+            explain=args.explain,
+            colour=use_colour(sys.stdout, dict(os.environ)),
+            stale=0,  # current, or just refreshed
+        )
+
+    from ra_build.refresh.stamp import stamped_store
+
+    speculation = stamped_store(args.artifacts, early)
+    output = None
+    if speculation is not None:
+        # the answer is computed while the stale count finishes, and kept only when nothing changed
+        output = answer(speculation.store, speculation.search)
+        if not speculation.current():
+            output = None
+        early = None  # its count is spent
+    if output is None:
+        from ra_build.config.fingerprint import search_defaults
+
+        config = load_config()
+        store = refreshed_store(config, args.artifacts, early, notify=warn)
+        output = answer(store, search_defaults(config))
+    sys.stdout.write(output.text)
+    return output.code
+
+
+def run_get(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra get ID`: a chunk, or a whole document; the index is opened as `ra search` opens it."""
+    import argparse
+
+    from ra_query.cli_common import help_formatter
+    from ra_query.commands import get_command
+
+    parser = argparse.ArgumentParser(
+        prog="ra get",
+        description="Print a chunk, or a whole document in document order, by id (the index is "
+        "refreshed first).",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument("id", metavar="ID", help="tree:path (a document) or tree:path#slug (a chunk)")
+    parser.add_argument("--full-document", action="store_true", help="the whole document of a chunk id")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    args = parser.parse_args(argv)
+    from ra_build.refresh.stamp import stamped_store
+
+    speculation = stamped_store(args.artifacts, early)
+    if speculation is not None and speculation.current():
+        store = speculation.store
+    else:
+        store = refreshed_store(load_config(), args.artifacts, None if speculation else early, notify=warn)
+    output = get_command(store, args.id, full_document=args.full_document, json=args.json)
+    sys.stdout.write(output.text)
+    return output.code
+
+
+def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra context FILE...`: the documentation that fits the files (DECISIONS 24)."""
+    import argparse
+
+    from ra_query.cli_common import check_counts, help_formatter
+    from ra_query.search.context import analyze
+
+    parser = argparse.ArgumentParser(
+        prog="ra context",
+        description="Find the documentation that fits the files you are working on: terms from their "
+        "paths, the configured context rules and their content (TF-IDF against the index) form a "
+        "weighted query. The index is refreshed first.",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="the files (e.g. $(git diff --name-only))")
+    _add_context_options(parser)
+    args = parser.parse_args(argv)
+    check_counts(args)
+    config = load_config()
+    store = refreshed_store(config, args.artifacts, early, notify=warn)
+    options = context_options(config, args.terms)
+    analysis = analyze(
+        store, input_files(config, args.files), rules=context_rules(config), options=options, trees=args.tree
+    )
+    return _print_context(store, config, analysis, args)
+
+
+def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra likethis ID|FILE`: the chunks most like an indexed chunk, a document or a file."""
+    import argparse
+
+    from ra_query.cli_common import check_counts, help_formatter
+    from ra_query.search.context import like_this
+
+    parser = argparse.ArgumentParser(
+        prog="ra likethis",
+        description="Find the chunks most like an indexed chunk or document (by id) or a file: its "
+        "most distinctive words (TF-IDF against the index) form a weighted query; the source itself "
+        "is left out. The index is refreshed first.",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument("source", metavar="ID|FILE", help="tree:path#slug, tree:path, or a file")
+    _add_context_options(parser)
+    args = parser.parse_args(argv)
+    check_counts(args)
+    config = load_config()
+    store = refreshed_store(config, args.artifacts, early, notify=warn)
+    analysis = like_this(store, args.source, options=context_options(config, args.terms), trees=args.tree)
+    return _print_context(store, config, analysis, args)
+
+
+def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
+    """`ra mcp ARGV`: serve the index over MCP (stdio) until the client goes away.
+
+    Read here, not by the typer app, so a server starts without loading typer; `early` counts
+    stale files while the MCP SDK loads, for the first call.
+    """
+    import argparse
+
+    from ra_query.cli_common import add_http_options, help_formatter, http_port
+
+    parser = argparse.ArgumentParser(
+        prog="ra mcp",
+        description="Serve search, context, get and list_sources to an agent over MCP (stdio); a "
+        "call after an edit sees it.",
+        formatter_class=help_formatter(),
+    )
+    parser.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    add_http_options(parser)
+    args = parser.parse_args(argv)
+    port = http_port(args)
+    # read once: edits to .ra.toml take effect when the agent runtime restarts the server
+    config = load_config()
+    with LiveStore(config, args.artifacts, early, notify=warn) as live:
+        from ra_query.mcp import build_server, run_http, run_stdio
+
+        server = build_server(
+            live, stale=lambda _store: 0, context=context_analyzer(config), trees=sorted(config.trees)
+        )
+        if port is None:
+            run_stdio(server)
+        else:
+            run_http(server, port)
+    return 0
+
+
+def _print_context(store: Store, config: Config, analysis: Analysis, args: argparse.Namespace) -> int:
+    """Print what `ra context` / `ra likethis` found for `analysis`; returns the exit code."""
+    from ra_build.config.fingerprint import search_defaults
+    from ra_query.cli_common import context_output
+
+    for warning in analysis.warnings:
+        warn(warning)
+    output = context_output(
+        store,
+        analysis,
+        args,
+        search_defaults(config),
+        default_limit=config.context.limit,
+        env=dict(os.environ),
+    )
+    sys.stdout.write(output.text)
+    return output.code
+
+
+def _add_context_options(parser: argparse.ArgumentParser) -> None:
+    """The options `ra context` and `ra likethis` share."""
+    from ra_query.cli_common import add_context_options
+
+    add_context_options(parser, defaults="[context] limit (10), [context] terms (15)")
+    parser.add_argument("--artifacts", help=ARTIFACTS_HELP)
