@@ -30,13 +30,23 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
 TREE = "corpus"
 
-# Run inside each side's interpreter: only APIs both old and new revisions have.
+# Run inside each side's interpreter: only APIs both old and new revisions have (a revision
+# before the rooms of 89a6c53 has the same functions in flat modules).
 _BUILD = """
 import json, resource, sys, time
 from pathlib import Path
-from ra_build.config.load import DEFAULT_INCLUDE, Settings, TreeConfig
-from ra_build.artifacts.layout import Layout
-from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage, discover_stage
+try:
+    from ra_build.config.load import DEFAULT_INCLUDE, Settings, TreeConfig
+    from ra_build.artifacts.layout import Layout
+    from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage
+    try:
+        from ra_build.pipeline.discover import discover_stage
+    except ImportError:
+        from ra_build.pipeline.chunk_stage import discover_stage
+except ImportError:
+    from ra_build.config import DEFAULT_INCLUDE, Settings, TreeConfig
+    from ra_build.layout import Layout
+    from ra_build.stages import ChunkSettings, chunk_stage, discover_stage
 
 corpus, artifacts, tree = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 config = TreeConfig(

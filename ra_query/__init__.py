@@ -3,5 +3,3 @@
 This package never imports ra_build, doit, pyarrow or markdown-it at module level, so that
 `ra-query` starts fast and runs where the build dependencies are absent.
 """
-
-__version__ = "0.1.0"

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 
-from ra_query import __version__
 from ra_query.artifacts.paths import find_artifacts
 from ra_query.cli_common import (
     SEARCH_DESCRIPTION,
@@ -30,6 +29,7 @@ from ra_query.cli_common import (
     use_colour,
     view_of,
 )
+from ra_query.version import __version__
 
 TYPE_CHECKING = False  # typing is not imported at run time: see the module docstring
 if TYPE_CHECKING:

@@ -51,7 +51,6 @@ from mcp.types import (
 )
 from pydantic import Field, ValidationError
 
-from ra_query import __version__
 from ra_query.artifacts.paths import MANIFEST_NAME
 from ra_query.artifacts.schema import build_analyzer
 from ra_query.artifacts.store import Store, open_store
@@ -64,6 +63,7 @@ from ra_query.search.render import budgeted, to_json
 from ra_query.sources.stale import stale_files
 from ra_query.sources.watch import SourceWatch
 from ra_query.text.textsafe import c1_escaped
+from ra_query.version import __version__
 
 if TYPE_CHECKING:
     from ra_query.search.context import Analysis

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ra_query import __version__
+from ra_query.version import __version__
 from tests.conftest import BIN, Run, built_copy, run_cmd
 
 COMMANDS = Path(__file__).parent / "fixtures" / "commands"

@@ -17,9 +17,9 @@ import typer
 
 from ra_build.cli.console import PROG, home, load_config, warn
 from ra_build.refresh.refreshed import refreshed_store
-from ra_query import __version__
 from ra_query.cli_common import guarded, quiet_stdout
 from ra_query.errors import InputError
+from ra_query.version import __version__
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -130,20 +130,14 @@ def inspect_ctx(
 def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text file to parse.")]) -> None:
     """Show file type, frontmatter and every chunk ra makes of FILE."""
     from ra_build.cli.inspection import render_inspect
-    from ra_build.document.chunk import chunk_document
+    from ra_build.document.chunk import chunk_file
+    from ra_query.text.files import looks_binary, read_named
 
-    try:
-        data = file.read_bytes()
-    except IsADirectoryError:
-        raise InputError(f"{file}: is a directory — give a markdown or text file") from None
-    except FileNotFoundError:
-        raise InputError(f"{file}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"{file}: cannot read ({exc.strerror})") from None
-    if b"\0" in data[:8192]:
+    data = read_named(str(file), str(file), directory=" — give a markdown or text file")
+    if looks_binary(data):
         raise InputError(f"{file}: binary file — ra indexes only markdown and text (it skips this one)")
     try:
-        text = data.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(
             f"{file}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}) — "
@@ -156,8 +150,8 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text 
         )
     config = load_config(require_paths=False)
     tree, rel = _locate(file.resolve(), config)
-    bom = 3 if text.startswith("\ufeff") else 0
-    doc = chunk_document(tree, rel, text.removeprefix("\ufeff"), size=len(data), byte_offset=bom)
+    doc, _ = chunk_file(tree, rel, data)
+    assert doc is not None  # not binary: looked at above
     from ra_query.text.textsafe import printable
 
     sys.stdout.write(

@@ -16,13 +16,23 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ra_build.document.markdown import NO_FRONTMATTER, Frontmatter, Heading, find_headings, parse_frontmatter
+from ra_build.document.markdown import (
+    NO_FRONTMATTER,
+    UTF8_BOM,
+    Frontmatter,
+    Heading,
+    decode,
+    file_bytes,
+    find_headings,
+    parse_frontmatter,
+)
 from ra_build.document.memo import TextMemo
 from ra_query.artifacts.schema import doc_id_of
+from ra_query.text.files import looks_binary
 from ra_query.text.slugs import slug_keeps
 from ra_query.text.tokens import count_tokens as _count_tokens
 from ra_query.text.tokens import encoding
@@ -151,6 +161,18 @@ def _remembered_count(text: str) -> int:
     return tokens
 
 
+def chunk_file(tree: str, path: str, data: bytes) -> tuple[Document | None, bool]:
+    """The chunk tree of a file's bytes as a build makes it, or None for a binary file; and
+    whether undecodable bytes were replaced (one U+FFFD each: the ranges still slice the file)."""
+    if looks_binary(data):
+        return None, False
+    text, replaced = decode(data)
+    bom = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0  # decode dropped it; the ranges count it
+    byte_length = file_bytes(data) if replaced else None
+    doc = chunk_document(tree, path, text, size=len(data), byte_offset=bom, byte_length=byte_length)
+    return doc, replaced
+
+
 def chunk_document(
     tree: str,
     path: str,
@@ -188,79 +210,16 @@ def chunk_document(
         front = NO_FRONTMATTER
         headings = []
     title, title_source = _document_title(front, headings, path)
-    survivors = _survivors(text, headings)
-    parents, positions, children = _tree([headings[j].level for j in survivors])
-
     counter = _remembered_count if count_tokens is _count_tokens else count_tokens
-
-    # Every range lies after the previous one, so line numbers and byte offsets are found by
-    # looking only at the text between consecutive positions: no line table, no full re-encode.
-    size_chars = len(text)
-    is_ascii = text.isascii()
-    breaks = _line_breaks_counter(text)
-    last_line = max(1, breaks(0, size_chars) + (1 if text and text[-1] not in "\r\n" else 0))
-    line, line_at = 1, 0
-    byte, byte_at = 0, 0
+    ranges = _Ranges(text, byte_offset, byte_length)
     tags = front.tags
     doc_id = doc_id_of(tree, path)
-    ids = [doc_id]
-    breadcrumbs: list[tuple[str, ...]] = [(title,)]
     chunks: list[Chunk] = []
-    slug_of = Slugger().slug
-    head_starts = [h.start for h in headings]
-    head_starts.append(size_chars)
-
-    body, start = _trim_body(text, front.body_start, head_starts[0])
-    if not body:
-        start = min(front.body_start, size_chars)  # the first line after the frontmatter
-    end = start + len(body)
-    for node in range(len(survivors) + 1):
-        if node:
-            j = survivors[node - 1]
-            heading = headings[j]
-            parent = parents[node - 1]
-            chunk_title = heading.text
-            slug = slug_of(chunk_title)
-            chunk_id = f"{doc_id}#{slug}"
-            ids.append(chunk_id)
-            parent_id: str | None = ids[parent]
-            breadcrumb = (
-                breadcrumbs[parent]
-                if heading.level == 1 and chunk_title == title
-                else (*breadcrumbs[parent], chunk_title)
-            )
-            breadcrumbs.append(breadcrumb)
-            start = heading.start
-            body, body_start = _trim_body(text, heading.span_start, head_starts[j + 1])
-            # An empty body leaves the heading line alone in the range, minus its line break.
-            heading_end = start + len(text[start : heading.span_start].rstrip())
-            end = body_start + len(body) if body else heading_end
-            chunk_text = text[start:end]
-            level, position, siblings = heading.level, positions[node - 1], children[parent]
-            source: TitleSource = "heading"
-        else:
-            chunk_title, slug, chunk_id, parent_id = title, "", doc_id, None
-            breadcrumb, chunk_text = breadcrumbs[0], body
-            level, position, siblings, source = 0, 0, 1, title_source
-
-        line += breaks(line_at, start)
-        line_start = line
-        line_at = start
-        if end > start:
-            line += breaks(start, end - 1)
-            line_at = end - 1
-        if is_ascii:
-            byte_start, byte_end = start + byte_offset, end + byte_offset
-        elif byte_length is not None:
-            byte += byte_length(byte_at, start)
-            byte_start = byte + byte_offset
-            byte += byte_length(start, end)
-            byte_end, byte_at = byte + byte_offset, end
-        else:
-            byte += len(text[byte_at:start].encode("utf-8", "surrogatepass"))
-            byte_start = byte + byte_offset
-            byte += len(chunk_text.encode("utf-8", "surrogatepass"))
-            byte_end, byte_at = byte + byte_offset, end
+    nodes = _nodes(text, front, headings, doc_id, title, title_source)
+    for (chunk_id, parent_id, level, position, siblings, slug, chunk_title, source, breadcrumb, body,
+         start, end) in nodes:  # fmt: skip
+        chunk_text = text[start:end]
+        line_start, line_end, byte_start, byte_end = ranges.of(start, end, chunk_text)
         chunks.append(
             Chunk(
                 chunk_id,
@@ -279,16 +238,12 @@ def chunk_document(
                 body,
                 byte_start,
                 byte_end,
-                line_start if line_start < last_line else last_line,
-                line if line < last_line else last_line,
+                line_start,
+                line_end,
                 counter(chunk_text),
                 content_hash(chunk_title, breadcrumb, tags, body),
             )
         )
-
-    if size is None:
-        size = size_chars if is_ascii else len(text.encode("utf-8", "surrogatepass"))
-        size = byte_length(0, size_chars) if byte_length is not None else size
     return Document(
         tree=tree,
         path=path,
@@ -299,8 +254,107 @@ def chunk_document(
         tags=tags,
         chunks=tuple(chunks),
         warnings=front.warnings,
-        size=size,
+        size=ranges.size() if size is None else size,
     )
+
+
+# (id, parent id, depth, position, sibling count, slug, title, title source, breadcrumb, body,
+# start, end) of one node of the chunk tree; text[start:end] is the chunk's text
+_Node = tuple[str, str | None, int, int, int, str, str, TitleSource, tuple[str, ...], str, int, int]
+
+
+def _nodes(
+    text: str, front: Frontmatter, headings: list[Heading], doc_id: str, title: str, title_source: TitleSource
+) -> Iterator[_Node]:
+    """The nodes of the chunk tree in document order: the document, then each surviving heading."""
+    survivors = _survivors(text, headings)
+    parents, positions, children = _tree([headings[j].level for j in survivors])
+    size = len(text)
+    head_starts = [h.start for h in headings]
+    head_starts.append(size)
+    body, start = _trim_body(text, front.body_start, head_starts[0])
+    if not body:
+        start = min(front.body_start, size)  # the first line after the frontmatter
+    yield doc_id, None, 0, 0, 1, "", title, title_source, (title,), body, start, start + len(body)
+    ids = [doc_id]
+    breadcrumbs: list[tuple[str, ...]] = [(title,)]
+    slug_of = Slugger().slug
+    for node, j in enumerate(survivors, start=1):
+        heading = headings[j]
+        parent = parents[node - 1]
+        chunk_title = heading.text
+        slug = slug_of(chunk_title)
+        chunk_id = f"{doc_id}#{slug}"
+        ids.append(chunk_id)
+        breadcrumb = (
+            breadcrumbs[parent]
+            if heading.level == 1 and chunk_title == title
+            else (*breadcrumbs[parent], chunk_title)
+        )
+        breadcrumbs.append(breadcrumb)
+        start = heading.start
+        body, body_start = _trim_body(text, heading.span_start, head_starts[j + 1])
+        # An empty body leaves the heading line alone in the range, minus its line break.
+        heading_end = start + len(text[start : heading.span_start].rstrip())
+        end = body_start + len(body) if body else heading_end
+        position, siblings = positions[node - 1], children[parent]
+        yield (
+            chunk_id, ids[parent], heading.level, position, siblings, slug, chunk_title, "heading",
+            breadcrumb, body, start, end,
+        )  # fmt: skip
+
+
+class _Ranges:
+    """Line numbers and byte offsets of the ranges of a text, given in document order.
+
+    Every range lies after the previous one, so they are found by looking only at the text
+    between consecutive positions: no line table, no full re-encode.
+    """
+
+    __slots__ = (
+        "breaks", "byte", "byte_at", "byte_length", "is_ascii", "last_line", "line", "line_at", "offset",
+        "text",
+    )  # fmt: skip
+
+    def __init__(self, text: str, byte_offset: int, byte_length: Callable[[int, int], int] | None) -> None:
+        self.text = text
+        self.breaks = _line_breaks_counter(text)
+        self.is_ascii = text.isascii()
+        self.last_line = max(1, self.breaks(0, len(text)) + (1 if text and text[-1] not in "\r\n" else 0))
+        self.offset = byte_offset
+        self.byte_length = byte_length
+        self.line, self.line_at = 1, 0
+        self.byte, self.byte_at = 0, 0
+
+    def of(self, start: int, end: int, chunk_text: str) -> tuple[int, int, int, int]:
+        """(first line, last line, first byte, end byte) of text[start:end], which is `chunk_text`."""
+        self.line += self.breaks(self.line_at, start)
+        line_start = self.line
+        self.line_at = start
+        if end > start:
+            self.line += self.breaks(start, end - 1)
+            self.line_at = end - 1
+        last = self.last_line
+        first_line, last_line = min(line_start, last), min(self.line, last)
+        if self.is_ascii:
+            return first_line, last_line, start + self.offset, end + self.offset
+        if self.byte_length is not None:
+            self.byte += self.byte_length(self.byte_at, start)
+            byte_start = self.byte + self.offset
+            self.byte += self.byte_length(start, end)
+        else:
+            self.byte += len(self.text[self.byte_at : start].encode("utf-8", "surrogatepass"))
+            byte_start = self.byte + self.offset
+            self.byte += len(chunk_text.encode("utf-8", "surrogatepass"))
+        self.byte_at = end
+        return first_line, last_line, byte_start, self.byte + self.offset
+
+    def size(self) -> int:
+        """The bytes of the whole file."""
+        chars = len(self.text)
+        if self.byte_length is not None:
+            return self.byte_length(0, chars)
+        return chars if self.is_ascii else len(self.text.encode("utf-8", "surrogatepass"))
 
 
 def _document_title(front: Frontmatter, headings: list[Heading], path: str) -> tuple[str, TitleSource]:
@@ -395,6 +449,7 @@ __all__ = [
     "Slugger",
     "TitleSource",
     "chunk_document",
+    "chunk_file",
     "content_hash",
     "file_stem",
     "kind_for_path",

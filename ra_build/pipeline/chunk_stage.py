@@ -38,15 +38,13 @@ from ra_build.artifacts.tables import (
 )
 from ra_build.config.fingerprint import CHUNKER_VERSION
 from ra_build.config.load import TreeConfig
-from ra_build.document.chunk import Document, chunk_document
-from ra_build.document.markdown import UTF8_BOM, decode, file_bytes
+from ra_build.document.chunk import Document, chunk_file
 from ra_build.pipeline.discover import discover_tree
 from ra_build.pipeline.workers import worker_init
 from ra_query.artifacts.stat_table import encode_stat_table
 from ra_query.sources.walk import inside, outside_reason, within_root
 from ra_query.text.tokens import encoding
 
-BINARY_SNIFF = 8192
 PARALLEL_MIN_FILES = 256
 
 
@@ -155,13 +153,9 @@ def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: Chunk
     """Classify and chunk the bytes of one file, however they were read (a cluster reads them
     through fsspec). Never raises for a bad file: it reports it."""
     sha = hashlib.sha256(data).hexdigest()
-    if b"\0" in data[:BINARY_SNIFF]:
+    doc, replaced = chunk_file(tree, path, data)
+    if doc is None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", "binary file")
-    text, replaced = decode(data)
-    bom = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0  # decode dropped it; the ranges count it
-    doc = chunk_document(
-        tree, path, text, size=len(data), byte_offset=bom, byte_length=file_bytes(data) if replaced else None
-    )
     warnings = list(doc.warnings)
     if replaced:
         warnings.insert(0, "invalid UTF-8: undecodable bytes were replaced with U+FFFD")

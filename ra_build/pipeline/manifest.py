@@ -19,10 +19,10 @@ import orjson
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.tables import concat_file_tables, read_file_rows
-from ra_query import __version__
 from ra_query.artifacts.packed import file_sha256
 from ra_query.artifacts.paths import CHECKSUMS, MANIFEST_NAME
 from ra_query.artifacts.schema import FORMAT_VERSION, SCHEMA_VERSION
+from ra_query.version import __version__
 
 # the manifest lists every published file but itself; build state is dot-files, not listed either
 _UNLISTED = {MANIFEST_NAME}

@@ -23,12 +23,13 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ra_query.artifacts.schema import build_analyzer, doc_id_of, stopwords_of
 from ra_query.errors import InputError
 from ra_query.sources.globs import matches
+from ra_query.text.files import looks_binary, read_named
 
 if TYPE_CHECKING:
     from ra_query.artifacts.store import Store
@@ -38,7 +39,6 @@ PATH_WEIGHT = 2.0
 HEADING_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 RULE_WEIGHT = 3.0
-BINARY_SNIFF = 8192
 CANDIDATES = 80  # content words looked up in the index per file, by weighted frequency
 OVERFETCH = 25  # extra results asked for, so dropping the input files still leaves `limit`
 
@@ -132,15 +132,13 @@ def words(text: str) -> list[str]:
 def _read(file: InputFile, sample_size: int) -> bytes | None:
     if file.text is not None:
         return file.text.encode("utf-8")[:sample_size]
-    try:
-        with open(file.path, "rb") as handle:
-            return handle.read(sample_size)
-    except FileNotFoundError:
-        raise InputError(f"{file.shown}: no such file — give the files you are working on") from None
-    except IsADirectoryError:
-        raise InputError(f"{file.shown}: is a directory — give files (e.g. src/*.py)") from None
-    except OSError as exc:
-        raise InputError(f"{file.shown}: cannot read ({exc.strerror})") from None
+    return read_named(
+        file.path,
+        file.shown,
+        limit=sample_size,
+        missing=" — give the files you are working on",
+        directory=" — give files (e.g. src/*.py)",
+    )
 
 
 def analyze(
@@ -159,7 +157,6 @@ def analyze(
     if not files:
         raise InputError("no files given — name the files you are working on: ra context src/app.py")
     options = options or ContextOptions()
-    analyzer = build_analyzer(store.stemmer)
     is_stop = stopwords_of(store.stemmer)
     matched = [
         rule
@@ -168,21 +165,9 @@ def analyze(
         if any(matches(g, file.relative, anywhere=True) for g in rule.match)
     ]
     selected = tuple(trees) or _rule_trees(matched)
-    idf = _Idf(store, analyzer, selected)
-    scores: dict[str, list[float]] = {}  # word → [score, path, rule, heading, body] parts
-    frequency: dict[str, int] = {}
+    scores = _Scores(_Idf(store, build_analyzer(store.stemmer), selected))
     warnings: list[str] = []
     counts = {"files": len(files), "read": 0, "skipped": 0, "candidates": 0}
-
-    def add(word: str, part: int, weight: float, tf: int) -> None:
-        score = idf(word)
-        if score <= 0:
-            return
-        entry = scores.setdefault(word, [0.0, 0.0, 0.0, 0.0, 0.0])
-        value = weight * (1 + math.log(tf)) * score
-        entry[0] += value
-        entry[part] += value
-        frequency[word] = frequency.get(word, 0) + tf
 
     def usable(word: str) -> bool:
         return (
@@ -193,7 +178,7 @@ def analyze(
 
     for file in files:
         data = _read(file, options.sample_size)
-        if data is None or b"\0" in data[:BINARY_SNIFF]:
+        if data is None or looks_binary(data):
             warnings.append(f"{file.shown}: binary file — skipped (only its path counts)")
             counts["skipped"] += 1
             data = b""
@@ -201,40 +186,13 @@ def analyze(
             counts["read"] += 1
         for word in set(words(" ".join(_path_parts(file.relative)))):
             if usable(word) or (len(word) >= 3 and word not in CODE_WORDS and not is_stop(word)):
-                add(word, 1, PATH_WEIGHT, 1)
-        text = data.decode("utf-8", "replace")
-        heading_tf: dict[str, int] = {}
-        body_tf: dict[str, int] = {}
-        for line in text.splitlines():
-            heading = _HEADING.match(line)
-            target = heading_tf if heading else body_tf
-            for word in words(heading.group(1) if heading else line):
-                if usable(word):
-                    target[word] = target.get(word, 0) + 1
-        weighted = [(w, HEADING_WEIGHT * (1 + math.log(tf)), 3, tf) for w, tf in heading_tf.items()] + [
-            (w, BODY_WEIGHT * (1 + math.log(tf)), 4, tf)
-            for w, tf in body_tf.items()
-            if tf >= options.min_term_frequency
-        ]
-        weighted.sort(key=lambda item: (-item[1], item[0]))
+                scores.add(word, 1, PATH_WEIGHT, 1)
+        weighted = _content_terms(data.decode("utf-8", "replace"), usable, options.min_term_frequency)
         counts["candidates"] += len(weighted)
         for word, _, part, tf in weighted[:CANDIDATES]:
-            add(word, part, HEADING_WEIGHT if part == 3 else BODY_WEIGHT, tf)
-    top = max((entry[0] for entry in scores.values()), default=1.0)
-    for rule in matched:
-        for term in rule.terms:
-            for word in words(term) or [term.lower()]:
-                if idf(word) > 0:
-                    entry = scores.setdefault(word, [0.0, 0.0, 0.0, 0.0, 0.0])
-                    entry[0] += RULE_WEIGHT * top
-                    entry[2] += RULE_WEIGHT * top
-                    frequency.setdefault(word, 1)
-    ranked = sorted(scores.items(), key=lambda item: (-item[1][0], item[0]))[: options.terms]
-    sources = ("", "path", "rule", "heading", "body")
-    terms = tuple(
-        Term(word, entry[0], sources[_largest(entry)], frequency.get(word, 0), idf(word))
-        for word, entry in ranked
-    )
+            scores.add(word, part, HEADING_WEIGHT if part == 3 else BODY_WEIGHT, tf)
+    scores.add_rules(matched)
+    terms = scores.ranked(options.terms)
     include = tuple(dict.fromkeys(doc for rule in matched for doc in rule.include))
     return Analysis(
         terms=terms,
@@ -243,8 +201,70 @@ def analyze(
         include=include,
         exclude=frozenset(_indexed_ids(store, files)),
         warnings=tuple(warnings),
-        counts={**counts, "terms": len(scores), "kept": len(terms)},
+        counts={**counts, "terms": len(scores.parts), "kept": len(terms)},
     )
+
+
+class _Scores:
+    """Each candidate word's score, split by where it came from, and how often it occurred."""
+
+    SOURCES = ("", "path", "rule", "heading", "body")  # the parts of a score, after the total
+
+    def __init__(self, idf: _Idf) -> None:
+        self.idf = idf
+        self.parts: dict[str, list[float]] = {}  # word → [score, path, rule, heading, body]
+        self.frequency: dict[str, int] = {}
+
+    def add(self, word: str, part: int, weight: float, tf: int) -> None:
+        """Add weight × (1 + ln tf) × idf to `word`'s score (a word the index lacks gets none)."""
+        score = self.idf(word)
+        if score <= 0:
+            return
+        entry = self.parts.setdefault(word, [0.0, 0.0, 0.0, 0.0, 0.0])
+        value = weight * (1 + math.log(tf)) * score
+        entry[0] += value
+        entry[part] += value
+        self.frequency[word] = self.frequency.get(word, 0) + tf
+
+    def add_rules(self, matched: Sequence[ContextRule]) -> None:
+        """The terms of the matching rules, each scored `RULE_WEIGHT` times the top content score."""
+        top = max((entry[0] for entry in self.parts.values()), default=1.0)
+        for rule in matched:
+            for term in rule.terms:
+                for word in words(term) or [term.lower()]:
+                    if self.idf(word) > 0:
+                        entry = self.parts.setdefault(word, [0.0, 0.0, 0.0, 0.0, 0.0])
+                        entry[0] += RULE_WEIGHT * top
+                        entry[2] += RULE_WEIGHT * top
+                        self.frequency.setdefault(word, 1)
+
+    def ranked(self, count: int) -> tuple[Term, ...]:
+        """The `count` best terms, best first (ties by word)."""
+        ranked = sorted(self.parts.items(), key=lambda item: (-item[1][0], item[0]))[:count]
+        return tuple(
+            Term(word, entry[0], self.SOURCES[_largest(entry)], self.frequency.get(word, 0), self.idf(word))
+            for word, entry in ranked
+        )
+
+
+def _content_terms(
+    text: str, usable: Callable[[str], bool], min_term_frequency: int
+) -> list[tuple[str, float, int, int]]:
+    """(word, weight, part, tf) of a file's content words, heaviest first: heading words (part
+    3) and body words that occur `min_term_frequency` times (part 4)."""
+    heading_tf: dict[str, int] = {}
+    body_tf: dict[str, int] = {}
+    for line in text.splitlines():
+        heading = _HEADING.match(line)
+        target = heading_tf if heading else body_tf
+        for word in words(heading.group(1) if heading else line):
+            if usable(word):
+                target[word] = target.get(word, 0) + 1
+    weighted = [(w, HEADING_WEIGHT * (1 + math.log(tf)), 3, tf) for w, tf in heading_tf.items()] + [
+        (w, BODY_WEIGHT * (1 + math.log(tf)), 4, tf) for w, tf in body_tf.items() if tf >= min_term_frequency
+    ]
+    weighted.sort(key=lambda item: (-item[1], item[0]))
+    return weighted
 
 
 def _path_parts(relative: str) -> list[str]:
