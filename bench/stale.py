@@ -26,7 +26,7 @@ from common import REPO, git_head
 
 from ra_build.artifacts.layout import Layout
 from ra_build.config.load import TreeConfig
-from ra_build.pipeline.chunk_stage import discover_stage
+from ra_build.pipeline.discover import discover_stage
 from ra_query.sources import stale
 
 PER_DIR = 100

@@ -9,7 +9,8 @@ import pandas as pd
 
 from ra_build.artifacts.layout import Layout
 from ra_build.config.load import load_config
-from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage, discover_stage
+from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage
+from ra_build.pipeline.discover import discover_stage
 from ra_build.pipeline.run import run_build
 from tests.conftest import find
 

@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 
 from ra_build.artifacts.tables import CHUNK_SCHEMA, chunk_batch, chunk_rows, doc_hash
 from ra_build.document.chunk import Chunk, Document, chunk_document
-from ra_build.document.markdown import UTF8_BOM, find_headings, line_count, line_starts, parse_frontmatter
+from ra_build.document.markdown import UTF8_BOM, find_headings, line_starts, parse_frontmatter
 from ra_build.pipeline.chunk_stage import ChunkSettings, parse_file
 
 SETTINGS = settings(max_examples=200, deadline=None)
@@ -80,7 +80,8 @@ def body_line_numbers(text: str, chunk: Chunk) -> set[int]:
 def check_tree(doc: Document, text: str) -> None:
     by_id = {chunk.id: chunk for chunk in doc.chunks}
     assert len(by_id) == len(doc.chunks)
-    last_line = max(1, line_count(text, line_starts(text)))
+    starts = line_starts(text)
+    last_line = max(1, len(starts) - 1 if starts[-1] == len(text) else len(starts))  # an empty last line is none
     size = len(text.encode("utf-8", "surrogatepass"))
     children: dict[str, list[int]] = {}
     for chunk in doc.chunks:

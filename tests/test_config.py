@@ -16,7 +16,6 @@ from ra_build.config.load import (
     ContextSettings,
     SearchSettings,
     Settings,
-    discover_config_files,
     load_config,
 )
 from ra_build.config.render import config_to_dict, render_config
@@ -53,20 +52,20 @@ def test_discovery_walks_up_from_cwd_collecting_nearest_first(tmp_path: Path, ho
     inner = write(tmp_path / "a" / "b" / ".ra.toml", "")
     cwd = tmp_path / "a" / "b" / "c"
     cwd.mkdir()
-    assert discover_config_files(cwd, home) == [inner, outer]
+    assert load_config(cwd, home).files == (inner, outer)
 
 
 def test_root_true_stops_the_walk_and_ignores_the_global_file(tmp_path: Path, home: Path) -> None:
     write(home / ".ra.toml", "")
     write(tmp_path / "a" / ".ra.toml", "")
     inner = write(tmp_path / "a" / "b" / ".ra.toml", "root = true\n")
-    assert discover_config_files(tmp_path / "a" / "b", home) == [inner]
+    assert load_config(tmp_path / "a" / "b", home).files == (inner,)
 
 
 def test_global_file_comes_last_with_lowest_precedence(tmp_path: Path, home: Path) -> None:
     glob = write(home / ".ra.toml", "")
     local = write(tmp_path / "p" / ".ra.toml", "")
-    assert discover_config_files(tmp_path / "p", home) == [local, glob]
+    assert load_config(tmp_path / "p", home).files == (local, glob)
 
 
 def test_home_file_met_on_the_walk_is_the_global_file_not_a_local_one(home: Path) -> None:
@@ -89,7 +88,7 @@ def test_root_true_in_the_home_file_hides_files_above_home(tmp_path: Path, home:
     write(tmp_path / ".ra.toml", "")
     glob = write(home / ".ra.toml", "root = true\n")
     local = write(home / "p" / ".ra.toml", "")
-    assert discover_config_files(home / "p", home) == [local, glob]
+    assert load_config(home / "p", home).files == (local, glob)
 
 
 def test_no_config_files_gives_defaults_and_no_base_dir(tmp_path: Path, home: Path) -> None:

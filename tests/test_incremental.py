@@ -240,7 +240,8 @@ def test_each_chunk_table_part_is_written_in_path_order_with_file_rows_in_the_or
     from ra_build.artifacts.layout import Layout
     from ra_build.artifacts.tables import read_parquet
     from ra_build.config.load import DEFAULT_INCLUDE, TreeConfig
-    from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage, discover_stage, parse_files
+    from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage, parse_files
+    from ra_build.pipeline.discover import discover_stage
 
     tree = tmp_path / "tree"
     paths = sorted({f"d{i % 7}/page{i:02d}.md" if i % 3 else f"d{i % 5}/index.md" for i in range(60)})

@@ -10,7 +10,6 @@ from ra_build.document.markdown import (
     decode,
     find_headings,
     frontmatter_title,
-    line_count,
     line_starts,
     normalize_tags,
     parse_frontmatter,
@@ -39,12 +38,6 @@ def test_decode_flags_invalid_utf8_and_uses_replacement_characters() -> None:
 
 def test_line_starts_treat_crlf_cr_and_lf_as_line_breaks() -> None:
     assert line_starts("a\r\nb\rc\nd") == [0, 3, 5, 7]
-
-
-def test_line_count_does_not_count_an_empty_last_line() -> None:
-    assert line_count("a\nb\n", line_starts("a\nb\n")) == 2
-    assert line_count("a\nb", line_starts("a\nb")) == 2
-    assert line_count("", line_starts("")) == 0
 
 
 # --- frontmatter --------------------------------------------------------------------------------

@@ -516,15 +516,6 @@ def _discover(cwd: Path, home: Path) -> list[_RawFile]:
     return found
 
 
-def discover_config_files(cwd: Path, home: Path) -> list[Path]:
-    """The `.ra.toml` files that apply in `cwd`, nearest first, `~/.ra.toml` last.
-
-    Raises:
-        ConfigError: a file on the way cannot be read or is not valid TOML.
-    """
-    return [raw.path for raw in _discover(cwd, home)]
-
-
 def load_config(cwd: Path, home: Path, *, require_paths: bool = True) -> Config:
     """Discover, validate and merge the configuration that applies in `cwd`.
 

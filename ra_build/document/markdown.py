@@ -422,11 +422,6 @@ def line_starts(text: str) -> list[int]:
     return [0, *map(_match_end, pattern.finditer(text))]
 
 
-def line_count(text: str, starts: list[int]) -> int:
-    """Return the number of lines of `text` given its `line_starts` (0 for an empty text)."""
-    return len(starts) - 1 if starts[-1] == len(text) else len(starts)
-
-
 # --- frontmatter -------------------------------------------------------------------------------
 
 
@@ -717,7 +712,6 @@ __all__ = [
     "decode",
     "find_headings",
     "frontmatter_title",
-    "line_count",
     "line_starts",
     "normalize_tags",
     "parse_frontmatter",

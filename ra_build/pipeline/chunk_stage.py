@@ -1,9 +1,9 @@
-"""The build stages as plain functions: discover → chunk → index → manifest.
+"""The chunk stage: parse and chunk the new or changed files of a tree into its Parquet tables.
 
-doit (ra_build.pipeline.graph) decides *whether* a stage runs; these functions decide *what* it
-touches, so each stage is incremental on its own: the chunk stage re-parses only files whose
-size, mtime or sha256 changed, and the index stage replaces only documents whose chunks
-changed. Every file written here is written atomically.
+doit (ra_build.pipeline.graph) decides *whether* the stage runs; this module decides *what* it
+touches: only files whose size, mtime or sha256 changed since the file table was written are
+parsed again (on every core: `parse_files`, or on a cluster), and only the chunk-table parts
+their paths fall in are rewritten. Every file written here is written atomically.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import hashlib
 import os
 import shutil
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +21,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ra_build.artifacts.atomic import write_bytes, write_if_changed
+from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.tables import (
     CHUNK_SCHEMA,
@@ -39,9 +39,8 @@ from ra_build.artifacts.tables import (
 from ra_build.config.fingerprint import CHUNKER_VERSION
 from ra_build.config.load import TreeConfig
 from ra_build.document.chunk import Document, chunk_file
-from ra_build.pipeline.discover import discover_tree
+from ra_build.pipeline.discover import read_snapshot
 from ra_build.pipeline.workers import worker_init
-from ra_query.artifacts.stat_table import encode_stat_table
 from ra_query.sources.walk import inside, outside_reason, within_root
 from ra_query.text.tokens import encoding
 
@@ -60,36 +59,6 @@ class ChunkSettings:
     max_chunk_size: int
     chunker: int = CHUNKER_VERSION
     outside_links: bool = False  # the tree's allow_outside_links
-
-
-# ── discover ────────────────────────────────────────────────────────────────────────────────
-
-
-def discover_stage(tree: TreeConfig, layout: Layout) -> bool:
-    """Walk one tree and write its snapshot; True when the snapshot changed."""
-    found = discover_tree(tree)
-    snapshot = {
-        "tree": tree.name,
-        "root": str(tree.path),
-        # the globs too, so the manifest can tell ra-query how to re-walk the sources
-        "include": list(tree.include),
-        "exclude": list(tree.exclude),
-        "outside_links": tree.outside_links,
-        "files": [[f.path, f.size, f.mtime_ns] for f in found.files],
-        "skipped": [[s.path, s.reason] for s in found.skipped],
-        "hidden": list(found.hidden),
-    }
-    # directory mtimes and the stat table let ra-query count stale files without walking (not
-    # build inputs: a new swap file must not re-run the chunk stage)
-    write_if_changed(layout.dirs(tree.name), orjson.dumps(found.dirs))
-    stat_rows = ((f.path, f.size, f.mtime_ns) for f in found.files)
-    write_if_changed(layout.stat_table(tree.name), encode_stat_table(stat_rows))
-    return write_if_changed(layout.snapshot(tree.name), orjson.dumps(snapshot))
-
-
-def read_snapshot(layout: Layout, tree: str) -> dict[str, Any]:
-    """The snapshot discovery last wrote for `tree`."""
-    return orjson.loads(layout.snapshot(tree).read_bytes())
 
 
 # ── chunk ───────────────────────────────────────────────────────────────────────────────────
@@ -460,19 +429,3 @@ def _file_runs(paths: list[str]) -> Iterator[tuple[str, int, int]]:
         if i == len(paths) or paths[i] != paths[start]:
             yield paths[start], start, i
             start = i
-
-
-def prune_tables(layout: Layout, trees: Iterable[str]) -> list[str]:
-    """Delete the tables and snapshots of trees no longer configured; return their names."""
-    keep = set(trees)
-    gone: set[str] = set()
-    if layout.chunks_dir.exists():
-        for path in layout.chunks_dir.iterdir():
-            tree = path.name.split(".", 1)[0]
-            if tree not in keep and not path.name.startswith("."):
-                if path.is_dir():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink(missing_ok=True)
-                gone.add(tree)
-    return sorted(gone)

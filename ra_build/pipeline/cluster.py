@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from ra_build.artifacts.atomic import swap_in_directory
 from ra_build.artifacts.tables import FileRow, chunk_batch
 from ra_build.pipeline.chunk_stage import (
     ChunkSettings,
@@ -358,7 +359,9 @@ class Engine:
                 shutil.rmtree(staged, ignore_errors=True)
             raise
         for directory, staged in ready.items():
-            _swap(Path(directory), staged)
+            # readers never open shards (only the published index, whose files are links of its
+            # own), and a shard lost half-way is rebuilt next time
+            swap_in_directory(staged, Path(directory))
         return [added[job.directory] for job in jobs]
 
 
@@ -388,13 +391,3 @@ def _assemble(directory: Path, result: ShardResult) -> Path:
             link_or_copy(directory / name, staged / name)
     return staged
 
-
-def _swap(directory: Path, staged: Path) -> None:
-    """Put `staged` where `directory` is. Readers never open shards (only the published index,
-    whose files are links of their own), and a shard lost half-way is rebuilt next time."""
-    old = directory.with_name(f"{directory.name}.old")
-    shutil.rmtree(old, ignore_errors=True)
-    if directory.exists():
-        directory.rename(old)
-    staged.rename(directory)
-    shutil.rmtree(old, ignore_errors=True)

@@ -31,10 +31,10 @@ from ra_build.pipeline.chunk_stage import (
     FileProgress,
     ParseFiles,
     chunk_stage,
-    discover_stage,
     nothing_to_retry,
     parse_files,
 )
+from ra_build.pipeline.discover import discover_stage
 from ra_build.pipeline.index_stage import RunJobs, index_stage
 from ra_build.pipeline.lock import BuildLock
 from ra_build.pipeline.manifest import manifest_stage

@@ -32,6 +32,7 @@ import orjson
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.tables import SHARDS, read_file_rows, shard_of
+from ra_build.pipeline.discover import prune_tables
 from ra_build.pipeline.publish import publish, shard_summary
 from ra_build.pipeline.shard_workers import run_jobs
 from ra_build.pipeline.shards import ShardJob, readable_shard
@@ -160,8 +161,6 @@ def index_stage(
     publish(layout.index_dir, shard_dirs)
     generation = int(state.get("generation", 0)) + (1 if (changed or removed or restem) else 0)
     _write_state(layout, stemmer, k, generation, new_docs, shard_summary(shard_dirs))
-    from ra_build.pipeline.chunk_stage import prune_tables  # here: spawned shard workers need no chunker
-
     prune_tables(layout, trees)  # only after the commit no longer needs them
     return IndexStats(
         added_docs=len(changed),

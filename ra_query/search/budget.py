@@ -43,10 +43,6 @@ class BudgetOutcome(NamedTuple):
     truncated: bool
     max_tokens: int | None
 
-    def for_topic(self, topic: int) -> tuple[Budgeted, ...]:
-        """The kept results of one topic, in rank order."""
-        return tuple(item for item in self.kept if item.topic == topic)
-
 
 def truncation_marker(shown: int, total: int) -> str:
     """The last line of a truncated result."""
