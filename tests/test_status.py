@@ -162,3 +162,30 @@ def test_status_and_check_count_the_dot_directories_not_walked(ra: Callable[...,
     check = ra("check", cwd=kb)
     assert "ra: note: tree docs: 3 dot-directories not walked (.git, .github, .vscode)" in check.out
     assert check.code == 0  # a note sets no exit code
+
+
+def test_a_build_stopped_after_its_discovery_leaves_the_index_stale_with_what_changed_since_the_last_one(
+    kb: Path, home: Path
+) -> None:
+    import os
+
+    from ra_build.pipeline.discover import discover_stage
+
+    config = load_config(kb, home)
+    run_build(config, kb / ".ra")
+    manifest = kb / ".ra" / "manifest.json"
+    then = manifest.stat().st_mtime_ns - 10**9  # the next stat table is newer on any clock
+    os.utime(manifest, ns=(then, then))
+    (kb / "later.md").write_text("# Later\n", encoding="utf-8")
+    discover_stage(config.trees["docs"], Layout(kb / ".ra"))  # the build stops here
+    assert freshness(config, Layout(kb / ".ra")).describe() == "stale (1 file changed)"
+
+
+def test_status_as_json_gives_the_index_state_and_the_changed_count(kb: Path, home: Path, ra: Callable[..., Run]) -> None:
+    import json
+
+    build = ra("update", cwd=kb)
+    assert build.code == 0
+    (kb / "later.md").write_text("# Later\n", encoding="utf-8")
+    payload = json.loads(ra("status", "--json", cwd=kb).out)
+    assert payload["index"] == {"state": "stale", "changed": 1}

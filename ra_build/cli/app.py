@@ -16,6 +16,7 @@ import orjson
 import typer
 
 from ra_build.cli.console import PROG, home, load_config, warn
+from ra_build.refresh.current import Freshness
 from ra_build.refresh.refreshed import refreshed_store
 from ra_query.cli_common import guarded, quiet_stdout
 from ra_query.errors import InputError
@@ -214,8 +215,8 @@ def status(
 def _jsonable(obj: object) -> object:
     if isinstance(obj, Path):
         return str(obj)
-    if hasattr(obj, "describe"):
-        return obj.describe()  # type: ignore[attr-defined]
+    if isinstance(obj, Freshness):
+        return obj._asdict()  # {"state": …, "changed": N}
     raise TypeError
 
 

@@ -14,58 +14,10 @@ import orjson
 
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.tables import FileRow, read_chunk_table, read_file_rows
-from ra_build.config.fingerprint import config_hash
 from ra_build.config.load import Config
 from ra_build.pipeline.discover import discover_tree
+from ra_build.refresh.current import Freshness, freshness
 from ra_query.text.textsafe import printable
-
-IndexState = Literal["current", "stale", "config changed", "missing"]
-
-
-@dataclass(frozen=True)
-class Freshness:
-    """How the index compares with the sources and the configuration."""
-
-    state: IndexState
-    changed: int = 0  # files added, removed or modified since the build (state "stale")
-
-    def describe(self) -> str:
-        if self.state == "stale":
-            return f"stale ({self.changed} file{'s' if self.changed != 1 else ''} changed)"
-        return self.state
-
-
-def _manifest(layout: Layout) -> dict[str, object] | None:
-    try:
-        return orjson.loads(layout.manifest.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-
-
-def changed_files(config: Config, layout: Layout) -> int:
-    """How many files were added, removed or modified since the last build."""
-    changed = 0
-    for tree in config.trees.values():
-        built = {
-            r.path: (r.size, r.mtime_ns)
-            for r in read_file_rows(layout.file_table(tree.name))
-            if r.status != "error" or r.size
-        }
-        seen = {f.path: (f.size, f.mtime_ns) for f in discover_tree(tree).files}
-        changed += sum(1 for p, st in seen.items() if built.get(p) != st)
-        changed += sum(1 for p in built if p not in seen)
-    return changed
-
-
-def freshness(config: Config, layout: Layout) -> Freshness:
-    """current / stale (N files changed) / config changed / missing."""
-    manifest = _manifest(layout)
-    if manifest is None or not layout.index_meta.exists():
-        return Freshness("missing")
-    if manifest.get("config_hash") != config_hash(config):
-        return Freshness("config changed")
-    changed = changed_files(config, layout)
-    return Freshness("stale", changed) if changed else Freshness("current")
 
 
 @dataclass(frozen=True)
@@ -112,7 +64,10 @@ def _hidden(layout: Layout, tree: str) -> list[str]:
 def status(config: Config, artifacts: Path) -> Status:
     """Collect the status of `config`'s trees and the artifacts at `artifacts`."""
     layout = Layout(artifacts)
-    manifest = _manifest(layout) or {}
+    try:
+        manifest = orjson.loads(layout.manifest.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        manifest = {}
     counts = manifest.get("trees", {})
     assert isinstance(counts, dict)
     trees = tuple(

@@ -15,13 +15,14 @@ readers first ask `current_store`, which opens the index only when
 
 Anything else, or any doubt, and the caller runs the build as before. A file the last build
 could not read is retried by the next build that runs, not by this check (making a file
-readable changes neither its size nor its mtime).
+readable changes neither its size nor its mtime). `ra status` and `ra check` ask the same
+question of the same records (`freshness`), for a count instead of a yes or no.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from ra_query.artifacts.paths import MANIFEST_NAME, stat_table_path
 from ra_query.errors import ArtifactError
@@ -30,9 +31,10 @@ from ra_query.sources.stale import stale_files
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ra_build.artifacts.layout import Layout
     from ra_build.config.load import Config
     from ra_query.artifacts.store import Store
-    from ra_query.sources.stale import StaleCheck
+    from ra_query.sources.stale import Files, StaleCheck
 
 
 def current_store(config: Config, root: Path, early: StaleCheck | None = None) -> Store | None:
@@ -65,13 +67,84 @@ def store_if_built_from(root: str, expected_hash: object) -> Store | None:
 
     try:
         store = open_store(root)
-        written = os.stat(os.path.join(root, MANIFEST_NAME)).st_mtime_ns
         trees: object = store.manifest.get("trees")
         if store.manifest.get("config_hash") != expected_hash or not isinstance(trees, dict) or not trees:
             return None
-        for name in trees:
-            if os.stat(stat_table_path(root, str(name))).st_mtime_ns > written:
-                return None  # discovered after the last complete build
+        if _discovered_since(root, [str(name) for name in trees]):
+            return None
     except (ArtifactError, OSError):
         return None
     return store
+
+
+def _discovered_since(root: str, trees: list[str]) -> list[str]:
+    """The trees discovered again after the last complete build: a build that stopped after its
+    discovery leaves a stat table newer than the manifest.
+
+    Raises:
+        OSError: no manifest, or a tree without a stat table.
+    """
+    written = os.stat(os.path.join(root, MANIFEST_NAME)).st_mtime_ns
+    return [name for name in trees if os.stat(stat_table_path(root, name)).st_mtime_ns > written]
+
+
+IndexState = Literal["current", "stale", "config changed", "missing"]
+
+
+class Freshness(NamedTuple):
+    """How the index compares with the sources and the configuration (`ra status`, `ra check`)."""
+
+    state: IndexState
+    changed: int = 0  # files added, removed or modified since the build (state "stale")
+
+    def describe(self) -> str:
+        if self.state == "stale":
+            return f"stale ({self.changed} file{'s' if self.changed != 1 else ''} changed)"
+        return self.state
+
+
+def freshness(config: Config, layout: Layout) -> Freshness:
+    """missing / config changed / stale (N files changed) / current, by the tests `current_store`
+    makes, with every file the last complete build saw stat'ed (an exact count).
+
+    A tree discovered again after that build (which then stopped) is compared through the file
+    list that build indexed (files.parquet) rather than its newer stat table.
+    """
+    import json
+
+    from ra_build.config.fingerprint import config_hash
+
+    root = os.fspath(layout.root)
+    try:
+        manifest = json.loads(layout.manifest.read_bytes())
+    except (OSError, ValueError):
+        manifest = None
+    if not isinstance(manifest, dict) or not layout.index_meta.exists():
+        return Freshness("missing")
+    if manifest.get("config_hash") != config_hash(config):
+        return Freshness("config changed")
+    trees = [str(name) for name in manifest.get("trees") or {}]
+    try:
+        again = _discovered_since(root, trees)
+    except OSError:
+        again = trees
+    changed = stale_files(root, manifest, every_file=True, recorded=_indexed_files(layout, again))
+    if changed is None:  # the sources or the build's records are gone: every file it indexed
+        changed = sum(len(files[0]) for files in _indexed_files(layout, trees).values())
+    return Freshness("stale", changed) if changed else Freshness("current")
+
+
+def _indexed_files(layout: Layout, trees: list[str]) -> dict[str, Files]:
+    """(paths, sizes, mtimes) of the files the last complete build indexed, of `trees`."""
+    if not trees:
+        return {}
+    from ra_build.artifacts.tables import read_file_rows
+
+    found: dict[str, tuple[list[str], list[int], list[int]]] = {tree: ([], [], []) for tree in trees}
+    for row in read_file_rows(layout.files_table):
+        if row.tree in found and (row.status != "error" or row.size):
+            paths, sizes, mtimes = found[row.tree]
+            paths.append(row.path)
+            sizes.append(row.size)
+            mtimes.append(row.mtime_ns)
+    return dict(found)

@@ -30,6 +30,8 @@ TYPE_CHECKING = False  # typing is not imported here: see the module docstring
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any, cast
+
+    Files = tuple[list[str], Sequence[int], Sequence[int]]  # paths, sizes, mtimes: one row each
 else:
 
     def cast(_type: object, value: object) -> object:
@@ -130,21 +132,30 @@ def _files(root: str, name: str) -> tuple[list[str], Sequence[int], Sequence[int
     return paths, sizes, mtimes
 
 
-def _tree(root: str, name: str, sources: Mapping[str, Any]) -> _Tree | None:
-    """What the build recorded of one tree; None when it cannot be compared with the sources."""
+def _tree(root: str, name: str, sources: Mapping[str, Any], recorded: Files | None = None) -> _Tree | None:
+    """What the build recorded of one tree; None when it cannot be compared with the sources.
+
+    `recorded`: the (paths, sizes, mtimes) to compare with instead of the stat table, with no
+    directory record (the tree is walked whole for new files).
+    """
     top = sources.get("root")
     include = _strings(sources.get("include"))
     exclude = _strings(sources.get("exclude"))
     if not isinstance(top, str) or include is None or exclude is None or not os.path.isdir(top):
         return None  # no record, or artifacts moved away from their sources: nothing to compare with
+    outside_links = sources.get("outside_links") is True
+    if recorded is not None:
+        return _Tree(name, top, include, exclude, recorded, None, outside_links)
     files = _files(root, name)
     if files is None:
         return None
     dirs = _pairs(_load(dirs_path(root, name)))
-    return _Tree(name, top, include, exclude, files, dirs, sources.get("outside_links") is True)
+    return _Tree(name, top, include, exclude, files, dirs, outside_links)
 
 
-def _trees(root: str, manifest: Mapping[str, Any]) -> list[_Tree] | None:
+def _trees(
+    root: str, manifest: Mapping[str, Any], recorded: Mapping[str, Files] | None = None
+) -> list[_Tree] | None:
     """Every tree of the build, or None when some tree cannot be compared with its sources."""
     trees: object = manifest.get("trees")
     if not isinstance(trees, dict):
@@ -152,7 +163,10 @@ def _trees(root: str, manifest: Mapping[str, Any]) -> list[_Tree] | None:
     found: list[_Tree] = []
     for name, entry in cast("dict[str, object]", trees).items():
         sources = cast("dict[str, object]", entry).get("sources") if isinstance(entry, dict) else None
-        tree = _tree(root, name, cast("dict[str, Any]", sources)) if isinstance(sources, dict) else None
+        if not isinstance(sources, dict):
+            return None
+        files = recorded.get(name) if recorded is not None else None
+        tree = _tree(root, name, cast("dict[str, Any]", sources), files)
         if tree is None:
             return None
         found.append(tree)
@@ -244,18 +258,28 @@ def _dir_mtime(path: str) -> int | None:
         return None
 
 
-def stale_files(root: str | os.PathLike[str], manifest: Mapping[str, Any]) -> int | None:
+def stale_files(
+    root: str | os.PathLike[str],
+    manifest: Mapping[str, Any],
+    *,
+    every_file: bool = False,
+    recorded: Mapping[str, Files] | None = None,
+) -> int | None:
     """How many source files were added, removed or modified since the artifacts at `root` were built.
+
+    `every_file` stats every recorded file however many there are (an exact count, not bounded
+    by `STAT_EVERY_FILE_UP_TO`); `recorded` replaces the recorded files of the trees it names.
 
     Returns:
         The number of changed files over all trees, or None when the sources of some tree are
         not visible from here (artifacts downloaded or moved to another machine), the build's
         records are missing or malformed, or the manifest predates source recording.
     """
-    trees = _trees(os.fspath(root), manifest)
+    trees = _trees(os.fspath(root), manifest, recorded)
     if trees is None:
         return None
-    return sum(_count_edits(t.top, t.paths, t.sizes, t.mtimes) + _count_new(t) for t in _bounded(trees))
+    counted = trees if every_file else _bounded(trees)
+    return sum(_count_edits(t.top, t.paths, t.sizes, t.mtimes) + _count_new(t) for t in counted)
 
 
 def _manifest_at(root: str) -> dict[str, Any] | None:
