@@ -400,3 +400,19 @@ def test_what_a_killed_cluster_build_staged_is_removed_by_the_next_plain_build(k
     os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
     build(kb, home)
     assert sorted(p.name for p in layout.shards_dir.iterdir()) == ["00", "01"]
+
+
+def test_a_shard_writer_killed_inside_its_commit_leaves_nothing_the_next_write_trips_on(tmp_path: Path) -> None:
+    """A writer killed after writing a delete file but before meta.json names it: the same
+    deletes again write a file of the same name, which tantivy refuses to overwrite."""
+    shard, copy = tmp_path / "shard", tmp_path / "copy"
+    write_shard(shard, "english", [batch([("a.md", "alpha"), ("b.md", "beta")])], fresh=True)
+    shutil.copytree(shard, copy)
+    write_shard(copy, "english", [batch([("a.md", "alpha again")])], deletes=["t:a.md"])
+    leftovers = sorted(set(os.listdir(copy)) - set(os.listdir(shard)) - {"meta.json"})
+    assert any(name.endswith(".del") for name in leftovers)
+    for name in leftovers:  # what the killed commit had written when it died
+        shutil.copy(copy / name, shard / name)
+    assert write_shard(shard, "english", [batch([("a.md", "alpha again")])], deletes=["t:a.md"]) == 1
+    hits = ranking(shard, "again")
+    assert [doc for doc, _ in hits] == ["t:a.md"]

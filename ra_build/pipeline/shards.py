@@ -19,7 +19,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import tantivy
 
-from ra_query.artifacts.paths import INDEX_META
+from ra_build.artifacts.segments import read_meta, segment_files
+from ra_query.artifacts.paths import INDEX_META, MANAGED, META_LOCK, WRITER_LOCK
 from ra_query.artifacts.schema import build_schema, join_breadcrumb, register_analyzer
 
 # per shard writer: one thread, so one segment per commit until a commit outgrows the heap
@@ -76,6 +77,8 @@ def write_shard(
     if fresh:
         shutil.rmtree(directory, ignore_errors=True)
         directory.mkdir(parents=True)
+    else:
+        drop_leftovers(directory)
     index = tantivy.Index(build_schema(), path=str(directory), reuse=not fresh)
     register_analyzer(index, stemmer)
     writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
@@ -90,6 +93,21 @@ def write_shard(
     writer.commit()
     writer.wait_merging_threads()
     return added
+
+
+def drop_leftovers(directory: Path) -> list[str]:
+    """Remove what a writer killed inside its commit left in the shard `directory`; their names.
+
+    Such files belong to no segment the shard's meta.json lists, and the same write run again
+    would write a delete file of the same name, which tantivy refuses to overwrite.
+    """
+    keep = {INDEX_META, META_LOCK, WRITER_LOCK, MANAGED}
+    for segment in read_meta(directory)["segments"]:
+        keep.update(segment_files(directory, segment))
+    dropped = sorted(name for name in os.listdir(directory) if name not in keep)
+    for name in dropped:
+        (directory / name).unlink(missing_ok=True)
+    return dropped
 
 
 def job_batches(parts: Iterable[tuple[str, tuple[str, ...] | None]]) -> Iterator[pa.RecordBatch]:
