@@ -4,7 +4,7 @@ Each returns the text to print and the exit code, so the two command lines canno
 """
 
 import json as _json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ra_query.artifacts.schema import build_analyzer
@@ -132,6 +132,31 @@ def sources_payload(store: Store, stale: int | None = None) -> dict[str, Any]:
     }
 
 
+def artifacts_bytes(root: str) -> int:
+    """The bytes of every file under the artifact directory `root` (0 when there is none)."""
+    import os
+
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(root) for f in files)
+
+
+def ls_line(
+    what: str,
+    long: bool,
+    chunk_id: str,
+    title: str,
+    lines: tuple[int, int],
+    tokens: int,
+    breadcrumb: Sequence[str],
+) -> str:
+    """One line of `ls docs|chunks` (both CLIs): the id; with `-l` also the title of a document,
+    or a chunk's line range, tokens and breadcrumb."""
+    if not long:
+        return chunk_id
+    if what == "docs":
+        return f"{chunk_id}\t{title}"
+    return f"{chunk_id}\tL{lines[0]}-{lines[1]}\t{tokens} tokens\t" + " › ".join(breadcrumb)
+
+
 def status_command(store: Store, stale: int | None, *, json: bool = False) -> Output:
     """`ra-query status`: the artifacts, the build, each tree's counts, and how stale it is."""
     import os
@@ -139,18 +164,12 @@ def status_command(store: Store, stale: int | None, *, json: bool = False) -> Ou
     payload = sources_payload(store, stale)
     root = os.fspath(store.root)
     payload["artifacts"] = root
-    payload["bytes"] = sum(
-        os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(root) for f in files
-    )
+    payload["bytes"] = artifacts_bytes(root)
     if json:
         return Output(dumps(payload), 0)
-    state = (
-        "sources not visible from here"
-        if stale is None
-        else "current"
-        if stale == 0
-        else f"stale ({stale} file{'s' if stale != 1 else ''} changed)"
-    )
+    from ra_query.sources.stale import stale_state
+
+    state = "sources not visible from here" if stale is None else stale_state(stale)
     lines = [
         f"artifacts: {root} ({payload['bytes'] / 1e6:.1f} MB)",
         f"built: {payload['built_at']} by ra {payload['ra_version']}",
@@ -177,14 +196,9 @@ def ls_command(store: Store, what: str, prefix: str = "", *, long: bool = False)
         ]
     else:
         records = store.records(docs_only=what == "docs", prefix=prefix)
-        if not long:
-            lines = [r.id for r in records]
-        elif what == "docs":
-            lines = [f"{r.id}\t{r.title}" for r in records]
-        else:
-            lines = [
-                f"{r.id}\tL{r.line_start}-{r.line_end}\t{r.tokens} tokens\t" + " › ".join(r.breadcrumb)
-                for r in records
-            ]
+        lines = [
+            ls_line(what, long, r.id, r.title, (r.line_start, r.line_end), r.tokens, r.breadcrumb)
+            for r in records
+        ]
     text = "".join(printable(line) + "\n" for line in lines)
     return Output(text, 0 if lines else 1)

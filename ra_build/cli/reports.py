@@ -47,10 +47,6 @@ class Status:
     warnings: tuple[str, ...] = field(default=())
 
 
-def _dir_size(root: Path) -> int:
-    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else 0
-
-
 def _hidden(layout: Layout, tree: str) -> list[str]:
     """The dot-directories the last build of `tree` did not walk (from its discovery snapshot)."""
     try:
@@ -63,6 +59,8 @@ def _hidden(layout: Layout, tree: str) -> list[str]:
 
 def status(config: Config, artifacts: Path) -> Status:
     """Collect the status of `config`'s trees and the artifacts at `artifacts`."""
+    from ra_query.commands import artifacts_bytes
+
     layout = Layout(artifacts)
     try:
         manifest = orjson.loads(layout.manifest.read_bytes())
@@ -88,7 +86,7 @@ def status(config: Config, artifacts: Path) -> Status:
         config_files=config.files,
         trees=trees,
         artifacts=layout.root,
-        artifacts_bytes=_dir_size(layout.root),
+        artifacts_bytes=artifacts_bytes(str(layout.root)),
         index=freshness(config, layout),
         built_at=str(built_at) if built_at else None,
         warnings=config.warnings,
@@ -147,6 +145,8 @@ def ls_lines(
             for t in st.trees
             if t.name.startswith(prefix)
         ]
+    from ra_query.commands import ls_line
+
     lines: list[str] = []
     for tree in config.trees:
         if not (f"{tree}:".startswith(prefix) or prefix.startswith(f"{tree}:")):
@@ -155,15 +155,8 @@ def ls_lines(
         for row in rows:
             if (what == "docs" and row["depth"] != 0) or not row["id"].startswith(prefix):
                 continue
-            if not long:
-                lines.append(row["id"])
-            elif what == "docs":
-                lines.append(f"{row['id']}\t{row['title']}")
-            else:
-                lines.append(
-                    f"{row['id']}\tL{row['line_start']}-{row['line_end']}\t{row['tokens']} tokens\t"
-                    + " › ".join(row["breadcrumb"])
-                )
+            span = (row["line_start"], row["line_end"])
+            lines.append(ls_line(what, long, row["id"], row["title"], span, row["tokens"], row["breadcrumb"]))
     return lines
 
 

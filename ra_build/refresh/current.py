@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from ra_query.artifacts.paths import MANIFEST_NAME, stat_table_path
 from ra_query.errors import ArtifactError
-from ra_query.sources.stale import stale_files
+from ra_query.sources.stale import stale_files, stale_state
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -98,9 +98,8 @@ class Freshness(NamedTuple):
     changed: int = 0  # files added, removed or modified since the build (state "stale")
 
     def describe(self) -> str:
-        if self.state == "stale":
-            return f"stale ({self.changed} file{'s' if self.changed != 1 else ''} changed)"
-        return self.state
+        """The state as `ra status` prints it: `stale (N files changed)`, `current`, …"""
+        return stale_state(self.changed) if self.state == "stale" else self.state
 
 
 def freshness(config: Config, layout: Layout) -> Freshness:

@@ -282,6 +282,11 @@ def stale_files(
     return sum(_count_edits(t.top, t.paths, t.sizes, t.mtimes) + _count_new(t) for t in counted)
 
 
+def stale_state(changed: int) -> str:
+    """How `ra status` and `ra-query status` say that `changed` source files changed (0: current)."""
+    return f"stale ({changed} file{'s' if changed != 1 else ''} changed)" if changed else "current"
+
+
 def _manifest_at(root: str) -> dict[str, Any] | None:
     manifest = _load(os.path.join(root, MANIFEST_NAME))
     return cast("dict[str, Any]", manifest) if isinstance(manifest, dict) else None
