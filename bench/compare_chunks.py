@@ -36,7 +36,7 @@ _BUILD = """
 import json, resource, sys, time
 from pathlib import Path
 try:
-    from ra_build.config.load import DEFAULT_INCLUDE, Settings, TreeConfig
+    from ra_build.config.model import DEFAULT_INCLUDE, Settings, TreeConfig
     from ra_build.artifacts.layout import Layout
     from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage
     try:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, git_head
 
 from ra_build.artifacts.layout import Layout
-from ra_build.config.load import TreeConfig
+from ra_build.config.model import TreeConfig
 from ra_build.pipeline.discover import discover_stage
 from ra_query.sources import stale
 

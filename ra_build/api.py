@@ -11,7 +11,8 @@ are the supported surface: the modules behind them may move.
 """
 
 from ra_build.artifacts.pack import pack
-from ra_build.config.load import Config, load_config
+from ra_build.config.load import load_config
+from ra_build.config.model import Config
 from ra_build.pipeline.graph import make_tasks
 from ra_build.pipeline.run import BuildReport, run_build
 

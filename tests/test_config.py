@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from ra_build.config.load import (
+from ra_build.config.load import load_config
+from ra_build.config.model import (
     DEFAULT_INCLUDE,
     STEMMERS,
     ContextRule,
     ContextSettings,
     SearchSettings,
     Settings,
-    load_config,
 )
 from ra_build.config.render import config_to_dict, render_config
 from ra_query.errors import ConfigError

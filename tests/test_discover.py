@@ -4,7 +4,7 @@ import dataclasses
 import os
 from pathlib import Path
 
-from ra_build.config.load import DEFAULT_INCLUDE, TreeConfig
+from ra_build.config.model import DEFAULT_INCLUDE, TreeConfig
 from ra_build.pipeline.discover import discover_tree
 
 

@@ -239,7 +239,7 @@ def test_each_chunk_table_part_is_written_in_path_order_with_file_rows_in_the_or
     file's chunks in document order."""
     from ra_build.artifacts.layout import Layout
     from ra_build.artifacts.tables import read_parquet
-    from ra_build.config.load import DEFAULT_INCLUDE, TreeConfig
+    from ra_build.config.model import DEFAULT_INCLUDE, TreeConfig
     from ra_build.pipeline.chunk_stage import ChunkSettings, chunk_stage, parse_files
     from ra_build.pipeline.discover import discover_stage
 

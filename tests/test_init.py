@@ -7,13 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ra_build.config.load import (
-    DEFAULT_INCLUDE,
-    ContextSettings,
-    SearchSettings,
-    Settings,
-    load_config,
-)
+from ra_build.config.load import load_config
+from ra_build.config.model import DEFAULT_INCLUDE, ContextSettings, SearchSettings, Settings
 from ra_build.config.starter import init_config, tree_name_for
 from ra_query.errors import ConfigError, InputError
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ra_build.artifacts.atomic import write_bytes
-from ra_build.config.load import Config
+from ra_build.config.model import Config
 
 SECTION_LIMIT = 2048
 TEMPLATE_NAME = ".agents.md"

@@ -25,7 +25,7 @@ from ra_query.version import __version__
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ra_build.config.load import Config
+    from ra_build.config.model import Config
 
 app = typer.Typer(
     name="ra",
@@ -200,9 +200,9 @@ def status(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """Show config files, trees with resolved paths and counts, and the index state."""
+    from ra_build.artifacts.layout import default_artifacts
     from ra_build.cli.reports import render_status
     from ra_build.cli.reports import status as collect
-    from ra_build.config.fingerprint import default_artifacts
 
     config = load_config(require_paths=False)
     st = collect(config, default_artifacts(config, artifacts, os.environ))
@@ -230,8 +230,8 @@ def ls_cmd(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """List configured trees, indexed documents, or indexed chunks (those starting with PREFIX)."""
+    from ra_build.artifacts.layout import default_artifacts
     from ra_build.cli.reports import ls_lines
-    from ra_build.config.fingerprint import default_artifacts
 
     if what not in ("trees", "docs", "chunks"):
         raise InputError(f"cannot list {what!r} — use: ra ls trees, ra ls docs or ra ls chunks")
@@ -246,8 +246,8 @@ def ls_cmd(
 @app.command()
 def check(artifacts: ArtifactsOpt = None) -> None:
     """Validate configuration, sources and index: exit 0 ok, 1 warnings, 2 errors."""
+    from ra_build.artifacts.layout import default_artifacts
     from ra_build.cli.reports import check as run_check
-    from ra_build.config.fingerprint import default_artifacts
 
     config = load_config()
     findings = run_check(config, default_artifacts(config, artifacts, os.environ))
@@ -309,8 +309,8 @@ def pack(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """Pack the index into a release artifact (.tar.gz and .sha256) that ra-query opens anywhere."""
+    from ra_build.artifacts.layout import default_artifacts
     from ra_build.artifacts.pack import pack as pack_artifacts
-    from ra_build.config.fingerprint import default_artifacts
 
     config = load_config()
     refreshed_store(config, artifacts, notify=warn)  # a current index, as every reader gets

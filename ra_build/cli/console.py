@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ra_build.config.load import Config
+    from ra_build.config.model import Config
 
 PROG = "ra"
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ra_build.config.load import Config
+    from ra_build.config.model import Config
     from ra_query.artifacts.store import Store
     from ra_query.search.context import Analysis, ContextOptions, ContextRule, InputFile
 

@@ -20,7 +20,7 @@ from ra_build.refresh.refreshed import LiveStore, refreshed_store
 if TYPE_CHECKING:
     import argparse
 
-    from ra_build.config.load import Config
+    from ra_build.config.model import Config
     from ra_query.artifacts.store import Store
     from ra_query.commands import Output as CommandOutput
     from ra_query.search.context import Analysis

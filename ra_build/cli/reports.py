@@ -14,7 +14,7 @@ import orjson
 
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.tables import FileRow, read_chunk_table, read_file_rows
-from ra_build.config.load import Config
+from ra_build.config.model import Config
 from ra_build.pipeline.discover import discover_tree
 from ra_build.refresh.current import Freshness, freshness
 from ra_query.text.textsafe import printable

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster: str | None) -> None:
     """`ra update`: build, report the files with problems, print the one-line summary."""
+    from ra_build.artifacts.layout import default_artifacts
     from ra_build.artifacts.tables import arrow_without_pandas
-    from ra_build.config.fingerprint import default_artifacts
 
     arrow_without_pandas()  # this process is ra's own
 

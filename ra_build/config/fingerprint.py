@@ -1,21 +1,19 @@
-"""What a build reads from the configuration, and where it writes: light enough for every command.
+"""The build's fingerprint of the configuration: what each stage reads from it, hashed.
 
-`ra search` decides whether the index is current from these (the config hash the manifest
-records) without importing doit, pyarrow or the build stages (ra_build.refresh.current).
+doit re-runs a stage when the settings it reads change (`tree_settings`, `index_settings`);
+the manifest records `config_hash` and the search settings (`search_defaults`), from which
+`ra search` decides whether the index is current without importing doit, pyarrow or the
+build stages (ra_build.refresh.current).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-from pathlib import Path
 from typing import Any
 
-from ra_build.config.load import Config, TreeConfig
-from ra_query.artifacts.paths import DEFAULT_DIR
+from ra_build.config.model import Config, TreeConfig
 from ra_query.artifacts.schema import SCHEMA_VERSION
-from ra_query.errors import ConfigError
 
 # bumped when chunking output changes for the same input and settings
 CHUNKER_VERSION = (
@@ -89,14 +87,3 @@ def search_defaults(config: Config) -> dict[str, Any]:
         "fuzzy_distance": s.fuzzy_distance,
         "agent_max_tokens": config.settings.agent_max_tokens,  # not a SearchParams field: MCP's budget
     }
-
-
-def default_artifacts(config: Config, override: str | None, env: dict[str, str] | os._Environ[str]) -> Path:
-    """Where artifacts go: --artifacts, else $RA_ARTIFACTS, else `.ra/` beside the nearest config."""
-    if override:
-        return Path(override).expanduser().resolve()
-    if env.get("RA_ARTIFACTS"):
-        return Path(env["RA_ARTIFACTS"]).expanduser().resolve()
-    if config.base_dir is None:
-        raise ConfigError("no .ra.toml found here or above — create one with: ra init")
-    return config.base_dir / DEFAULT_DIR

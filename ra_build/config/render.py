@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ra_build.config.load import KEYS, NO_EFFECT, Config, Key
+from ra_build.config.load import KEYS, NO_EFFECT, Key
+from ra_build.config.model import Config
 from ra_build.config.toml_lines import toml_str
 
 

@@ -14,13 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ra_build.artifacts.atomic import write_bytes
-from ra_build.config.load import (
-    DEFAULT_INCLUDE,
-    STEMMERS,
-    ContextSettings,
-    SearchSettings,
-    Settings,
-)
+from ra_build.config.model import DEFAULT_INCLUDE, STEMMERS, ContextSettings, SearchSettings, Settings
 from ra_query.artifacts.paths import CONFIG_NAME
 from ra_query.errors import ConfigError, InputError
 

@@ -37,7 +37,7 @@ from ra_build.artifacts.tables import (
     write_file_table,
 )
 from ra_build.config.fingerprint import CHUNKER_VERSION
-from ra_build.config.load import TreeConfig
+from ra_build.config.model import TreeConfig
 from ra_build.document.chunk import Document, chunk_file
 from ra_build.pipeline.discover import read_snapshot
 from ra_build.pipeline.workers import worker_init

@@ -60,7 +60,7 @@ from ra_query.errors import ClusterError, InputError
 if TYPE_CHECKING:
     from distributed import Client
 
-    from ra_build.config.load import Config
+    from ra_build.config.model import Config
     from ra_build.pipeline.progress import ProgressBar
     from ra_build.pipeline.run import BuildReport
 

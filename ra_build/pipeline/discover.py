@@ -17,7 +17,7 @@ import orjson
 
 from ra_build.artifacts.atomic import write_if_changed
 from ra_build.artifacts.layout import Layout
-from ra_build.config.load import TreeConfig
+from ra_build.config.model import TreeConfig
 from ra_query.artifacts.stat_table import encode_stat_table
 from ra_query.sources.walk import Discovery, FoundFile, Skipped, walk_tree
 

@@ -25,7 +25,7 @@ from doit.tools import config_changed
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.writable import write_failure
 from ra_build.config.fingerprint import config_hash, index_settings, search_defaults, tree_settings
-from ra_build.config.load import Config, TreeConfig
+from ra_build.config.model import Config, TreeConfig
 from ra_build.pipeline.chunk_stage import (
     ChunkSettings,
     FileProgress,

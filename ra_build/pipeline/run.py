@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.writable import write_failure
-from ra_build.config.load import Config
+from ra_build.config.model import Config
 from ra_build.pipeline.chunk_stage import ParseFiles, parse_files
 from ra_build.pipeline.graph import StageErrors, make_tasks
 from ra_build.pipeline.index_stage import RunJobs

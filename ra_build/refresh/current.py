@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ra_build.artifacts.layout import Layout
-    from ra_build.config.load import Config
+    from ra_build.config.model import Config
     from ra_query.artifacts.store import Store
     from ra_query.sources.stale import Files, StaleCheck
 

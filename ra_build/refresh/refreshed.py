@@ -17,7 +17,7 @@ from ra_query.errors import RaError, UnwritableError
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ra_build.config.load import Config
+    from ra_build.config.model import Config
     from ra_query.artifacts.store import Store
     from ra_query.sources.stale import StaleCheck
 
@@ -33,7 +33,8 @@ def refreshed_store(
     was right (it has been walking the sources while everything else loaded). `notify` gets
     what a refresh skipped or warned about, one line each.
     """
-    from ra_build.config.fingerprint import config_hash, default_artifacts
+    from ra_build.artifacts.layout import default_artifacts
+    from ra_build.config.fingerprint import config_hash
     from ra_build.refresh.current import current_store
     from ra_build.refresh.stamp import write_stamp
 
@@ -58,7 +59,7 @@ class LiveStore:
     def __init__(
         self, config: Config, artifacts: str | None, early: StaleCheck | None = None, *, notify: Notify
     ) -> None:
-        from ra_build.config.fingerprint import default_artifacts
+        from ra_build.artifacts.layout import default_artifacts
         from ra_query.sources.watch import SourceWatch
 
         self.config = config

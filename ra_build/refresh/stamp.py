@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ra_query.artifacts.paths import CONFIG_NAME, DEFAULT_DIR, STAMP
 
 if TYPE_CHECKING:
-    from ra_build.config.load import Config
+    from ra_build.config.model import Config
     from ra_query.artifacts.store import Store
     from ra_query.sources.stale import StaleCheck
 
@@ -48,7 +48,8 @@ def _home() -> str:
 
 
 def _override(explicit: str | None) -> str | None:
-    """The artifact directory --artifacts or $RA_ARTIFACTS names (as `default_artifacts` reads it)."""
+    """The artifact directory --artifacts or $RA_ARTIFACTS names (as `default_artifacts` reads
+    them, ra_build.artifacts.layout)."""
     named = explicit or os.environ.get("RA_ARTIFACTS")
     return os.path.realpath(os.path.expanduser(named)) if named else None
 

@@ -1,0 +1,106 @@
+"""The configuration as ra uses it: the merged, validated values of every `.ra.toml` that applies.
+
+ra_build.config.load reads and checks the files and builds these; everything else in ra_build
+reads only these. Defaults live here, on the dataclasses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_INCLUDE = ("**/*.md", "**/*.txt")
+STEMMERS = frozenset(
+    {
+        "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek",
+        "hungarian", "italian", "norwegian", "portuguese", "romanian", "russian", "spanish",
+        "swedish", "tamil", "turkish",
+    }
+)  # fmt: skip
+TREE_NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+
+@dataclass(frozen=True)
+class TreeConfig:
+    """A named folder of documents, as the nearest config file defines it."""
+
+    name: str
+    path: Path
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    is_global: bool
+    source: Path
+    line: int
+    outside_links: bool = False  # `allow_outside_links`: follow symlinks out of the tree
+
+
+@dataclass(frozen=True)
+class ContextRule:
+    """Terms, tree limits and documents that `ra context` adds for files matching `match`."""
+
+    match: tuple[str, ...]
+    trees: tuple[str, ...] | None
+    terms: tuple[str, ...]
+    include: tuple[str, ...]
+    source: Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    """`[settings]`: result counts, the local-tree boost and size limits."""
+
+    default_limit: int = 5
+    local_boost: float = 1.5
+    max_chunk_size: int = 50_000
+    min_chunk_size: int = 2_000
+    max_file_size: int = 10_000_000
+    agent_max_tokens: int = 8_000  # the MCP tools' budget when the caller gives none
+    index_shards: int = 0  # tantivy shards built in parallel; 0: the first build's core count, at most 4
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """`[search]` and `[search.boost]`: analyzer, fuzzy matching, pipeline and field boosts."""
+
+    stemmer: str = "english"
+    fuzzy_distance: int = 1
+    candidate_limit: int = 20
+    cutoff_ratio: float = 0.5
+    aggregation_threshold: float = 0.75
+    phrase_boost: float = 0.2
+    stopwords: bool = True
+    # one combined BM25 field plus small bonuses: chosen with bench/quality.py (docs/searching.md)
+    boost_text: float = 1.0
+    boost_title: float = 0.1
+    boost_tags: float = 0.0
+    boost_path: float = 0.1
+    boost_body: float = 0.0
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """`[context]`: how `ra context` picks terms from the files it is given."""
+
+    limit: int = 10
+    terms: int = 15
+    min_term_frequency: int = 2
+    min_word_length: int = 4
+    max_word_length: int = 30
+    sample_size: int = 50_000
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective configuration merged from every file that applies."""
+
+    files: tuple[Path, ...]
+    base_dir: Path | None
+    settings: Settings
+    search: SearchSettings
+    context: ContextSettings
+    trees: dict[str, TreeConfig]
+    rules: tuple[ContextRule, ...]
+    warnings: tuple[str, ...]
+    key_sources: dict[str, Path]
+    global_file: Path | None = None
