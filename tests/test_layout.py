@@ -1,0 +1,127 @@
+"""The layout of the two packages (issue 20): rooms by role, no import circles, short functions.
+
+What tests/test_boundaries.py keeps between the packages (ra_query never imports the build),
+this file keeps inside them, so that a new stage, store or interface lands in a room that
+already exists (docs/architecture.md) instead of growing the flat list again.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("ra_build", "ra_query")
+MAX_MODULES_AT_THE_TOP = 8
+MAX_FUNCTION_LINES = 100
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of both packages by dotted name (a package by its own name)."""
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = path.relative_to(REPO).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _imported(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The modules of both packages `path` imports, at module level or inside a function."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                whole = f"{node.module}.{alias.name}"  # `from ra_build.pipeline import graph`
+                out.add(whole if whole in modules else node.module)
+    return {name for name in out if name in modules}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (or a module importing itself)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph[node]:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_of_either_package_is_part_of_an_import_circle() -> None:
+    modules = _modules()
+    graph = {name: _imported(path, modules) for name, path in modules.items()}
+    assert _circles(graph) == []
+
+
+def test_the_circle_finder_finds_a_circle_closed_inside_a_function() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert sorted(_circles(graph)) == [["a", "b", "c"], ["e"]]
+
+
+def test_each_package_holds_at_most_eight_modules_directly() -> None:
+    crowded = {
+        package: sorted(p.name for p in (REPO / package).glob("*.py") if p.name != "__init__.py")
+        for package in PACKAGES
+    }
+    assert {p: names for p, names in crowded.items() if len(names) > MAX_MODULES_AT_THE_TOP} == {}
+
+
+def test_every_init_py_holds_nothing_but_its_docstring() -> None:
+    """No eager re-exports: importing a room costs nothing (the cold-start lists hold)."""
+    busy = []
+    for package in PACKAGES:
+        for init in sorted((REPO / package).rglob("__init__.py")):
+            body = ast.parse(init.read_text(encoding="utf-8")).body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                body = body[1:]
+            if body:
+                busy.append(str(init.relative_to(REPO)))
+    assert busy == []
+
+
+def test_no_function_of_either_package_is_longer_than_a_hundred_lines() -> None:
+    long = [
+        f"{path.relative_to(REPO)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in _modules().values()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == []
+
+
+def test_the_version_ra_reports_is_the_one_both_distributions_declare() -> None:
+    from ra_query.version import __version__
+
+    for pyproject in (REPO / "pyproject.toml", REPO / "packages" / "ra-query" / "pyproject.toml"):
+        declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+        assert declared == __version__, pyproject
