@@ -86,6 +86,39 @@ def test_the_circle_finder_finds_a_circle_closed_inside_a_function() -> None:
     assert sorted(_circles(graph)) == [["a", "b", "c"], ["e"]]
 
 
+# The rooms of each package, highest first: a room imports only rooms below it (and its own
+# modules); ra_build may import any room of ra_query, never the other way (test_boundaries.py).
+# docs/architecture.md says what each room is for.
+LAYERS = {
+    "ra_build": ["api", "cli", "refresh", "pipeline", "config", "artifacts", "document"],
+    "ra_query": ["cli", "mcp", "cli_common", "commands", "search", "sources", "artifacts", "text", "errors"],
+}
+LEAVES = {"ra_query.version"}  # imported by any room, imports nothing
+
+
+def _room(module: str) -> str:
+    """`ra_build.pipeline.graph` → `ra_build.pipeline`; a top-level module is its own room."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_each_room_imports_only_the_rooms_below_it() -> None:
+    modules = _modules()
+    rank = {f"{package}.{room}": i for package, rooms in LAYERS.items() for i, room in enumerate(rooms)}
+    rooms = {_room(m) for m in modules} - {"ra_build", "ra_query"} - LEAVES
+    assert rooms == set(rank), "a room is missing from LAYERS (and from docs/architecture.md)"
+    upward = sorted(
+        f"{name} -> {other}"
+        for name, path in modules.items()
+        for other in _imported(path, modules)
+        if _room(name) in rank
+        and _room(other) in rank
+        and _room(other).split(".")[0] == _room(name).split(".")[0]
+        and rank[_room(other)] <= rank[_room(name)]
+        and _room(other) != _room(name)
+    )
+    assert upward == []
+
+
 def test_each_package_holds_at_most_eight_modules_directly() -> None:
     crowded = {
         package: sorted(p.name for p in (REPO / package).glob("*.py") if p.name != "__init__.py")

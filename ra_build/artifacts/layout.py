@@ -3,14 +3,11 @@ names are ra_query.artifacts.paths's)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ra_query.artifacts.paths import (
     CHUNKS_DIR,
-    DEFAULT_DIR,
     DOIT_DB,
     FILES_TABLE,
     INDEX_DIR,
@@ -24,10 +21,6 @@ from ra_query.artifacts.paths import (
     snapshot_path,
     stat_table_path,
 )
-from ra_query.errors import ConfigError
-
-if TYPE_CHECKING:
-    from ra_build.config.model import Config
 
 
 @dataclass(frozen=True)
@@ -110,14 +103,3 @@ class Layout:
     @property
     def doit_db(self) -> Path:
         return self.root / DOIT_DB
-
-
-def default_artifacts(config: Config, override: str | None, env: dict[str, str] | os._Environ[str]) -> Path:
-    """Where artifacts go: --artifacts, else $RA_ARTIFACTS, else `.ra/` beside the nearest config."""
-    if override:
-        return Path(override).expanduser().resolve()
-    if env.get("RA_ARTIFACTS"):
-        return Path(env["RA_ARTIFACTS"]).expanduser().resolve()
-    if config.base_dir is None:
-        raise ConfigError("no .ra.toml found here or above — create one with: ra init")
-    return config.base_dir / DEFAULT_DIR

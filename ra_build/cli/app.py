@@ -200,12 +200,11 @@ def status(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """Show config files, trees with resolved paths and counts, and the index state."""
-    from ra_build.artifacts.layout import default_artifacts
     from ra_build.cli.reports import render_status
     from ra_build.cli.reports import status as collect
 
     config = load_config(require_paths=False)
-    st = collect(config, default_artifacts(config, artifacts, os.environ))
+    st = collect(config, config.artifacts(artifacts, os.environ))
     if json:
         sys.stdout.write(orjson.dumps(st, default=_jsonable, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -230,13 +229,12 @@ def ls_cmd(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """List configured trees, indexed documents, or indexed chunks (those starting with PREFIX)."""
-    from ra_build.artifacts.layout import default_artifacts
     from ra_build.cli.reports import ls_lines
 
     if what not in ("trees", "docs", "chunks"):
         raise InputError(f"cannot list {what!r} — use: ra ls trees, ra ls docs or ra ls chunks")
     config = load_config(require_paths=False)
-    target = default_artifacts(config, artifacts, os.environ)
+    target = config.artifacts(artifacts, os.environ)
     from ra_query.text.textsafe import printable
 
     lines = ls_lines(config, target, what, long, prefix)  # type: ignore[arg-type]
@@ -246,11 +244,10 @@ def ls_cmd(
 @app.command()
 def check(artifacts: ArtifactsOpt = None) -> None:
     """Validate configuration, sources and index: exit 0 ok, 1 warnings, 2 errors."""
-    from ra_build.artifacts.layout import default_artifacts
     from ra_build.cli.reports import check as run_check
 
     config = load_config()
-    findings = run_check(config, default_artifacts(config, artifacts, os.environ))
+    findings = run_check(config, config.artifacts(artifacts, os.environ))
     for finding in findings:
         print(finding.render())
     errors = sum(f.level == "error" for f in findings)
@@ -309,12 +306,11 @@ def pack(
     artifacts: ArtifactsOpt = None,
 ) -> None:
     """Pack the index into a release artifact (.tar.gz and .sha256) that ra-query opens anywhere."""
-    from ra_build.artifacts.layout import default_artifacts
     from ra_build.artifacts.pack import pack as pack_artifacts
 
     config = load_config()
     refreshed_store(config, artifacts, notify=warn)  # a current index, as every reader gets
-    target = default_artifacts(config, artifacts, os.environ)
+    target = config.artifacts(artifacts, os.environ)
     path, digest = pack_artifacts(target, output, with_tables=with_tables)
     _out(f"{path} ({path.stat().st_size:,} bytes)\nsha256 {digest}\n")
 

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster: str | None) -> None:
     """`ra update`: build, report the files with problems, print the one-line summary."""
-    from ra_build.artifacts.layout import default_artifacts
     from ra_build.artifacts.tables import arrow_without_pandas
 
     arrow_without_pandas()  # this process is ra's own
@@ -29,7 +28,7 @@ def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster:
 
         parse_spec(cluster)  # a bad SPEC is an error before anything is read
     config = load_config()
-    target = default_artifacts(config, artifacts, os.environ)
+    target = config.artifacts(artifacts, os.environ)
     from ra_build.pipeline.progress import ProgressBar
 
     progress = ProgressBar() if sys.stderr.isatty() else None

@@ -7,8 +7,12 @@ reads only these. Defaults live here, on the dataclasses.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from ra_query.artifacts.paths import DEFAULT_DIR
+from ra_query.errors import ConfigError
 
 DEFAULT_INCLUDE = ("**/*.md", "**/*.txt")
 STEMMERS = frozenset(
@@ -104,3 +108,18 @@ class Config:
     warnings: tuple[str, ...]
     key_sources: dict[str, Path]
     global_file: Path | None = None
+
+    def artifacts(self, override: str | None, env: Mapping[str, str]) -> Path:
+        """Where the artifacts go: --artifacts, else $RA_ARTIFACTS, else `.ra/` beside the nearest
+        config file.
+
+        Raises:
+            ConfigError: none of the three (no `.ra.toml` here or above).
+        """
+        if override:
+            return Path(override).expanduser().resolve()
+        if env.get("RA_ARTIFACTS"):
+            return Path(env["RA_ARTIFACTS"]).expanduser().resolve()
+        if self.base_dir is None:
+            raise ConfigError("no .ra.toml found here or above — create one with: ra init")
+        return self.base_dir / DEFAULT_DIR

@@ -33,12 +33,11 @@ def refreshed_store(
     was right (it has been walking the sources while everything else loaded). `notify` gets
     what a refresh skipped or warned about, one line each.
     """
-    from ra_build.artifacts.layout import default_artifacts
     from ra_build.config.fingerprint import config_hash
     from ra_build.refresh.current import current_store
     from ra_build.refresh.stamp import write_stamp
 
-    target = default_artifacts(config, artifacts, os.environ)
+    target = config.artifacts(artifacts, os.environ)
     if early is not None and os.path.realpath(early.root) != os.path.realpath(target):
         early.cancel()
         early = None
@@ -59,13 +58,12 @@ class LiveStore:
     def __init__(
         self, config: Config, artifacts: str | None, early: StaleCheck | None = None, *, notify: Notify
     ) -> None:
-        from ra_build.artifacts.layout import default_artifacts
         from ra_query.sources.watch import SourceWatch
 
         self.config = config
         self.artifacts = artifacts
         self.notify = notify
-        self.target = default_artifacts(config, artifacts, os.environ)
+        self.target = config.artifacts(artifacts, os.environ)
         self.watch = SourceWatch(os.fspath(tree.path) for tree in config.trees.values())
         self._early = early  # the first call's stale count, started before the server loaded
         self._store: Store | None = None

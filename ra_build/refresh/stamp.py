@@ -48,8 +48,7 @@ def _home() -> str:
 
 
 def _override(explicit: str | None) -> str | None:
-    """The artifact directory --artifacts or $RA_ARTIFACTS names (as `default_artifacts` reads
-    them, ra_build.artifacts.layout)."""
+    """The artifact directory --artifacts or $RA_ARTIFACTS names (as `Config.artifacts` reads them)."""
     named = explicit or os.environ.get("RA_ARTIFACTS")
     return os.path.realpath(os.path.expanduser(named)) if named else None
 
