@@ -194,7 +194,7 @@ def chunk_document(
         size: the file's size in bytes; by default the UTF-8 length of `text`.
         byte_offset: the bytes of the file before `text` (3 for a UTF-8 byte order mark that
             decoding dropped), added to every byte range so ranges slice the file itself.
-        byte_length: how many bytes of the file text[start:end] is (`parse.file_bytes` when
+        byte_length: how many bytes of the file text[start:end] is (`markdown.file_bytes` when
             decoding replaced bytes); by default the length of its UTF-8 form.
         count_tokens: the token counter (cl100k_base by default).
 

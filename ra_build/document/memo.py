@@ -20,7 +20,7 @@ class TextMemo(Generic[T]):
     """Answers remembered by the text they were computed from, for the life of the process.
 
     Memory is bounded by the characters of the texts held: past `limit`, the oldest entries are
-    forgotten first. Files that share a name are parsed together (`stages.batch_paths`), so the
+    forgotten first. Files that share a name are parsed together (`chunk_stage.batch_paths`), so the
     repeats a memo serves come soon after the text they repeat.
     """
 

@@ -1,16 +1,16 @@
 """`ra update --cluster SPEC`: the same build, with its heavy work done by Dask workers.
 
 The client (the `ra update` process) runs the usual doit task graph under the usual build lock
-(`ra_build.pipeline.graph.run_build`): discovery, the chunk stage's bookkeeping, the index stage's plan,
-publishing and the manifest all happen here, exactly as in a plain build. Two things move to
+(`ra_build.pipeline.run.run_build`): discovery, the chunk stage's bookkeeping, the index
+stage's plan, publishing and the manifest all happen here, exactly as in a plain build. Two things move to
 the cluster:
 
-- parsing: the files a chunk stage must parse go out in batches (`stages.batch_paths`: files
+- parsing: the files a chunk stage must parse go out in batches (`chunk_stage.batch_paths`: files
   that share a name together), as tasks that read the bytes through fsspec and call ra's own
-  `stages.parse_data`; their file rows and Arrow chunks come back and the chunk stage writes
+  `chunk_stage.parse_data`; their file rows and Arrow chunks come back and the chunk stage writes
   the tables as it always does, so they equal a plain build's;
 - shard builds: each index shard a run must write goes out with its rows (and, for an
-  incremental job, the shard's current files); a worker writes it with `index.write_shard` in
+  incremental job, the shard's current files); a worker writes it with `shards.write_shard` in
   a temp directory of its own and sends back the files that are new. Workers never need the
   artifact directory. The client puts each shard together in `.index-shards/NN.new` and swaps
   it in only once every shard has come back; then the index stage publishes as usual.
@@ -178,7 +178,7 @@ def _why(exc: BaseException) -> str:
 
 
 def read_and_parse(tree: str, root: str, path: str, settings: ChunkSettings, real_root: str) -> ParsedFile:
-    """`stages.parse_file` for a worker. A local tree is read exactly as a plain build reads it
+    """`chunk_stage.parse_file` for a worker. A local tree is read exactly as a plain build reads it
     (the same function); a tree at a URL is read through fsspec (any file system it knows), then
     ra's own `parse_data` chunks the bytes.
 
@@ -265,7 +265,7 @@ def shard_task(work: ShardWork) -> ShardResult:
 
 
 class Engine:
-    """The stand-ins for `stages.parse_files` and `index.run_jobs` that a cluster build passes
+    """The stand-ins for `chunk_stage.parse_files` and `shard_workers.run_jobs` that a cluster build passes
     to `run_build`; every wait on the cluster turns its failures into a `ClusterError`."""
 
     def __init__(self, client: Client, name: str) -> None:

@@ -110,7 +110,7 @@ def manifest_stage(
 ) -> dict[str, Any]:
     """Concatenate the file tables and write manifest.json atomically; return the manifest.
 
-    `search` (the configured search settings, `ra_build.pipeline.graph.search_defaults`) is recorded
+    `search` (the configured search settings, `ra_build.config.fingerprint.search_defaults`) is recorded
     so that `ra-query`, which has no configuration, searches the artifacts the same way.
     """
     concat_file_tables([layout.file_table(t) for t in trees], layout.files_table)

@@ -3,7 +3,7 @@
 The index stage hands its shard jobs to `run_jobs`, which starts one process per core, each
 with its share of the jobs as JSON on stdin; the worker writes them one after the other and
 answers with JSON on stdout: the chunks each job added, or the error that stopped it (with its
-errno, so a full disk is reported as one, ra_build.pipeline.graph.write_failure). A worker dies
+errno, so a full disk is reported as one, ra_build.artifacts.writable). A worker dies
 with its parent (`worker_init`), so a killed build leaves no writer holding a shard's tantivy
 lock.
 """
