@@ -25,13 +25,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
-from ra_build.artifacts.tables import SHARDS, read_file_rows, shard_of
+from ra_build.artifacts.tables import SHARDS, FileRow, read_file_rows, shard_of
 from ra_build.pipeline.discover import prune_tables
 from ra_build.pipeline.publish import publish, shard_summary
 from ra_build.pipeline.shard_workers import run_jobs
@@ -105,18 +105,7 @@ def index_stage(
         or not isinstance(state.get("docs"), dict)
         or not all(isinstance(v, list) for v in state["docs"].values())
     )
-    old_docs: dict[str, list[Any]] = {} if restem else state["docs"]
-
-    rows = {
-        doc_id_of(tree, row.path): (tree, row)
-        for tree in trees
-        for row in read_file_rows(layout.file_table(tree))
-        if row.status == "ok"
-    }
-    new_docs = {d: [row.doc_hash, shard_of(row.path) % k] for d, (_tree, row) in rows.items()}
-    changed = {d for d, entry in new_docs.items() if old_docs.get(d) != entry}
-    removed = set(old_docs) - set(new_docs)
-
+    diff = _diff(layout, trees, k, {} if restem else state["docs"])
     shutil.rmtree(layout.index_dir.with_name(f"{layout.index_dir.name}.next"), ignore_errors=True)
     for leftover in layout.shards_dir.iterdir() if layout.shards_dir.is_dir() else ():
         if not leftover.name.isdigit():  # a killed cluster build's staged NN.new / NN.old
@@ -124,32 +113,16 @@ def index_stage(
     if restem:
         # a build killed while shards are rebuilt must not trust them next time
         layout.index_state.unlink(missing_ok=True)
-    jobs: list[ShardJob] = []
-    for shard in range(k):
-        directory = layout.index_shard(shard)
-        fresh = restem or not readable_shard(directory)
-        parts = [
-            p for tree in trees for p in layout.chunk_shards(tree) if int(p.stem.split("-")[1]) % k == shard
-        ]
-        if fresh:
-            everything = tuple((str(p), None) for p in parts)
-            jobs.append(ShardJob(shard, str(directory), stemmer, True, (), everything))
-            continue
-        deletes = sorted(d for d in changed if new_docs[d][1] == shard)
-        deletes += sorted(d for d in removed if old_docs[d][1] == shard)
-        if not deletes:
-            continue
-        adds = [d for d in changed if new_docs[d][1] == shard]
-        wanted = _by_part(layout, rows, adds)
-        jobs.append(ShardJob(shard, str(directory), stemmer, False, tuple(deletes), tuple(wanted)))
+    jobs = _jobs(layout, trees, stemmer, k, restem, diff)
     if jobs and not restem:
         # until the new generation is published, every document a job touches counts as not
         # indexed: a build killed before then re-applies them, whatever the sources hold by then
         fresh_shards = {job.shard for job in jobs if job.fresh}
-        dirty = {**old_docs}
-        dirty.update((d, ["", e[1]]) for d, e in new_docs.items() if d in changed or e[1] in fresh_shards)
+        dirty = {**diff.old}
+        touched = ((d, e) for d, e in diff.new.items() if d in diff.changed or e[1] in fresh_shards)
+        dirty.update((d, ["", e[1]]) for d, e in touched)
         _write_state(layout, stemmer, k, int(state.get("generation", 0)), dirty, state.get("index_shards"))
-    chunks = sum(row.chunks for d, (_tree, row) in rows.items() if restem or d in changed)
+    chunks = sum(row.chunks for d, (_tree, row) in diff.rows.items() if restem or d in diff.changed)
     if run is None:
         added_chunks = sum(run_jobs(jobs, parallel=chunks >= PARALLEL_MIN_CHUNKS))
     else:
@@ -159,12 +132,12 @@ def index_stage(
             shutil.rmtree(stale, ignore_errors=True)
     shard_dirs = [layout.index_shard(s) for s in range(k)]
     publish(layout.index_dir, shard_dirs)
-    generation = int(state.get("generation", 0)) + (1 if (changed or removed or restem) else 0)
-    _write_state(layout, stemmer, k, generation, new_docs, shard_summary(shard_dirs))
+    generation = int(state.get("generation", 0)) + (1 if (diff.changed or diff.removed or restem) else 0)
+    _write_state(layout, stemmer, k, generation, diff.new, shard_summary(shard_dirs))
     prune_tables(layout, trees)  # only after the commit no longer needs them
     return IndexStats(
-        added_docs=len(changed),
-        removed_docs=len(removed),
+        added_docs=len(diff.changed),
+        removed_docs=len(diff.removed),
         added_chunks=added_chunks,
         rebuilt=restem,
         generation=generation,
@@ -172,6 +145,52 @@ def index_stage(
         shards=k,
         shards_written=tuple(job.shard for job in jobs),
     )
+
+
+class _Diff(NamedTuple):
+    """The chunk tables against what the index holds, by document id."""
+
+    rows: dict[str, tuple[str, FileRow]]  # every document to index: (tree, file row)
+    new: dict[str, list[Any]]  # [doc hash, shard] of each, as the tables are now
+    old: dict[str, list[Any]]  # the same, as the index holds them
+    changed: set[str]  # new, or with another hash or shard
+    removed: set[str]  # in the index, no longer in the tables
+
+
+def _diff(layout: Layout, trees: list[str], k: int, old: dict[str, list[Any]]) -> _Diff:
+    """What changed between the index (`old`, from its state) and the chunk tables of `trees`."""
+    rows = {
+        doc_id_of(tree, row.path): (tree, row)
+        for tree in trees
+        for row in read_file_rows(layout.file_table(tree))
+        if row.status == "ok"
+    }
+    new = {d: [row.doc_hash, shard_of(row.path) % k] for d, (_tree, row) in rows.items()}
+    changed = {d for d, entry in new.items() if old.get(d) != entry}
+    return _Diff(rows, new, old, changed, set(old) - set(new))
+
+
+def _jobs(
+    layout: Layout, trees: list[str], stemmer: str, k: int, restem: bool, diff: _Diff
+) -> list[ShardJob]:
+    """One job per shard that must change: rebuilt whole (`restem`, or not readable), or its
+    changed and removed documents deleted and the changed ones added again."""
+    jobs: list[ShardJob] = []
+    for shard in range(k):
+        directory = layout.index_shard(shard)
+        if restem or not readable_shard(directory):
+            parts = [p for tree in trees for p in layout.chunk_shards(tree)]
+            everything = tuple((str(p), None) for p in parts if int(p.stem.split("-")[1]) % k == shard)
+            jobs.append(ShardJob(shard, str(directory), stemmer, True, (), everything))
+            continue
+        deletes = sorted(d for d in diff.changed if diff.new[d][1] == shard)
+        deletes += sorted(d for d in diff.removed if diff.old[d][1] == shard)
+        if not deletes:
+            continue
+        adds = [d for d in diff.changed if diff.new[d][1] == shard]
+        wanted = _by_part(layout, diff.rows, adds)
+        jobs.append(ShardJob(shard, str(directory), stemmer, False, tuple(deletes), tuple(wanted)))
+    return jobs
 
 
 def _write_state(
@@ -190,7 +209,7 @@ def _write_state(
 
 
 def _by_part(
-    layout: Layout, rows: dict[str, tuple[str, Any]], docs: Iterable[str]
+    layout: Layout, rows: dict[str, tuple[str, FileRow]], docs: Iterable[str]
 ) -> list[tuple[str, tuple[str, ...]]]:
     """The Parquet parts that hold `docs`, each with the doc ids to read from it."""
     wanted: dict[Path, list[str]] = {}
