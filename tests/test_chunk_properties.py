@@ -15,7 +15,8 @@ from markdown_it import MarkdownIt
 
 from ra_build.artifacts.tables import CHUNK_SCHEMA, chunk_batch, chunk_rows, doc_hash
 from ra_build.document.chunk import Chunk, Document, chunk_document
-from ra_build.document.markdown import UTF8_BOM, find_headings, line_starts, parse_frontmatter
+from ra_build.document.frontmatter import parse_frontmatter
+from ra_build.document.markdown import UTF8_BOM, find_headings, line_starts
 from ra_build.pipeline.chunk_stage import ChunkSettings, parse_file
 
 SETTINGS = settings(max_examples=200, deadline=None)

@@ -33,6 +33,7 @@ NOT_IMPORTED = [
     "ra_build.pipeline.publish",
     "ra_build.document.chunk",
     "ra_build.document.markdown",
+    "ra_build.document.frontmatter",
     "ra_build.cli.app",
     "ra_build.config.load",  # the configuration is not even read: the stamp says it did not change
     "tomllib",

@@ -6,15 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from ra_build.document.markdown import (
-    decode,
-    find_headings,
-    frontmatter_title,
-    line_starts,
-    normalize_tags,
-    parse_frontmatter,
-    plain_text,
-)
+from ra_build.document.frontmatter import frontmatter_title, normalize_tags, parse_frontmatter
+from ra_build.document.markdown import decode, find_headings, line_starts, plain_text
 
 # --- decode -------------------------------------------------------------------------------------
 

@@ -20,16 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ra_build.document.markdown import (
-    NO_FRONTMATTER,
-    UTF8_BOM,
-    Frontmatter,
-    Heading,
-    decode,
-    file_bytes,
-    find_headings,
-    parse_frontmatter,
-)
+from ra_build.document.frontmatter import NO_FRONTMATTER, Frontmatter, parse_frontmatter
+from ra_build.document.markdown import UTF8_BOM, Heading, decode, file_bytes, find_headings
 from ra_build.document.memo import TextMemo
 from ra_query.artifacts.schema import doc_id_of
 from ra_query.text.files import looks_binary
