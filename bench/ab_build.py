@@ -6,9 +6,11 @@ Timings on a shared machine move by tens of percent between minutes, so a change
 build's cost is measured against its revision in the same run: the revision is checked out
 with `git worktree add` in a temp directory, each side gets a project of its own over the same
 corpus, and the sides take turns (REV, tree, tree, REV, ...), each build in a fresh interpreter
-with this venv's python and PYTHONPATH pointing at that side's source. Printed per build: wall
-seconds, CPU seconds (the build and every worker it reaped) and the load average; then each
-side's mean, appended to bench/results/ab_build.txt.
+with this venv's python and PYTHONPATH pointing at that side's source (its `ra` entry where
+that revision keeps it: bench/common.py ra_entry_module); both sides are compiled first, so
+neither pays for compiling. Printed per build: wall seconds, CPU seconds (the build and every
+worker it reaped) and the load average; then each side's mean, appended to
+bench/results/ab_build.txt.
 """
 
 from __future__ import annotations
@@ -23,18 +25,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "bench"))
-from common import git_head  # noqa: E402 — bench/ is not a package
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import REPO, clean_env, compile_sources, git_head, ra_entry_module, worktree, write_project
 
 RESULTS = REPO / "bench" / "results" / "ab_build.txt"
 
-# Run in each side's interpreter, in the project directory.
+# Run in each side's interpreter, in the project directory; argv[1] names its `ra` entry module.
 _BUILD = """
-import json, os, resource, sys, time
-sys.argv = ["ra", "update", "--full"]
+import importlib, json, os, resource, sys, time
+entry, sys.argv = sys.argv[1], ["ra", "update", "--full"]
 started = time.perf_counter()
-from ra_build.cli.entry import main
+main = importlib.import_module(entry).main
 try:
     main()
 except SystemExit as exc:
@@ -49,10 +50,16 @@ print(json.dumps({"wall": time.perf_counter() - started, "cpu": used}), file=sys
 
 
 def build(source: Path, project: Path, home: Path) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(source), "HOME": str(home)}
+    """One full build with the code under `source`: wall and CPU seconds, and the load before it."""
+    env = {**clean_env(home), "PYTHONPATH": str(source)}
     load = os.getloadavg()[0]
     proc = subprocess.run(
-        [sys.executable, "-c", _BUILD], cwd=project, env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", _BUILD, ra_entry_module(source)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
     if proc.returncode != 0 or not last.startswith("{"):
@@ -68,33 +75,21 @@ def main() -> None:
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     corpus = args.dir.resolve()
-    with tempfile.TemporaryDirectory(prefix="ra-bench-ab-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ra-bench-ab-") as tmp, worktree(args.rev, Path(tmp)) as checkout:
         work = Path(tmp)
-        worktree = work / "rev"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", "--quiet", str(worktree), args.rev], cwd=REPO, check=True
-        )
-        try:
-            sides = {args.rev: worktree, "tree": REPO}
-            for name in sides:
-                project = work / f"project-{name}"
-                project.mkdir()
-                (project / ".ra.toml").write_text(
-                    f'root = true\n\n[tree.corpus]\npath = "{corpus}"\n', encoding="utf-8"
-                )
-            (work / "home").mkdir()
-            runs: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
-            for round_ in range(args.rounds):
-                order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
-                for name in order:
-                    run = build(sides[name], work / f"project-{name}", work / "home")
-                    runs[name].append(run)
-                    wall, cpu, load = run["wall"], run["cpu"], run["load"]
-                    print(
-                        f"round {round_ + 1} {name:>10}: {wall:6.2f} s wall {cpu:6.2f} CPU-s load {load:.2f}"
-                    )
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=REPO, check=False)
+        sides = {args.rev: checkout, "tree": REPO}
+        for name, source in sides.items():
+            write_project(work / f"project-{name}", corpus, tree="corpus")
+            compile_sources(source)
+        (work / "home").mkdir()
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+        for round_ in range(args.rounds):
+            order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
+            for name in order:
+                run = build(sides[name], work / f"project-{name}", work / "home")
+                runs[name].append(run)
+                wall, cpu, load = run["wall"], run["cpu"], run["load"]
+                print(f"round {round_ + 1} {name:>10}: {wall:6.2f} s wall {cpu:6.2f} CPU-s load {load:.2f}")
     means = {
         name: (statistics.mean(r["wall"] for r in rs), statistics.mean(r["cpu"] for r in rs))
         for name, rs in runs.items()

@@ -40,20 +40,25 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "bench"))
-from common import git_head, verdict  # noqa: E402 — bench/ is not a package
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (
+    DEFAULT_TARBALL,
+    REPO,
+    clean_env,
+    git_head,
+    place_corpus,
+    ra_executable,
+    verdict,
+    write_project,
+)
 
-DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
 RESULTS = REPO / "bench" / "results" / "build.txt"
-TREE = "ps"
 
 FLOOR_RSS_MB = 800.0  # MiB-based, as ru_maxrss is in KiB
 FLOOR_NOCHANGE_S = 0.5
@@ -81,14 +86,6 @@ class Run:
     def summary(self) -> str:
         lines = self.stdout.strip().splitlines()
         return lines[-1] if lines else ""
-
-
-def ra_executable() -> Path:
-    """The `ra` console script of the interpreter running this benchmark (the repo's venv)."""
-    for candidate in (Path(sys.executable).parent / "ra", REPO / ".venv" / "bin" / "ra"):
-        if candidate.exists():
-            return candidate
-    raise SystemExit("no `ra` executable beside the interpreter — run with .venv/bin/python")
 
 
 def _descendants(pid: int) -> list[int]:
@@ -137,8 +134,7 @@ class TreeSampler(threading.Thread):
 
 def ra_update(label: str, project: Path, home: Path, *, sample: bool = False) -> Run:
     """Run `ra update` in `project` as a real subprocess; wall time and peak RSS via wait4."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RA_")}
-    env["HOME"] = str(home)
+    env = clean_env(home)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         proc = subprocess.Popen(
@@ -221,19 +217,10 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="ra-bench-build-"))
     try:
         corpus, project, home = scratch / "corpus", scratch / "project", scratch / "home"
-        project.mkdir()
         home.mkdir()
-        if args.dir is not None:
-            shutil.copytree(args.dir, corpus, symlinks=True)
-            source = str(args.dir)
-        else:
-            corpus.mkdir()
-            with tarfile.open(args.tarball) as archive:
-                archive.extractall(corpus, filter="data")
-            source = str(args.tarball)
-        (project / ".ra.toml").write_text(
-            f'root = true\n\n[tree.{TREE}]\npath = "{corpus}"\n', encoding="utf-8"
-        )
+        place_corpus(corpus, args.tarball, copy_of=args.dir)
+        source = str(args.dir if args.dir is not None else args.tarball)
+        write_project(project, corpus)
         files = markdown_files(corpus)
         md_bytes = sum(p.stat().st_size for p in files)
         print(f"corpus {source}: {len(files):,} .md files, {md_bytes / 1e6:.1f} MB (copy in {corpus})")

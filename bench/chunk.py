@@ -6,7 +6,7 @@ Files are read into memory first (I/O is not timed), the process is pinned to on
 figures are appended to bench/results/chunk.txt. The floor is 5 MB/s.
 
 With `--worker` it times instead what a chunk-stage worker does with the files, on one core:
-`stages._parse_batch` over batches of 880 paths (stat, read, sha256, decode, chunk and the
+`chunk_stage.parse_batch` over batches of 880 paths (stat, read, sha256, decode, chunk and the
 Arrow batch), the files already in the page cache; its CPU-seconds/MB is the chunk stage's
 cost before the shards are written.
 """
@@ -20,22 +20,20 @@ import os
 import platform
 import pstats
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import DEFAULT_TARBALL, REPO, git_head, place_corpus
+
 sys.path.insert(0, str(REPO))
 
-from common import git_head  # noqa: E402 — bench/ is not a package
+from ra_build.document.chunk import chunk_document
+from ra_build.document.markdown import decode
+from ra_build.pipeline.chunk_stage import ChunkSettings, parse_batch
+from ra_query.text.tokens import count_tokens
 
-from ra_build.document.chunk import chunk_document  # noqa: E402
-from ra_build.document.markdown import decode  # noqa: E402
-from ra_build.pipeline.chunk_stage import ChunkSettings, _parse_batch  # noqa: E402  # pyright: ignore[reportPrivateUsage]
-from ra_query.text.tokens import count_tokens  # noqa: E402
-
-DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
 RESULTS = REPO / "bench" / "results" / "chunk.txt"
 SUFFIXES = (".md", ".markdown", ".txt")
 FLOOR_MB_S = 5.0
@@ -70,7 +68,7 @@ def run_worker(root: Path, corpus: list[tuple[str, bytes]]) -> tuple[float, floa
     chunks = 0
     wall, cpu = time.perf_counter(), time.process_time()
     for i in range(0, len(paths), WORKER_BATCH):
-        chunks += _parse_batch(("bench", str(root), paths[i : i + WORKER_BATCH], settings))[1].num_rows
+        chunks += parse_batch(("bench", str(root), paths[i : i + WORKER_BATCH], settings))[1].num_rows
     return time.perf_counter() - wall, time.process_time() - cpu, chunks
 
 
@@ -95,8 +93,7 @@ def main() -> None:
         if args.dir is not None:
             root, source = args.dir, str(args.dir)
         else:
-            with tarfile.open(args.tarball) as archive:
-                archive.extractall(scratch, filter="data")
+            place_corpus(Path(scratch), args.tarball)
             root, source = Path(scratch), str(args.tarball)
         corpus = read_corpus(root, args.limit)
 

@@ -3,8 +3,9 @@
     .venv/bin/python bench/cluster.py [--dir DIR | --tarball PATH] [--workers N] [--no-record]
 
 Needs the `dask` extra (the dev group has it). The corpus is copied (``--dir``) or unpacked
-(``--tarball``) into a temp project with one tree ``ps``; HOME is an empty temp directory. It
-measures, each with the venv's real ``ra`` in a subprocess unless said otherwise:
+(``--tarball``) into a temp directory, the one tree ``ps`` of a temp project; HOME is an empty
+temp directory. It measures, each with the venv's real ``ra`` in a subprocess unless said
+otherwise:
 
 1. how long a ``local:N`` cluster takes to start and close (in this process);
 2. a full plain build and a full ``--cluster local:N`` build, into two artifact directories;
@@ -23,34 +24,17 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import shutil
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import DEFAULT_TARBALL, REPO, git_head, place_corpus, run_ra, write_project
+
 sys.path.insert(0, str(REPO))
 
-from common import git_head  # noqa: E402
-
-DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
 RESULTS = REPO / "bench" / "results" / "cluster.txt"
-RA = Path(sys.executable).parent / "ra"
-
-
-def timed_ra(project: Path, home: Path, *args: str) -> tuple[float, str]:
-    """Wall seconds of `ra ARGS` in `project`, and its summary line."""
-    env = {**os.environ, "HOME": str(home)}
-    started = time.perf_counter()
-    proc = subprocess.run([str(RA), *args], cwd=project, env=env, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"ra {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()}")
-    return seconds, proc.stdout.strip().splitlines()[-1]
 
 
 def startup_seconds(workers: int) -> tuple[float, float]:
@@ -80,7 +64,7 @@ def indexed(artifacts: Path) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--dir", type=Path, help="an unpacked corpus directory (copied, never touched)")
     source.add_argument("--tarball", type=Path, default=DEFAULT_TARBALL)
@@ -92,31 +76,25 @@ def main() -> None:
         base = Path(tmp)
         home = base / "home"
         home.mkdir()
-        corpus = base / "project" / "ps"
-        if args.dir:
-            shutil.copytree(args.dir, corpus, symlinks=True)
-        else:
-            corpus.mkdir(parents=True)
-            with tarfile.open(args.tarball) as archive:
-                archive.extractall(corpus, filter="data")
-        project = corpus.parent
-        (project / ".ra.toml").write_text('root = true\n\n[tree.ps]\npath = "ps"\n', encoding="utf-8")
+        corpus = base / "corpus"
+        place_corpus(corpus, args.tarball, copy_of=args.dir)
+        project = write_project(base / "project", corpus)
         markdown = sorted(corpus.rglob("*.md"))
         files = len(markdown)
         spec = f"local:{args.workers}"
 
         load_before = os.getloadavg()[0]
         up, down = startup_seconds(args.workers)
-        plain_full, plain_line = timed_ra(project, home, "update", "--artifacts", str(base / "plain"))
-        cluster_full, cluster_line = timed_ra(
+        plain_full, plain_line = run_ra(project, home, "update", "--artifacts", str(base / "plain"))
+        cluster_full, cluster_line = run_ra(
             project, home, "update", "--artifacts", str(base / "cluster"), "--cluster", spec
         )
         equal = same_tables(base / "plain", base / "cluster")
         chunks = (indexed(base / "plain"), indexed(base / "cluster"))
         with open(markdown[files // 2], "a", encoding="utf-8") as fh:
             fh.write("\nAn appended line for the benchmark.\n")
-        plain_edit, _ = timed_ra(project, home, "update", "--artifacts", str(base / "plain"))
-        cluster_edit, edit_line = timed_ra(
+        plain_edit, _ = run_ra(project, home, "update", "--artifacts", str(base / "plain"))
+        cluster_edit, edit_line = run_ra(
             project, home, "update", "--artifacts", str(base / "cluster"), "--cluster", spec
         )
         load_after = os.getloadavg()[0]

@@ -17,17 +17,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import DEFAULT_TARBALL, REPO, place_corpus, worktree
+
 TREE = "corpus"
 
 # Run inside each side's interpreter: only APIs both old and new revisions have (a revision
@@ -133,26 +132,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ra-compare-") as scratch:
         work = Path(scratch)
         corpus = work / "corpus"
-        if args.dir is not None:
-            shutil.copytree(args.dir, corpus, symlinks=True)
-            source = str(args.dir)
-        else:
-            with tarfile.open(args.tarball) as archive:
-                archive.extractall(corpus, filter="data")
-            source = args.tarball.name
-        worktree = work / "rev"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", "--quiet", str(worktree), rev], cwd=REPO, check=True
-        )
-        try:
-            failed = False
+        place_corpus(corpus, args.tarball, copy_of=args.dir)
+        source = str(args.dir) if args.dir is not None else args.tarball.name
+        failed = False
+        with worktree(rev, work) as checkout:
             for round_name in ("full build", "incremental"):
                 if round_name == "incremental":
                     edited = edit(corpus, args.edits)
                     if not edited:
                         break
                     round_name += f" ({len(edited)} files edited)"
-                old = build(worktree, corpus, work / "old")
+                old = build(checkout, corpus, work / "old")
                 new = build(REPO, corpus, work / "new")
                 found = differences(work / "old", work / "new")
                 failed = failed or bool(found)
@@ -164,8 +154,6 @@ def main() -> None:
                 )
                 for line in found:
                     print(f"  {line}")
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=REPO, check=False)
     sys.exit(1 if failed else 0)
 
 

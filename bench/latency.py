@@ -8,10 +8,12 @@ so every `ra search` takes the no-change path. Each round runs the commands back
 each query, in rotating order, so load on this shared machine hits them alike; the figures are
 medians over rounds and queries, and the floor is a ratio (issue 11: `ra search` ≤ 1.3 ×
 `ra-query search`). `--before TREE` adds `ra search` as an older checkout of ra (a git worktree:
-`git worktree add /tmp/before COMMIT`) runs it, on the same index. Then `ra mcp` and `ra-query
-mcp` each answer `--calls` search calls through the SDK's client over stdio (p50 / p95; floors
-10 / 25 ms) after a start-up to first answer (floor 0.8 s). Prints a table and appends it to
-bench/results/latency.txt.
+`git worktree add /tmp/before COMMIT`, before or after the rooms of 89a6c53) runs it, on the
+same index; the sources of both are compiled first, so that no run pays for compiling. Then
+`ra mcp` and `ra-query mcp` each answer `--calls` search calls through the SDK's client over
+stdio (p50 / p95; floors 10 / 25 ms) after a start-up to first answer (floor 0.8 s). Prints a
+table and appends it to bench/results/latency.txt. bench/ab_latency.py times these calls for a
+git revision beside the working tree.
 """
 
 from __future__ import annotations
@@ -27,9 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, git_head, verdict
+from common import REPO, compile_sources, entry_command, git_head, ra_executable, verdict
 
-BIN = Path(sys.executable).parent
 QUERIES = ["connection pool size", "Get-DnsServer zone", "remove user account", "install module offline"]
 FLOOR = 1.3
 MCP_P50_FLOOR, MCP_P95_FLOOR, STARTUP_FLOOR = 10.0, 25.0, 800.0  # ms
@@ -37,11 +38,17 @@ CONTEXT_P50_FLOOR = 30.0  # ms (issue 12)
 
 
 def mcp_figures(
-    command: list[str], project: Path, calls: int, queries: list[str], tool: str = "search"
+    command: list[str],
+    project: Path,
+    calls: int,
+    queries: list[str],
+    tool: str = "search",
+    env: dict[str, str] | None = None,
 ) -> tuple[float, float, float]:
     """(start-up to first answer, p50, p95) in ms of `tool` calls through the SDK client over stdio.
 
     `search` takes `queries` in turn; `context` takes one of the files `queries` names each call.
+    The server gets `env`, by default this process's environment.
     """
     import asyncio
 
@@ -55,7 +62,7 @@ def mcp_figures(
     async def session() -> tuple[float, list[float]]:
         started = time.perf_counter()
         params = StdioServerParameters(
-            command=command[0], args=command[1:], cwd=project, env=dict(os.environ)
+            command=command[0], args=command[1:], cwd=project, env=dict(os.environ if env is None else env)
         )
         with open(os.devnull, "w", encoding="utf-8") as errlog:
             async with (
@@ -91,6 +98,7 @@ Command = tuple[list[str], dict[str, str] | None]
 
 
 def timed(command: Command, cwd: Path) -> float:
+    """Wall seconds of one run of `command` in `cwd`, its output thrown away."""
     started = time.perf_counter()
     argv, env = command
     subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -98,17 +106,8 @@ def timed(command: Command, cwd: Path) -> float:
 
 
 def older_ra(tree: Path) -> Callable[[str], Command]:
-    """`ra search --list Q` as the checkout at `tree` runs it (its cli, this venv's packages)."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-
-    def command(query: str) -> Command:
-        code = (
-            f"import sys; sys.argv = ['ra', 'search', '--list', {query!r}]; "
-            "from ra_build.cli.app import main; main()"
-        )
-        return [sys.executable, "-c", code], env
-
-    return command
+    """`ra search --list Q` as the checkout at `tree` runs it (its console entry, this venv's packages)."""
+    return lambda query: (entry_command(tree, "ra", "search", "--list", query), None)
 
 
 def main() -> None:
@@ -122,13 +121,16 @@ def main() -> None:
     project: Path = args.project.resolve()
     roots = sources_of(project)
     rg = shutil.which("rg")
+    ra, ra_query = str(ra_executable("ra")), str(ra_executable("ra-query"))
     commands: dict[str, Callable[[str], Command]] = {
-        "ra search": lambda q: ([str(BIN / "ra"), "search", "--list", q], None),
-        "ra-query search": lambda q: ([str(BIN / "ra-query"), "search", "--list", q], None),
+        "ra search": lambda q: ([ra, "search", "--list", q], None),
+        "ra-query search": lambda q: ([ra_query, "search", "--list", q], None),
     }
     if rg:
         commands["rg -il"] = lambda q: ([rg, "-il", "--", q.split()[0], *roots], None)
+    compile_sources(REPO)
     if args.before:
+        compile_sources(args.before.resolve())
         commands[f"ra search {args.before.name}"] = older_ra(args.before.resolve())
     for name, make in commands.items():  # warm the page cache; check each one works
         argv, env = make(args.queries[0])
@@ -151,7 +153,7 @@ def main() -> None:
         *(f"{name:24} median {ms:7.1f} ms" for name, ms in medians.items()),
         f"ra search / ra-query search = {ratio:.2f} (floor ≤ {FLOOR}) {verdict(ratio <= FLOOR)}",
     ]
-    servers = {"ra mcp": [str(BIN / "ra"), "mcp"], "ra-query mcp": [str(BIN / "ra-query"), "mcp"]}
+    servers = {"ra mcp": [ra, "mcp"], "ra-query mcp": [ra_query, "mcp"]}
     for name, command in servers.items():
         first, p50, p95 = mcp_figures(command, project, args.calls, args.queries)
         ok = p50 <= MCP_P50_FLOOR and p95 <= MCP_P95_FLOOR and first <= STARTUP_FLOOR

@@ -43,23 +43,19 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "bench"))
-from common import git_head, verdict  # noqa: E402 — bench/ is not a package
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import REPO, build_project, corpus_folder, git_head, verdict
 
 sys.path.insert(0, str(REPO))
 
 DATA = REPO.parent / "shared" / "data"
 RESULTS_JSON = REPO / "bench" / "results" / "quality.json"
 RESULTS_TXT = REPO / "bench" / "results" / "quality.txt"
-PS_DIR = Path("/tmp/corpora/ps")
-PS_TARBALL = DATA / "corpora" / "powershell-docs-md.tar.gz"
 SEED = 20261123
 KNOWN_ITEMS = 50
 RANKING_DEPTH = 100
@@ -138,42 +134,15 @@ def write_tree(docs: Iterable[tuple[str, str, str]], root: Path) -> int:
 # ---- building -----------------------------------------------------------------------------------
 
 
-def ra_executable(name: str) -> Path:
-    """A console script of the interpreter running this benchmark (the repo's venv)."""
-    for candidate in (Path(sys.executable).parent / name, REPO / ".venv" / "bin" / name):
-        if candidate.exists():
-            return candidate
-    raise SystemExit(f"no `{name}` executable beside the interpreter — run with .venv/bin/python")
-
-
 SETTINGS: dict[str, dict[str, str]] = {}  # --set section.key=value: extra .ra.toml settings
 
 
-def config_text(tree: str, source: Path) -> str:
-    """The benchmark project's .ra.toml: the tree, and any `--set` settings."""
-    lines = ["root = true", ""]
-    for section, keys in SETTINGS.items():
-        lines += [f"[{section}]", *(f"{k} = {v}" for k, v in keys.items()), ""]
-    return "\n".join([*lines, f"[tree.{tree}]", f'path = "{source}"', ""])
-
-
 def build(tree: str, source: Path, work: Path) -> Path:
-    """`ra update` of `source` as tree `tree` in a fresh project under `work`; returns the artifacts."""
-    project, home = work / f"{tree}-project", work / "home"
-    shutil.rmtree(project, ignore_errors=True)
-    project.mkdir(parents=True)
-    home.mkdir(exist_ok=True)
-    (project / ".ra.toml").write_text(config_text(tree, source), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RA_")}
-    env["HOME"] = str(home)
-    started = time.perf_counter()
-    proc = subprocess.run(
-        [str(ra_executable("ra")), "update"], cwd=project, env=env, capture_output=True, text=True
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"ra update of {source} exited {proc.returncode}\n{proc.stdout}{proc.stderr}")
-    print(f"built {tree} in {time.perf_counter() - started:.1f} s")
-    return project / ".ra"
+    """`ra update` of `source` as tree `tree` in a fresh project under `work`, with the `--set`
+    settings; returns the artifacts."""
+    artifacts, seconds, _ = build_project(work / f"{tree}-project", work / "home", source, tree, SETTINGS)
+    print(f"built {tree} in {seconds:.1f} s")
+    return artifacts
 
 
 # ---- searching ----------------------------------------------------------------------------------
@@ -196,9 +165,9 @@ def ranking_params(store: Any) -> Any:
 
 def default_params(store: Any) -> Any:
     """The SearchParams `ra-query search QUERY` uses: the CLI's own parser and search_params."""
-    from ra_query.cli import _parser, search_params  # pyright: ignore[reportPrivateUsage]
+    from ra_query.cli import build_parser, search_params
 
-    return search_params(_parser().parse_args(["search", "placeholder"]), store.search_defaults())
+    return search_params(build_parser().parse_args(["search", "placeholder"]), store.search_defaults())
 
 
 def ranking_run(
@@ -373,20 +342,6 @@ _STOP = frozenset(
 )
 
 
-def ps_corpus(given: Path | None, work: Path) -> Path:
-    """The powershell docs: `--ps`, else /tmp/corpora/ps, else the tarball unpacked under `work`."""
-    if given is not None:
-        return given.resolve()
-    if PS_DIR.is_dir():
-        return PS_DIR
-    target = work / "ps-corpus"
-    if not target.is_dir():
-        target.mkdir(parents=True)
-        with tarfile.open(PS_TARBALL) as archive:
-            archive.extractall(target, filter="data")
-    return target
-
-
 def known_items(corpus: Path, count: int = KNOWN_ITEMS, seed: int = SEED) -> list[tuple[str, str]]:
     """(cmdlet, query): SYNOPSIS sentences of distinct cmdlet pages, the cmdlet name removed."""
     pages: dict[str, list[Path]] = {}
@@ -538,7 +493,7 @@ def record(figures: dict[str, Any], label: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sets", default="scifact,cacm,known", help="comma-separated: scifact, cacm, known")
     parser.add_argument("--work", type=Path, default=Path("/tmp/ra-bench-quality"), help="scratch directory")
     parser.add_argument("--ps", type=Path, help="an unpacked powershell-docs corpus")
@@ -567,7 +522,7 @@ def main() -> None:
     figures: dict[str, Any] = {}
     for name in wanted:
         if name == "known":
-            figures["known"] = known(ps_corpus(args.ps, args.work), args.work)
+            figures["known"] = known(corpus_folder(args.ps, args.work / "ps-corpus"), args.work)
         else:
             figures[name] = judged(name, args.work)
         print(json.dumps({name: figures[name]}, indent=2))

@@ -1,7 +1,8 @@
 """Benchmark: the read-only query side on a real corpus — warm in-process latency and cold `ra-query`.
 
     .venv/bin/python bench/query.py [--dir DIR | --tarball PATH] [--artifacts DIR]
-                                    [--passes N] [--runs N] [--profile] [--no-cold] [--no-record]
+                                    [--passes N] [--runs N] [--profile] [--no-cold] [--rev REV]
+                                    [--no-record]
 
 1. Index. With ``--artifacts DIR`` holding a manifest, that build is reused (its corpus is the
    folder the manifest records). Otherwise the corpus (``--dir``, default /tmp/corpora/ps when it
@@ -9,10 +10,10 @@
    project with ``.ra.toml`` (``root = true``, ``[tree.ps] path = …``) and ``ra update`` as a
    subprocess with HOME an empty temp dir. That build is kept and its path printed, so the next
    run can pass it to ``--artifacts``.
-2. Query set: ≥ 300 mixed queries derived from the corpus with a fixed seed (cmdlet nouns and
-   verbs, cmdlet names, title words, two and three words of one line, quoted phrases, one-edit
-   typos, OR, ``-term`` exclusions, field queries, long sentence-like queries, nonsense), written
-   to bench/results/query_set.txt as ``type<TAB>query`` so runs stay comparable.
+2. Query set (bench/query_set.py): ≥ 300 mixed queries derived from the corpus with a fixed seed
+   (cmdlet nouns and verbs, cmdlet names, title words, two and three words of one line, quoted
+   phrases, one-edit typos, OR, ``-term`` exclusions, field queries, long sentence-like queries,
+   nonsense), written to bench/results/query_set.txt as ``type<TAB>query`` so runs stay comparable.
 3. Warm: the store is opened once; every query goes through exactly what ``ra-query search Q
    --json`` runs after opening — ``search_command(store, [q], params, json=True)`` with the
    params of ``ra_query.cli.search_params`` — timed with ``perf_counter`` after a warm-up pass.
@@ -22,7 +23,10 @@
    over the same markdown folder, in one hyperfine run per query (``--warmup 3 --runs 30``; own
    timing loop when hyperfine is missing). Also: bare python start, the bare floor (python +
    ``import tantivy`` + ``Index.open`` + one search + ``json.dumps``), ``-X importtime`` of the
-   CLI, and a phase breakdown of one cold search measured inside fresh processes.
+   CLI, and a phase breakdown of one cold search measured inside fresh processes. ``--rev REV``
+   adds, in the same hyperfine run per query, the cold search of REV (a ``git worktree`` in a temp
+   dir, removed afterwards) and of the working tree, both run alike (this venv's python calling
+   each checkout's console entry), and their ratio: was a change neutral for a cold search?
 5. A table of figures vs floors (warm p50 ≤ 5 ms, warm p95 ≤ 20 ms, cold ra-query p50 ≤ rg p50)
    and one dated line appended to bench/results/query.txt.
 
@@ -40,91 +44,45 @@ import json
 import os
 import platform
 import pstats
-import random
 import re
 import shlex
 import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "bench"))
-from common import git_head, verdict  # noqa: E402 — bench/ is not a package
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (
+    DEFAULT_TARBALL,
+    REPO,
+    TREE,
+    build_project,
+    clean_env,
+    compile_sources,
+    corpus_folder,
+    entry_command,
+    git_head,
+    ra_executable,
+    verdict,
+    worktree,
+)
+from query_set import QUERY_SET, Query, make_query_set, markdown_files, write_query_set
 
 sys.path.insert(0, str(REPO))
 
-DEFAULT_DIR = Path("/tmp/corpora/ps")
-DEFAULT_TARBALL = REPO / ".." / "shared" / "data" / "corpora" / "powershell-docs-md.tar.gz"
 RESULTS = REPO / "bench" / "results" / "query.txt"
-QUERY_SET = REPO / "bench" / "results" / "query_set.txt"
-TREE = "ps"
-SEED = 20261122
 
 FLOOR_WARM_P50_MS = 5.0
 FLOOR_WARM_P95_MS = 20.0
 
 # ---- corpus and index ---------------------------------------------------------------------------
-
-
-def markdown_files(root: Path) -> list[Path]:
-    """Every .md file under `root` that ra indexes (dot files and dot directories skipped), sorted."""
-    out: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        out.extend(Path(dirpath, f) for f in filenames if f.endswith(".md") and not f.startswith("."))
-    return sorted(out)
-
-
-def ra_executable(name: str) -> Path:
-    """A console script of the interpreter running this benchmark (the repo's venv)."""
-    for candidate in (Path(sys.executable).parent / name, REPO / ".venv" / "bin" / name):
-        if candidate.exists():
-            return candidate
-    raise SystemExit(f"no `{name}` executable beside the interpreter — run with .venv/bin/python")
-
-
-def clean_env(home: Path | None = None) -> dict[str, str]:
-    """The environment without RA_* (and with HOME replaced when given).
-
-    PYTHONDONTWRITEBYTECODE is dropped too: with it set, every process recompiles each module
-    edited since its .pyc was written, which measures the compiler, not ra (an installed ra
-    has its .pyc files; `compile_package` writes ours before the cold runs).
-    """
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RA_") and k != "PYTHONDONTWRITEBYTECODE"}
-    if home is not None:
-        env["HOME"] = str(home)
-    return env
-
-
-def build_index(corpus: Path, scratch: Path) -> tuple[Path, float]:
-    """Index `corpus` with `ra update` in a fresh project under `scratch`; (artifacts, seconds)."""
-    project, home = scratch / "project", scratch / "home"
-    project.mkdir(parents=True)
-    home.mkdir()
-    (project / ".ra.toml").write_text(f'root = true\n\n[tree.{TREE}]\npath = "{corpus}"\n', encoding="utf-8")
-    started = time.perf_counter()
-    proc = subprocess.run(
-        [str(ra_executable("ra")), "update"],
-        cwd=project,
-        env=clean_env(home),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-    )
-    seconds = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"ra update exited {proc.returncode}\n{proc.stdout}{proc.stderr}")
-    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
-    print(f"built in {seconds:.1f} s: {summary}")
-    return project / ".ra", seconds
 
 
 def corpus_of(artifacts: Path) -> Path:
@@ -134,225 +92,6 @@ def corpus_of(artifacts: Path) -> Path:
         return Path(manifest["trees"][TREE]["sources"]["root"])
     except (KeyError, TypeError):
         raise SystemExit(f"{artifacts}: the manifest records no source folder for tree {TREE!r}") from None
-
-
-# ---- the query set ------------------------------------------------------------------------------
-
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_CMDLET = re.compile(r"^([A-Z][a-z]+)-([A-Za-z][A-Za-z0-9]+)$")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_MARKUP = re.compile(r"[*_`<>\[\]{}|#]")
-_STOP = """a an and are as at be by can for from has have if in into is it its may not of on or such that
-    the their then there these this to was were when which will with you your use used using example
-    see also more information about following get set"""
-STOPWORDS = frozenset(_STOP.split())
-# how many of each type; the order here is the order in the file
-COUNTS: dict[str, int] = {
-    "noun": 40,  # a cmdlet noun: ADUser
-    "verb": 10,  # a cmdlet verb: Get (huge posting lists)
-    "cmdlet": 20,  # Get-ADUser (the analyzer splits it: a phrase)
-    "title_word": 15,  # a word of a conceptual article's file name
-    "two_words": 45,  # two words of one prose line
-    "three_words": 35,
-    "phrase": 30,  # "two to four consecutive words" of a prose line
-    "typo": 20,  # one edit of a word (exercises the fuzzy fallback)
-    "or": 15,  # a OR b (OR c)
-    "exclude": 15,  # a b -c
-    "field": 25,  # title:, path:, body:, title:"…", title:(a OR b)
-    "long": 35,  # 8–14 words of a prose line (exercises relaxation)
-    "nomatch": 15,  # nonsense: exact, fuzzy and relaxed passes all run and find nothing
-}
-
-
-@dataclass(frozen=True)
-class Query:
-    """One query of the set and what kind it is."""
-
-    kind: str
-    text: str
-
-
-def prose_lines(text: str) -> list[str]:
-    """Lines of running text: no frontmatter, code fences, tables or headings; markup removed."""
-    lines = text.splitlines()
-    if lines and lines[0].strip() == "---":
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
-        lines = lines[end + 1 :]
-    out: list[str] = []
-    fenced = False
-    for line in lines:
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        if fenced or not stripped or stripped.startswith(("|", "#", ">", "-", "PS ", "<")):
-            continue
-        clean = _MARKUP.sub(" ", _LINK.sub(r"\1", stripped))
-        if len(_WORD.findall(clean)) >= 6:
-            out.append(clean)
-    return out
-
-
-def content_words(line: str) -> list[str]:
-    """The words of `line` worth searching for: 3+ characters, not stopwords, in order, unique."""
-    seen: dict[str, None] = {}
-    for w in _WORD.findall(line):
-        if len(w) >= 3 and w.lower() not in STOPWORDS:
-            seen.setdefault(w, None)
-    return list(seen)
-
-
-def one_edit(word: str, rng: random.Random, vocabulary: set[str]) -> str:
-    """`word` with one deletion, substitution or insertion inside it, not itself a corpus word."""
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    for _ in range(50):
-        i = rng.randrange(1, len(word) - 1)  # keep the first letter: typos there are rare
-        kind = rng.choice(("delete", "substitute", "insert"))
-        if kind == "delete":
-            typo = word[:i] + word[i + 1 :]
-        elif kind == "substitute":
-            typo = word[:i] + rng.choice(letters.replace(word[i].lower(), "")) + word[i + 1 :]
-        else:
-            typo = word[:i] + rng.choice(letters) + word[i:]
-        if typo.lower() not in vocabulary:
-            return typo
-    return word + "q"
-
-
-def nonsense(rng: random.Random) -> str:
-    """A pronounceable-looking word no corpus contains (consonant clusters no language uses)."""
-    return "".join(rng.choice("bcdfghjklmnpqrstvwxz") + rng.choice("qxzj") for _ in range(rng.randint(3, 5)))
-
-
-def make_query_set(corpus: Path, seed: int = SEED) -> list[Query]:
-    """The benchmark's queries, derived deterministically from the files of `corpus`."""
-    rng = random.Random(seed)
-    files = markdown_files(corpus)
-    if not files:
-        raise SystemExit(f"{corpus}: no markdown files")
-    stems = sorted({p.stem for p in files})
-    cmdlets = [m for m in (_CMDLET.match(s) for s in stems) if m]
-    nouns = sorted({m.group(2) for m in cmdlets})
-    verbs = sorted({m.group(1) for m in cmdlets})
-    names = sorted({m.group(0) for m in cmdlets})
-    title_words = sorted(
-        {
-            w
-            for p in files
-            if not _CMDLET.match(p.stem)
-            for w in re.split(r"[^A-Za-z0-9]+", p.stem.replace("about_", ""))
-            if len(w) >= 4 and w.lower() not in STOPWORDS and not w.isdigit()
-        }
-    )
-    modules = sorted({p.parent.name for p in files if _CMDLET.match(p.stem)})
-
-    sample = rng.sample(files, min(600, len(files)))
-    lines: list[str] = []
-    vocabulary: set[str] = {n.lower() for n in nouns}
-    for path in sample:
-        found = prose_lines(path.read_text(encoding="utf-8", errors="replace"))
-        vocabulary.update(w.lower() for line in found for w in _WORD.findall(line))
-        lines.extend(found[:8])  # a few per file, so no one long file dominates
-    rich = [line for line in lines if len(content_words(line)) >= 4]
-    long_lines = [line for line in lines if len(_WORD.findall(line)) >= 10]
-    body_words = sorted({w for line in rich for w in content_words(line) if len(w) >= 7 and w.isalpha()})
-
-    def words_of_line(n: int) -> list[str]:
-        words = content_words(rng.choice(rich))
-        start = rng.randrange(0, len(words) - n + 1)
-        return words[start : start + n]
-
-    makers: dict[str, Callable[[], str]] = {
-        "noun": lambda: rng.choice(nouns),
-        "verb": lambda: rng.choice(verbs),
-        "cmdlet": lambda: rng.choice(names),
-        "title_word": lambda: rng.choice(title_words),
-        "two_words": lambda: " ".join(words_of_line(2)),
-        "three_words": lambda: " ".join(words_of_line(3)),
-        "phrase": lambda: _phrase(rng, rng.choice(rich)),
-        "typo": lambda: one_edit(
-            rng.choice(nouns if rng.random() < 0.5 else body_words), rng, vocabulary
-        ).lower(),
-        "or": lambda: " OR ".join(
-            rng.sample(nouns, 2) if rng.random() < 0.5 else words_of_line(rng.choice((2, 3)))
-        ),
-        "exclude": lambda: _exclusion(rng, words_of_line(3), verbs),
-        "field": lambda: _field(rng, nouns, names, modules, words_of_line),
-        "long": lambda: _long(rng, rng.choice(long_lines), verbs, nouns),
-        "nomatch": lambda: _nomatch(rng),
-    }
-    queries: list[Query] = []
-    for kind, count in COUNTS.items():
-        seen: set[str] = set()
-        while len(seen) < count:
-            text = " ".join(makers[kind]().split())
-            if text and text not in seen:
-                seen.add(text)
-                queries.append(Query(kind, text))
-    return queries
-
-
-def _phrase(rng: random.Random, line: str) -> str:
-    words = _WORD.findall(line)
-    n = rng.randint(2, 4)
-    start = rng.randrange(0, len(words) - n + 1)
-    return '"' + " ".join(words[start : start + n]) + '"'
-
-
-def _exclusion(rng: random.Random, words: list[str], verbs: list[str]) -> str:
-    if rng.random() < 0.3:
-        return f"{words[0]} -{rng.choice(verbs)}"
-    return f"{words[0]} {words[1]} -{words[2]}"
-
-
-def _field(
-    rng: random.Random,
-    nouns: list[str],
-    names: list[str],
-    modules: list[str],
-    words_of_line: Callable[[int], list[str]],
-) -> str:
-    shape = rng.randrange(5)
-    if shape == 0:
-        return f"title:{rng.choice(nouns)}"
-    if shape == 1:
-        return f'title:"{rng.choice(names)}"'
-    if shape == 2:
-        a, b = rng.sample(nouns, 2)
-        return f"title:({a} OR {b})"
-    if shape == 3:
-        return f"path:{rng.choice(modules)} {rng.choice(nouns)}"
-    a, b = words_of_line(2)
-    return f"body:{a} {b}"
-
-
-def _long(rng: random.Random, line: str, verbs: list[str], nouns: list[str]) -> str:
-    # a lone "or" would turn the sentence into an OR query; these are meant to exercise relaxation
-    words = [w for w in _WORD.findall(line) if w.lower() != "or"]
-    n = min(len(words), rng.randint(8, 14))
-    start = rng.randrange(0, len(words) - n + 1)
-    text = " ".join(words[start : start + n])
-    if rng.random() < 0.3:  # the way an agent asks
-        text = f"how do I {rng.choice(verbs).lower()} {rng.choice(nouns)} {text}"
-    return text
-
-
-def _nomatch(rng: random.Random) -> str:
-    shape = rng.randrange(3)
-    if shape == 0:
-        return nonsense(rng)
-    if shape == 1:
-        return f"{nonsense(rng)} {nonsense(rng)}"
-    return f'"{nonsense(rng)} {nonsense(rng)}"'
-
-
-def write_query_set(queries: Sequence[Query], path: Path) -> bool:
-    """Write the set (``kind<TAB>query`` lines); True when it differs from what was there."""
-    text = "".join(f"{q.kind}\t{q.text}\n" for q in queries)
-    old = path.read_text(encoding="utf-8") if path.exists() else None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return old is not None and old != text
 
 
 # ---- warm, in process ---------------------------------------------------------------------------
@@ -379,9 +118,9 @@ class Timed:
 
 def cli_params(store: Any) -> Any:
     """The SearchParams `ra-query search Q --json` uses: the CLI's own parser and search_params."""
-    from ra_query.cli import _parser, search_params  # pyright: ignore[reportPrivateUsage]
+    from ra_query.cli import build_parser, search_params
 
-    args = _parser().parse_args(["search", "placeholder", "--json"])
+    args = build_parser().parse_args(["search", "placeholder", "--json"])
     return search_params(args, store.search_defaults())
 
 
@@ -453,7 +192,10 @@ def profile_warm(store: Any, queries: Sequence[Query], top: int = 25) -> None:
         run_one(store, params, q.text)
     profiler.disable()
     stats = pstats.Stats(profiler)
-    raw: dict[tuple[str, int, str], tuple[int, int, float, float, Any]] = stats.stats  # type: ignore[attr-defined]
+    # typeshed's pstats.Stats leaves out the `stats` dict every Stats object has
+    raw: dict[tuple[str, int, str], tuple[int, int, float, float, Any]] = (
+        stats.stats  # pyright: ignore[reportAttributeAccessIssue]
+    )
     total = sum(tt for _, _, tt, _, _ in raw.values())
 
     def where(key: tuple[str, int, str]) -> str:
@@ -510,6 +252,7 @@ class ColdPair:
     rg_args: list[str]
     ra_s: list[float]
     rg_s: list[float]
+    sides: dict[str, list[float]] = field(default_factory=dict)  # --rev: that revision's and the tree's
 
 
 def rg_patterns(text: str) -> list[str]:
@@ -584,8 +327,11 @@ def own_timing(
     return times
 
 
-def cold(artifacts: Path, corpus: Path, queries: Sequence[Query], runs: int, cwd: Path) -> list[ColdPair]:
-    """ra-query beside rg for each query, in one hyperfine run per query."""
+def cold(
+    artifacts: Path, corpus: Path, queries: Sequence[Query], runs: int, cwd: Path, sides: dict[str, Path]
+) -> list[ColdPair]:
+    """ra-query beside rg for each query, in one hyperfine run per query; with `sides` (name →
+    checkout), also each checkout's `ra-query` run the same way (bench/common.py entry_command)."""
     ra_query = str(ra_executable("ra-query"))
     rg = shutil.which("rg")
     pairs: list[ColdPair] = []
@@ -595,11 +341,16 @@ def cold(artifacts: Path, corpus: Path, queries: Sequence[Query], runs: int, cwd
         commands = [("ra-query", [ra_query, "--artifacts", str(artifacts), "search", q.text, "--json"])]
         if rg is not None:
             commands.append(("rg", [rg, *rg_args[1:]]))
+        search = ("--artifacts", str(artifacts), "search", q.text, "--json")
+        for name, source in sides.items():
+            commands.append((f"ra-query {name}", entry_command(source, "ra-query", *search)))
         times = hyperfine(commands, 3, runs, cwd)
-        pairs.append(ColdPair(q, rg_args, times[0], times[1] if rg is not None else []))
+        by_side = dict(zip(sides, times[len(commands) - len(sides) :], strict=True))
+        pairs.append(ColdPair(q, rg_args, times[0], times[1] if rg is not None else [], by_side))
         ra_ms = statistics.median(times[0]) * 1000
         rg_ms = statistics.median(times[1]) * 1000 if rg is not None else float("nan")
-        print(f"  {q.kind:<12} ra-query {ra_ms:7.1f} ms   rg {rg_ms:7.1f} ms   {q.text[:60]}")
+        also = "".join(f"{name} {statistics.median(s) * 1000:7.1f} ms   " for name, s in by_side.items())
+        print(f"  {q.kind:<12} ra-query {ra_ms:7.1f} ms   rg {rg_ms:7.1f} ms   {also}{q.text[:60]}")
     return pairs
 
 
@@ -618,7 +369,7 @@ import time
 t0 = time.perf_counter()
 import sys
 from pathlib import Path
-from ra_query.cli import _parser, search_params
+from ra_query.cli import build_parser, search_params
 t1 = time.perf_counter()
 from ra_query.commands import search_command
 from ra_query.sources.stale import stale_files
@@ -630,7 +381,7 @@ store = open_store(Path(sys.argv[1]))
 t4 = time.perf_counter()
 stale = stale_files(store.root, store.manifest)
 t5 = time.perf_counter()
-params = search_params(_parser().parse_args(["search", sys.argv[2], "--json"]), store.search_defaults())
+params = search_params(build_parser().parse_args(["search", sys.argv[2], "--json"]), store.search_defaults())
 out = search_command(store, [sys.argv[2]], params, json=True, stale=stale)
 t6 = time.perf_counter()
 sys.stdout.write(out.text)
@@ -783,36 +534,31 @@ def prepare(args: argparse.Namespace) -> tuple[Path, Path, float | None]:
         except ArtifactError as exc:  # built by another ra version: this one cannot read it
             print(f"cannot reuse {given} ({exc.message}); building afresh")
     scratch = Path(tempfile.mkdtemp(prefix="ra-bench-query-"))  # kept: --artifacts reuses it
-    if args.dir is not None or DEFAULT_DIR.is_dir():
-        corpus = Path(args.dir or DEFAULT_DIR).resolve()
-    else:
-        corpus = scratch / "corpus"
-        corpus.mkdir()
-        with tarfile.open(args.tarball) as archive:
-            archive.extractall(corpus, filter="data")
+    corpus = corpus_folder(args.dir, scratch / "corpus", args.tarball)
     print(f"indexing {corpus} …")
-    artifacts, seconds = build_index(corpus, scratch)
+    artifacts, seconds, summary = build_project(scratch / "project", scratch / "home", corpus)
+    print(f"built in {seconds:.1f} s: {summary}")
     shutil.rmtree(scratch / "home", ignore_errors=True)
     return artifacts, corpus, seconds
 
 
-def compile_package() -> None:
-    """Write the .pyc files of ra_query (as installing a wheel does), so no cold run compiles."""
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(REPO / "ra_query")],
-        env=clean_env(),
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-
-
 def run_cold(
-    artifacts: Path, corpus: Path, queries: Sequence[Query], runs: int, work: Path
+    artifacts: Path, corpus: Path, queries: Sequence[Query], runs: int, work: Path, rev: str | None
 ) -> tuple[list[Row], str]:
     """Every subprocess measurement; (table rows, fields for the results line)."""
-    compile_package()
+    compile_sources(REPO)
     print(f"\ncold: ra-query vs rg -il, hyperfine -N --warmup 3 --runs {runs} per query")
-    pairs = cold(artifacts, corpus, cold_queries(queries), runs, work)
+    with worktree(rev, work) if rev is not None else nullcontext() as checkout:
+        sides: dict[str, Path] = {}
+        if rev is not None and checkout is not None:
+            compile_sources(checkout)
+            sides = {rev: checkout, "tree": REPO}
+        for name, source in sides.items():  # a side that fails would be timed failing
+            probe = entry_command(source, "ra-query", "--artifacts", str(artifacts), "search", "pool")
+            done = subprocess.run(probe, cwd=work, env=clean_env(), capture_output=True, text=True)
+            if done.returncode not in (0, 1):
+                raise SystemExit(f"ra-query of {name} failed: {done.stderr.strip()}")
+        pairs = cold(artifacts, corpus, cold_queries(queries), runs, work, sides)
     ra_all = [s * 1000 for p in pairs for s in p.ra_s]
     rg_all = [s * 1000 for p in pairs for s in p.rg_s]
     ra_p50 = statistics.median(ra_all)
@@ -863,6 +609,17 @@ def run_cold(
         f" import_all_ms={imp_all:.1f} phase_wall_ms={wall:.1f} open_ms={phases[3]:.1f}"
         f" stale_ms={phases[4]:.1f} search_command_ms={phases[5]:.1f}"
     )
+    if rev is not None:
+        rev_p50, tree_p50 = (statistics.median(s * 1000 for p in pairs for s in p.sides[n]) for n in sides)
+        print(
+            f"\ncold ra-query p50, each checkout's console entry run alike: {rev} {rev_p50:.1f} ms,"
+            f" working tree {tree_p50:.1f} ms; tree/{rev} = {tree_p50 / rev_p50:.3f}"
+        )
+        rows.append((f"cold tree/{rev}", f"{tree_p50 / rev_p50:.3f}", "", None))
+        extra += (
+            f" cold_rev={rev} cold_rev_p50_ms={rev_p50:.1f} cold_tree_p50_ms={tree_p50:.1f}"
+            f" cold_tree_rev_ratio={tree_p50 / rev_p50:.3f}"
+        )
     return rows, extra
 
 
@@ -875,6 +632,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30, help="timed cold runs per command (after 3 warm-ups)")
     parser.add_argument("--profile", action="store_true", help="also cProfile one warm pass (printed only)")
     parser.add_argument("--no-cold", action="store_true", help="skip the subprocess measurements")
+    parser.add_argument("--rev", help="also time the cold ra-query of this git revision beside the tree's")
     parser.add_argument("--no-record", action="store_true", help="do not append to bench/results/query.txt")
     args = parser.parse_args()
 
@@ -913,7 +671,7 @@ def main() -> None:
         ]
         extra = ""
         if not args.no_cold:
-            cold_rows, extra = run_cold(artifacts, corpus, queries, args.runs, work)
+            cold_rows, extra = run_cold(artifacts, corpus, queries, args.runs, work, args.rev)
             rows += cold_rows
 
         print(f"\n{'figure':<22}{'measured':<14}{'floor':<26}verdict")

@@ -1,15 +1,15 @@
 """Benchmark: what one machine serves, and what sharding costs — the figures of docs/scaling.md.
 
     .venv/bin/python bench/scaling.py [--artifacts DIR | --dir DIR | --tarball PATH]
-                                      [--parts bytes,open,matches,shards] [--rounds N] [--calls N]
-                                      [--headings N] [--rows N] [--keep] [--no-record]
+                                      [--parts bytes,open,matches] [--rounds N] [--calls N]
+                                      [--rows N] [--keep] [--no-record]
 
 The corpus is indexed by the real pipeline (a temp project, ``ra update`` with HOME an empty temp
-dir; bench/query.py's ``build_index``) unless ``--artifacts`` names a build to read (read only).
+dir; bench/common.py's ``build_project``) unless ``--artifacts`` names a build to read (read only).
 ra is imported from PYTHONPATH first, so ``PYTHONPATH=DIR`` measures a snapshot (``git archive
 HEAD ra_build ra_query | tar -x -C DIR``) while the working tree is being edited.
 Then, on that build and on tantivy indexes built here from its chunk tables with ra's schema,
-analyzer and documents (``ra_build.pipeline.shards._documents``), one writer thread per segment:
+analyzer and documents (``ra_build.pipeline.shards.documents``), one writer thread per segment:
 
 1. bytes: the index's bytes per chunk and per corpus MB, whole and per file kind, beside the
    chunk tables.
@@ -23,13 +23,11 @@ analyzer and documents (``ra_build.pipeline.shards._documents``), one writer thr
    are ~10, hundreds, thousands, tens of thousands and 100k+ (picked from the term dictionary
    with a fixed seed; the count is tantivy's), rounds in rotating order; p50/p95 per query, and
    the tantivy search alone.
-4. shards: the chunks split by document into 32 base shards (crc32 of doc_id); K = 2..32 shards
-   are unions of them. For every query (bench/results/query_set.txt and sampled headings),
-   compiled as ra compiles it, (i) exact: one index listing all segments (global statistics);
-   (ii) naive: each shard searched alone for its top 10, merged by score; (iii) per-shard
-   statistics: the shards' document frequencies and doc counts summed (checked equal to the
-   global ones) and each shard's top 10 scored with them, merged. Tie-aware overlap@10 and the
-   score difference of (ii) and (iii) against (i).
+
+The fourth part docs/scaling.md reports, the scatter-gather study (K shards each searched alone
+and merged, against one index), is finished and no longer here: `git show cc04ca1:bench/scaling.py`
+holds it (`--parts shards`, run from a checkout of cc04ca1 with a snapshot of that revision's ra
+on PYTHONPATH).
 
 Prints each table with the load average; bench/results/scaling.json keeps the latest figures of
 each part (with the date, load, git head and command of the run that measured it), and every
@@ -51,50 +49,35 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "bench"))
-from common import git_head  # noqa: E402 — bench/ is not a package
-from query import DEFAULT_DIR, DEFAULT_TARBALL, QUERY_SET, TREE, build_index  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import DEFAULT_TARBALL, REPO, TREE, build_project, corpus_folder, git_head
 
-# after PYTHONPATH (bench/query.py put the repo first), so `PYTHONPATH=SNAPSHOT` measures a
-# snapshot of ra while the working tree is being edited; the result records where ra came from
-while str(REPO) in sys.path:
-    sys.path.remove(str(REPO))
+# last, after PYTHONPATH, so `PYTHONPATH=SNAPSHOT` measures a snapshot of ra while the working
+# tree is being edited; the result records where ra came from
 sys.path.append(str(REPO))
 
-import pyarrow as pa  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
-import tantivy  # noqa: E402
+import pyarrow as pa
+import pyarrow.parquet as pq
+import tantivy
 
-import ra_query  # noqa: E402
-from ra_query.artifacts.schema import build_analyzer, build_schema, register_analyzer, stopwords_of  # noqa: E402
-from ra_query.artifacts.store import open_store  # noqa: E402
-from ra_query.search.compile import Compiler  # noqa: E402
-from ra_query.search.pipeline import SearchParams, search  # noqa: E402
-from ra_query.search.syntax import read_query  # noqa: E402
-
-try:  # the index stage's chunk row → tantivy document; private, so a move must be noticed here
-    from ra_build.pipeline.shards import _documents as documents_of  # pyright: ignore[reportPrivateUsage]
-except ImportError:  # pragma: no cover
-    raise SystemExit(
-        "ra_build.pipeline.shards._documents moved — point bench/scaling.py at its new home"
-    ) from None
+import ra_query
+from ra_build.pipeline.shards import documents
+from ra_query.artifacts.schema import build_analyzer, build_schema, register_analyzer, stopwords_of
+from ra_query.artifacts.store import open_store
+from ra_query.search.compile import Compiler
+from ra_query.search.pipeline import SearchParams, search
+from ra_query.search.syntax import read_query
 
 RESULTS_JSON = REPO / "bench" / "results" / "scaling.json"
 RESULTS_TXT = REPO / "bench" / "results" / "scaling.txt"
 SEED = 20261124
 SEGMENT_COUNTS = (1, 2, 4, 8, 16, 32)
-BASE_SHARDS = 32
-SHARD_COUNTS = (2, 4, 8, 16, 32)
-TOP = 10
 COLD_QUERY = "remove user account"
 HEAP = 512 * 1024 * 1024  # per writer (one thread): one segment per writer, never a flush mid-way
 # (label, lowest, highest) chunk counts of the single-word queries of part 3
@@ -145,7 +128,7 @@ def build_segment(path: Path, rows: pa.Table, stemmer: str) -> dict[str, Any]:
     writer = index.writer(heap_size=HEAP, num_threads=1)
     schema = index.schema
     for batch in rows.to_batches(max_chunksize=8192):
-        for doc in documents_of(batch, schema):
+        for doc in documents(batch, schema):
             writer.add_document(doc)
     writer.commit()
     writer.wait_merging_threads()
@@ -166,12 +149,6 @@ def compose(target: Path, sources: list[Path]) -> Path:
     meta["opstamp"] = max(m["opstamp"] for m in metas)
     (target / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return target
-
-
-def open_plain(path: Path, stemmer: str) -> tantivy.Index:
-    index = tantivy.Index.open(str(path))
-    register_analyzer(index, stemmer)
-    return index
 
 
 def segment_count(path: Path) -> int:
@@ -488,234 +465,6 @@ def compiler_for(
     )
 
 
-# ---- 4. scatter-gather --------------------------------------------------------------------------
-
-
-def query_set(rows: pa.Table, headings: int) -> list[tuple[str, str]]:
-    """bench/query.py's mixed set (when written) and `headings` distinct headings of sampled chunks."""
-    out: list[tuple[str, str]] = []
-    if QUERY_SET.exists():
-        for line in QUERY_SET.read_text(encoding="utf-8").splitlines():
-            kind, _, text = line.partition("\t")
-            if text:
-                out.append((kind, text))
-    titles = rows.column("title").to_pylist()
-    rng = random.Random(SEED)
-    seen: set[str] = set()
-    for i in rng.sample(range(len(titles)), len(titles)):
-        title = (titles[i] or "").strip()
-        if title and title not in seen:
-            seen.add(title)
-            out.append(("heading", title))
-            if len(seen) >= headings:
-                break
-    return out
-
-
-def top_ids(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> list[tuple[float, str]]:
-    hits = searcher.search(query, limit=limit).hits
-    return [(float(score), str(searcher.doc(addr).get_first("id"))) for score, addr in hits]
-
-
-def exact_scores(
-    searcher: tantivy.Searcher, query: tantivy.Query
-) -> tuple[list[tuple[float, str]], dict[str, float]]:
-    """The exact top TOP and the exact score of every chunk that could tie its last one."""
-    limit = 100
-    while True:
-        hits = top_ids(searcher, query, limit)
-        if (
-            len(hits) < limit
-            or len(hits) <= TOP
-            or hits[-1][0] < hits[TOP - 1][0] - tie_eps(hits[TOP - 1][0])
-        ):
-            return hits[:TOP], {i: s for s, i in hits}
-        limit *= 10
-
-
-def tie_eps(score: float) -> float:
-    return 1e-5 * max(1.0, abs(score))
-
-
-def overlap(got: list[tuple[float, str]], exact: list[tuple[float, str]], scores: dict[str, float]) -> float:
-    """Tie-aware overlap@TOP: a result counts when it is in the exact top or ties its last score."""
-    if not exact:
-        return 1.0
-    last = exact[-1][0]
-    hits = sum(1 for _s, i in got[:TOP] if scores.get(i, -math.inf) >= last - tie_eps(last))
-    return min(hits, len(exact)) / len(exact)
-
-
-def merged(per_shard: list[list[tuple[float, str]]]) -> list[tuple[float, str]]:
-    return sorted((h for hits in per_shard for h in hits), key=lambda h: (-h[0], h[1]))[:TOP]
-
-
-def part_shards(
-    artifacts: Path, rows: pa.Table, stemmer: str, scratch: Path, headings: int
-) -> dict[str, Any]:
-    print(f"\n## scatter-gather — building {BASE_SHARDS} base shards …", flush=True)
-    doc_ids = rows.column("doc_id").to_pylist()
-    base_of = [zlib.crc32(d.encode("utf-8")) % BASE_SHARDS for d in doc_ids]
-    started = time.perf_counter()
-    base_paths: list[Path] = []
-    for b in range(BASE_SHARDS):
-        mask = pa.array([x == b for x in base_of])
-        base_paths.append(scratch / "base" / f"{b:02d}")
-        build_segment(base_paths[-1], rows.filter(mask), stemmer)
-    print(f"  built in {time.perf_counter() - started:.1f} s", flush=True)
-    exact_index = open_plain(compose(scratch / "exact", base_paths), stemmer)
-    exact = exact_index.searcher()
-    build = open_store(artifacts)  # the build ra made: its scores must equal the composed index's
-    build_searcher = build.index.searcher()
-    params = SearchParams.from_settings(build.search_defaults())
-    shards: dict[int, list[tantivy.Searcher]] = {}
-    shard_docs: dict[int, list[list[str]]] = {}
-    for k in SHARD_COUNTS:
-        members = [[base_paths[b] for b in range(BASE_SHARDS) if b % k == j] for j in range(k)]
-        shards[k] = [
-            open_plain(compose(scratch / f"k{k}" / f"{j:02d}", m), stemmer).searcher()
-            for j, m in enumerate(members)
-        ]
-        by_shard: list[set[str]] = [set() for _ in range(k)]
-        for d, b in zip(doc_ids, base_of, strict=True):
-            by_shard[b % k].add(d)
-        shard_docs[k] = [sorted(s) for s in by_shard]
-    queries = query_set(rows, headings)
-    stats: dict[int, dict[str, list[float]]] = {
-        k: {
-            "naive_overlap": [],
-            "naive_top1": [],
-            "naive_diff": [],
-            "naive_rel": [],
-            "global_overlap": [],
-            "global_diff": [],
-        }
-        for k in SHARD_COUNTS
-    }
-    df_checks = df_mismatches = 0
-    build_diff = 0.0
-    build_pairs = 0
-    used = skipped = 0
-    started_load = load()
-    fields = ("text", "title", "path", "path_components")
-    for _kind, text in queries:
-        node, _note = read_query(text)
-        if node is None:
-            skipped += 1
-            continue
-        compiler = compiler_for(exact_index, exact, params, stemmer)
-        query = compiler.compile(node)
-        if query is None:
-            skipped += 1
-            continue
-        top, scores = exact_scores(exact, query)
-        if not top:
-            skipped += 1
-            continue
-        used += 1
-        by_id = {i: s for s, i in top_ids(build_searcher, query, TOP)}
-        pairs = [abs(s - by_id[i]) for s, i in top if i in by_id]
-        build_pairs += len(pairs)
-        build_diff = max([build_diff, *pairs])
-        for k in SHARD_COUNTS:
-            got = merged([top_ids(s, query, TOP) for s in shards[k]])
-            st = stats[k]
-            st["naive_overlap"].append(overlap(got, top, scores))
-            st["naive_top1"].append(
-                float(bool(got) and scores.get(got[0][1], -math.inf) >= top[0][0] - tie_eps(top[0][0]))
-            )
-            for s, i in got:
-                if i in scores:
-                    st["naive_diff"].append(abs(s - scores[i]))
-                    st["naive_rel"].append(abs(s - scores[i]) / scores[i] if scores[i] else 0.0)
-            # (iii): what the coordinator sums equals the global statistics …
-            for token in compiler.terms:
-                for field in fields:
-                    df_checks += 1
-                    if sum(s.doc_freq(field, token) for s in shards[k]) != exact.doc_freq(field, token):
-                        df_mismatches += 1
-            if sum(s.num_docs for s in shards[k]) != exact.num_docs:
-                df_mismatches += 1
-            # … and each shard's top TOP scored with them: the shard's own documents, searched
-            # in the index whose statistics are the sum (a filter that scores 0 keeps the score)
-            per_shard = []
-            for ids in shard_docs[k]:
-                only = tantivy.Query.const_score_query(
-                    tantivy.Query.term_set_query(exact_index.schema, "doc_id", ids), 0.0
-                )
-                both = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, only)])
-                per_shard.append(top_ids(exact, both, TOP))
-            got = merged(per_shard)
-            st["global_overlap"].append(overlap(got, top, scores))
-            st["global_diff"] += [abs(s - scores[i]) for s, i in got if i in scores]
-    ended_load = load()
-    rows_out = []
-    out: dict[str, Any] = {}
-    n = rows.num_rows
-    for k in SHARD_COUNTS:
-        st = stats[k]
-        no = st["naive_overlap"]
-        entry = {
-            "chunks_per_shard": n // k,
-            "naive_overlap_mean": statistics.fmean(no),
-            "naive_overlap_min": min(no),
-            "naive_queries_exact": sum(1 for x in no if x == 1.0) / len(no),
-            "naive_top1": statistics.fmean(st["naive_top1"]),
-            "naive_diff_mean": statistics.fmean(st["naive_diff"]),
-            "naive_diff_max": max(st["naive_diff"]),
-            "naive_rel_mean": statistics.fmean(st["naive_rel"]),
-            "naive_rel_max": max(st["naive_rel"]),
-            "global_overlap_mean": statistics.fmean(st["global_overlap"]),
-            "global_diff_max": max(st["global_diff"]),
-        }
-        out[str(k)] = entry
-        rows_out.append(
-            [
-                str(k),
-                f"{n // k:,}",
-                f"{entry['naive_overlap_mean']:.3f}",
-                f"{entry['naive_queries_exact']:.2f}",
-                f"{entry['naive_top1']:.2f}",
-                f"{entry['naive_diff_mean']:.3f} / {entry['naive_diff_max']:.2f}",
-                f"{entry['naive_rel_mean'] * 100:.1f}% / {entry['naive_rel_max'] * 100:.0f}%",
-                f"{entry['global_overlap_mean']:.3f}",
-                f"{entry['global_diff_max']:.1e}",
-            ]
-        )
-    print(
-        f"{used} queries with a match ({skipped} without, left out); load {started_load} → {ended_load}; "
-        f"document frequencies summed over shards ≠ global: {df_mismatches} of {df_checks}; "
-        f"ra's build vs the {BASE_SHARDS}-segment index: max score difference {build_diff:.1e} "
-        f"over {build_pairs} results of both"
-    )
-    print(
-        table(
-            [
-                "shards K",
-                "chunks per shard",
-                "naive overlap@10",
-                "queries with naive = exact",
-                "naive top 1 = exact",
-                "naive score diff mean / max",
-                "relative mean / max",
-                "per-shard stats overlap@10",
-                "per-shard stats max diff",
-            ],
-            rows_out,
-        )
-    )
-    return {
-        "queries": used,
-        "skipped": skipped,
-        "load": [started_load, ended_load],
-        "df_checks": df_checks,
-        "df_mismatches": df_mismatches,
-        "build_vs_exact_max_diff": build_diff,
-        "build_vs_exact_pairs": build_pairs,
-        "per_k": out,
-    }
-
-
 # ---- main ---------------------------------------------------------------------------------------
 
 
@@ -726,15 +475,9 @@ def corpus_artifacts(args: argparse.Namespace, scratch: Path) -> tuple[Path, flo
         manifest = json.loads((artifacts / "manifest.json").read_text(encoding="utf-8"))
         corpus = Path(manifest["trees"][TREE]["sources"]["root"])
     else:
-        corpus = args.dir
-        if corpus is None:
-            if DEFAULT_DIR.is_dir():
-                corpus = DEFAULT_DIR
-            else:
-                corpus = scratch / "corpus"
-                with tarfile.open(args.tarball) as tar:
-                    tar.extractall(corpus, filter="data")
-        artifacts, _seconds = build_index(corpus.resolve(), scratch / "build")
+        corpus = corpus_folder(args.dir, scratch / "corpus", args.tarball)
+        build = scratch / "build"
+        artifacts, _seconds, _summary = build_project(build / "project", build / "home", corpus)
     mb = sum(f.stat().st_size for f in corpus.rglob("*.md") if f.is_file()) / 1e6
     return artifacts, mb
 
@@ -747,12 +490,11 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--artifacts", type=Path, help="a built .ra directory to read (never written)")
     source.add_argument("--dir", type=Path, help="an unpacked corpus folder")
     source.add_argument("--tarball", type=Path, default=DEFAULT_TARBALL)
-    parser.add_argument("--parts", default="bytes,open,matches,shards")
+    parser.add_argument("--parts", default="bytes,open,matches")
     parser.add_argument("--rounds", type=int, default=15, help="fresh processes per segment count and mode")
     parser.add_argument("--calls", type=int, default=60, help="warm calls per query of part 3")
-    parser.add_argument("--headings", type=int, default=200, help="sampled headings added to the query set")
     parser.add_argument(
-        "--rows", type=int, help="only the first N chunk rows for parts 2 and 4 (a quick check)"
+        "--rows", type=int, help="only the first N chunk rows for part 2 (a quick check)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the temp indexes (path printed)")
     parser.add_argument("--no-record", action="store_true")
@@ -775,14 +517,15 @@ def main(argv: list[str] | None = None) -> int:
         stemmer = json.loads((artifacts / "manifest.json").read_text(encoding="utf-8")).get(
             "stemmer", "english"
         )
-        rows = chunk_table(artifacts) if parts & {"open", "shards"} else None
-        if rows is not None and args.rows:
-            rows = rows.slice(0, args.rows)
+
+        def rows() -> pa.Table:
+            whole = chunk_table(artifacts)
+            return whole.slice(0, args.rows) if args.rows else whole
+
         steps: list[tuple[str, Callable[[], dict[str, Any]]]] = [
             ("bytes", lambda: part_bytes(artifacts, corpus_mb)),
-            ("open", lambda: part_open(artifacts, rows, stemmer, scratch, args.rounds)),  # type: ignore[arg-type]
+            ("open", lambda: part_open(artifacts, rows(), stemmer, scratch, args.rounds)),
             ("matches", lambda: part_matches(artifacts, args.calls)),
-            ("shards", lambda: part_shards(artifacts, rows, stemmer, scratch, args.headings)),  # type: ignore[arg-type]
         ]
         for name, step in steps:
             if name in parts:
@@ -804,8 +547,8 @@ def main(argv: list[str] | None = None) -> int:
         latest: dict[str, Any] = {}
         if RESULTS_JSON.exists():
             latest = json.loads(RESULTS_JSON.read_text(encoding="utf-8"))
-        run = {k: v for k, v in result.items() if k not in ("bytes", "open", "matches", "shards")}
-        for name in ("bytes", "open", "matches", "shards"):
+        run = {k: v for k, v in result.items() if k not in ("bytes", "open", "matches")}
+        for name in ("bytes", "open", "matches"):
             if name in result:
                 latest[name] = {**result[name], "run": run}
         RESULTS_JSON.write_text(json.dumps(latest, indent=2) + "\n", encoding="utf-8")

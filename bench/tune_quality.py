@@ -43,7 +43,7 @@ ROWS: list[tuple[str, dict[str, Any]]] = [
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/tmp/ra-bench-quality"), help="scratch directory")
     parser.add_argument("--no-record", action="store_true", help="print only")
     args = parser.parse_args()

@@ -41,13 +41,8 @@ if TYPE_CHECKING:
 PROG = "ra-query"
 
 
-
-
-
-
-
-
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The `ra-query` argument parser (public: the benchmarks parse a search exactly as the CLI does)."""
     import argparse
 
     Formatter = help_formatter()
@@ -105,12 +100,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-
-
-
-
-
-
 def _early_root(argv: list[str], env: dict[str, str], cwd: str) -> str | None:
     """The artifacts a `search` will read, from a glance at argv before argparse is even imported.
 
@@ -121,12 +110,6 @@ def _early_root(argv: list[str], env: dict[str, str], cwd: str) -> str | None:
     if argv[head : head + 1] != ["search"]:
         return None
     return find_artifacts(artifacts_option(argv[:head]), env, cwd)
-
-
-
-
-
-
 
 
 def run(argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None = None) -> int:
@@ -146,7 +129,7 @@ def run(argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None
 def _run(
     argv: list[str], env: dict[str, str], cwd: str, early: StaleCheck | None, checks: list[StaleCheck]
 ) -> int:
-    parser = _parser()
+    parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "ls" and len(extra) == 1 and not args.prefix and not extra[0].startswith("-"):
         args.prefix = extra[0]  # `ls chunks -l PREFIX`: argparse took the empty prefix before -l
@@ -225,12 +208,6 @@ def _read_only_command(store: Any, args: argparse.Namespace, env: dict[str, str]
     for warning in analysis.warnings:
         sys.stderr.write(f"{PROG}: warning: {warning}\n")
     return context_output(store, analysis, args, store.search_defaults(), default_limit=10, env=env)
-
-
-
-
-
-
 
 
 def main() -> None:

@@ -156,7 +156,7 @@ def _skip(tree: str, path: str, size: int, mtime_ns: int, sha: str, status: str,
     return ParsedFile(FileRow(tree, path, size, mtime_ns, sha, status, why, (), 0))
 
 
-def _parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> tuple[list[FileRow], pa.RecordBatch]:
+def parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> tuple[list[FileRow], pa.RecordBatch]:
     """Parse a batch in a worker; chunks travel back as one Arrow batch (cheap to pickle)."""
     tree, root, paths, settings = args
     real_root = os.path.realpath(root)
@@ -223,7 +223,7 @@ def parse_files(
 
     if workers < 2 or total < PARALLEL_MIN_FILES:
         for batch in batches:
-            collect(_parse_batch(batch))
+            collect(parse_batch(batch))
     else:
         import multiprocessing
 
@@ -231,7 +231,7 @@ def parse_files(
         ctx = multiprocessing.get_context("fork")
         pool_args = {"initializer": worker_init, "initargs": (os.getpid(),)}
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, **pool_args) as pool:
-            for result in pool.map(_parse_batch, batches):
+            for result in pool.map(parse_batch, batches):
                 collect(result)
     order = {path: i for i, path in enumerate(paths)}
     rows.sort(key=lambda row: order[row.path])

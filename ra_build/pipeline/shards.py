@@ -87,7 +87,7 @@ def write_shard(
     added = 0
     schema = index.schema
     for batch in batches:
-        for doc in _documents(batch, schema):
+        for doc in documents(batch, schema):
             writer.add_document(doc)
             added += 1
     writer.commit()
@@ -163,7 +163,8 @@ def ranked_text(breadcrumb: list[str], tags: list[str], body: str) -> str:
     return "\n".join([*breadcrumb, " ".join(tags), body])
 
 
-def _documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantivy.Document]:
+def documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantivy.Document]:
+    """The tantivy document of each chunk row of `batch` (public: bench/scaling.py indexes with it)."""
     cols = batch.to_pydict()
     for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
          siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns) in zip(

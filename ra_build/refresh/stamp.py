@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from ra_query.sources.stale import StaleCheck
 
 
-
 def _stat(path: str) -> list[Any]:
     try:
         st = os.stat(path)
