@@ -248,20 +248,22 @@ def check_arguments(argv: list[str]) -> None:
 
 
 def artifacts_option(argv: list[str]) -> str | None:
-    """The value of the first `--artifacts DIR` / `--artifacts=DIR` in `argv` (before `--`).
+    """The value of the last `--artifacts DIR` / `--artifacts=DIR` in `argv` before `--` (as
+    argparse reads a repeated option).
 
     A glance at argv before argparse is even imported: the CLIs start counting stale files
     for the artifacts a search will most likely read, and drop the count when argparse decides
     otherwise.
     """
+    found = None
     for i, arg in enumerate(argv):
         if arg == "--":
             break
         if arg == "--artifacts" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--artifacts="):
-            return arg.partition("=")[2]
-    return None
+            found = argv[i + 1]
+        elif arg.startswith("--artifacts="):
+            found = arg.partition("=")[2]
+    return found
 
 
 def guarded(run: Callable[[], int], prog: str) -> int:

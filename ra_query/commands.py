@@ -136,7 +136,14 @@ def artifacts_bytes(root: str) -> int:
     """The bytes of every file under the artifact directory `root` (0 when there is none)."""
     import os
 
-    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(root) for f in files)
+    total = 0
+    for directory, _, files in os.walk(root):
+        for name in files:
+            try:
+                total += os.path.getsize(os.path.join(directory, name))
+            except OSError:  # gone since the listing (a build under way), or a dangling link
+                continue
+    return total
 
 
 def ls_line(

@@ -51,9 +51,8 @@ from mcp.types import (
 )
 from pydantic import Field, ValidationError
 
-from ra_query.artifacts.paths import MANIFEST_NAME
 from ra_query.artifacts.schema import build_analyzer
-from ra_query.artifacts.store import Store, open_store
+from ra_query.artifacts.store import Store, manifest_key, open_store
 from ra_query.commands import sources_payload
 from ra_query.errors import InputError, RaError
 from ra_query.search.budget import MAX_BUDGET
@@ -379,11 +378,7 @@ class ReadOnlyStore:
         self._key: tuple[int, int, int] | None = None
 
     def __call__(self) -> Store:
-        try:
-            st = (self.root / MANIFEST_NAME).stat()
-            key = (st.st_ino, st.st_size, st.st_mtime_ns)
-        except OSError:
-            key = None
+        key = manifest_key(self.root)
         if self._store is None or key is None or key != self._key:
             self._store = None
             self._store = open_store(self.root)  # raises ArtifactError when there is nothing to open

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from ra_query.artifacts.store import open_store
 from tests.conftest import build, find
@@ -271,3 +272,25 @@ def test_each_chunk_table_part_is_written_in_path_order_with_file_rows_in_the_or
             assert [i for p, i in zip(in_part, ids, strict=True) if p == path] == parsed_ids[path]
         seen += len(set(in_part))
     assert seen == len(paths)
+
+
+def test_the_build_lock_a_dodo_py_takes_lasts_as_long_as_any_of_its_tasks(kb: Path, home: Path) -> None:
+    import gc
+
+    from ra_build.api import load_config, make_tasks
+    from ra_build.artifacts.layout import Layout
+    from ra_build.pipeline.lock import BuildLock
+    from ra_build.pipeline.workers import LOCK_FDS
+    from ra_query.errors import BusyError
+
+    namespace = make_tasks(load_config(kb, home), kb / ".ra")
+    kept = namespace["task_chunk"]  # a dodo.py that keeps one task and drops the rest
+    del namespace
+    gc.collect()
+    with pytest.raises(BusyError):
+        BuildLock(Layout(kb / ".ra"), wait=False, notify=None).__enter__()
+    del kept
+    gc.collect()
+    assert set() == LOCK_FDS  # no stale descriptor for forked workers to close
+    with BuildLock(Layout(kb / ".ra"), wait=False, notify=None):
+        pass

@@ -189,3 +189,18 @@ def test_status_as_json_gives_the_index_state_and_the_changed_count(kb: Path, ho
     (kb / "later.md").write_text("# Later\n", encoding="utf-8")
     payload = json.loads(ra("status", "--json", cwd=kb).out)
     assert payload["index"] == {"state": "stale", "changed": 1}
+
+
+def test_a_tree_whose_folder_is_gone_counts_its_own_files_and_no_other_trees(tmp_path: Path, home: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "one.md").write_text("# One\n", encoding="utf-8")
+    for name in ("x", "y", "z"):
+        (tmp_path / "b" / f"{name}.md").write_text(f"# {name}\n", encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text(
+        'root = true\n[tree.a]\npath = "a"\n[tree.b]\npath = "b"\n', encoding="utf-8"
+    )
+    run_build(load_config(tmp_path, home), tmp_path / ".ra")
+    (tmp_path / "a").rename(tmp_path / "a-moved")
+    config = load_config(tmp_path, home, require_paths=False)
+    assert freshness(config, Layout(tmp_path / ".ra")).describe() == "stale (1 file changed)"

@@ -80,10 +80,10 @@ def swap_in_directory(new: Path, target: Path) -> None:
         os.rename(new, target)
         return
     if _exchange(new, target):
-        shutil.rmtree(new)  # now the old tree
+        shutil.rmtree(new, ignore_errors=True)  # now the old tree; the swap is done either way
         return
     old = target.with_name(f"{target.name}.old")
     shutil.rmtree(old, ignore_errors=True)
     os.rename(target, old)
     os.rename(new, target)
-    shutil.rmtree(old)
+    shutil.rmtree(old, ignore_errors=True)

@@ -30,7 +30,7 @@ from typing import Any
 
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
-from ra_build.artifacts.segments import read_meta, segment_files
+from ra_build.artifacts.segments import FormatChanged, read_meta, segment_files
 from ra_query.errors import ArtifactError
 from ra_query.artifacts.packed import file_sha256
 from ra_query.artifacts.paths import MANIFEST_NAME, PACK_FORMAT, PACK_TOP
@@ -40,9 +40,13 @@ from ra_query.artifacts.store import read_manifest
 def shipped_files(layout: Layout, with_tables: bool) -> list[str]:
     """The artifact files a query needs (relative, sorted): manifest aside."""
     index = layout.index_dir.relative_to(layout.root).as_posix()
-    segments = read_meta(layout.index_dir)["segments"]
+    try:
+        segments = read_meta(layout.index_dir)["segments"]
+        names = [name for s in segments for name in segment_files(layout.index_dir, s)]
+    except FormatChanged as exc:
+        raise ArtifactError(str(exc)) from None
     files = [layout.index_meta.relative_to(layout.root).as_posix()]
-    files += sorted(f"{index}/{name}" for s in segments for name in segment_files(layout.index_dir, s))
+    files += sorted(f"{index}/{name}" for name in names)
     if with_tables:
         files += sorted(
             p.relative_to(layout.root).as_posix()

@@ -14,8 +14,6 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ra_build.cli.console import load_config, warn
-from ra_build.cli.context_config import context_analyzer, context_options, context_rules, input_files
-from ra_build.refresh.refreshed import LiveStore, refreshed_store
 
 if TYPE_CHECKING:
     import argparse
@@ -80,8 +78,9 @@ def run_search(argv: list[str], early: StaleCheck | None = None) -> int:
         if not speculation.current():
             output = None
         early = None  # its count is spent
-    if output is None:
+    if output is None:  # the stamp could not prove the index current: read the configuration
         from ra_build.config.fingerprint import search_defaults
+        from ra_build.refresh.refreshed import refreshed_store
 
         config = load_config()
         store = refreshed_store(config, args.artifacts, early, notify=warn)
@@ -114,6 +113,8 @@ def run_get(argv: list[str], early: StaleCheck | None = None) -> int:
     if speculation is not None and speculation.current():
         store = speculation.store
     else:
+        from ra_build.refresh.refreshed import refreshed_store
+
         store = refreshed_store(load_config(), args.artifacts, None if speculation else early, notify=warn)
     output = get_command(store, args.id, full_document=args.full_document, json=args.json)
     sys.stdout.write(output.text)
@@ -124,6 +125,8 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     """`ra context FILE...`: the documentation that fits the files (DECISIONS 24)."""
     import argparse
 
+    from ra_build.cli.context_config import context_options, context_rules, input_files
+    from ra_build.refresh.refreshed import refreshed_store
     from ra_query.cli_common import check_counts, help_formatter
     from ra_query.search.context import analyze
 
@@ -151,6 +154,8 @@ def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
     """`ra likethis ID|FILE`: the chunks most like an indexed chunk, a document or a file."""
     import argparse
 
+    from ra_build.cli.context_config import context_options
+    from ra_build.refresh.refreshed import refreshed_store
     from ra_query.cli_common import check_counts, help_formatter
     from ra_query.search.context import like_this
 
@@ -179,6 +184,8 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     """
     import argparse
 
+    from ra_build.cli.context_config import context_analyzer
+    from ra_build.refresh.refreshed import LiveStore
     from ra_query.cli_common import add_http_options, help_formatter, http_port
 
     parser = argparse.ArgumentParser(

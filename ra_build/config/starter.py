@@ -15,13 +15,13 @@ from pathlib import Path
 
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.config.model import DEFAULT_INCLUDE, STEMMERS, ContextSettings, SearchSettings, Settings
-from ra_query.artifacts.paths import CONFIG_NAME
+from ra_query.artifacts.paths import CONFIG_NAME, DEFAULT_DIR
 from ra_query.errors import ConfigError, InputError
 
-GITIGNORE_LINE = ".ra/"
+GITIGNORE_LINE = f"{DEFAULT_DIR}/"
 # Lines that already keep the index out of git, however the user spelled them.
-_IGNORES_INDEX = frozenset({".ra", ".ra/", "/.ra", "/.ra/", ".ra/**", "/.ra/**"})
-LOCAL_EXCLUDE = (".ra/**", "node_modules/**", ".venv/**")
+_IGNORES_INDEX = frozenset(f"{lead}{DEFAULT_DIR}{tail}" for lead in ("", "/") for tail in ("", "/", "/**"))
+LOCAL_EXCLUDE = (f"{DEFAULT_DIR}/**", "node_modules/**", ".venv/**")
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,6 @@ from ra_build.pipeline.lock import BuildLock
 from ra_build.pipeline.manifest import manifest_stage
 from ra_query.errors import RaError
 
-BUILD_LOCK = "RA_BUILD_LOCK"  # the namespace entry that holds a dodo.py's build lock
-
 
 @dataclass
 class StageErrors:
@@ -97,15 +95,15 @@ def make_tasks(
     """doit task generators that build `config`'s trees into the directory `artifacts`.
 
     With `lock` (the default, for a dodo.py run by the `doit` command), the artifact
-    directory's build lock is taken now and kept in the namespace (`BUILD_LOCK`), which a
-    dodo.py holds until its process exits, so `doit` and `ra update` never write the same
-    artifacts at once; `run_build` holds the lock itself. `parse` and `run_shards` do the two
+    directory's build lock is taken now and held as long as any of the task functions lives
+    (a dodo.py keeps them until its process exits), so `doit` and `ra update` never write the
+    same artifacts at once; `run_build` holds the lock itself. `parse` and `run_shards` do the two
     stages' heavy work, on this machine's cores by default; `ra update --cluster` passes its
     cluster's (ra_build.pipeline.cluster). `errors` collects what the stages raise.
     """
     layout = Layout(artifacts.resolve())
     layout.root.mkdir(parents=True, exist_ok=True)  # doit opens its state database there
-    held = {BUILD_LOCK: BuildLock(layout, wait=True, notify=_stderr).__enter__()} if lock else {}
+    held = BuildLock(layout, wait=True, notify=_stderr).__enter__() if lock else None
     errors = errors if errors is not None else StageErrors()
     trees = list(config.trees.values())
     names = [t.name for t in trees]
@@ -130,8 +128,9 @@ def make_tasks(
         """Write manifest.json: format version, versions, config hash, counts, checksums."""
         return _manifest_task(errors, config, layout, names)
 
+    for task in (task_discover, task_chunk, task_index, task_manifest):
+        task.build_lock = held  # type: ignore[attr-defined]  # released when the last task goes
     return {
-        **held,
         "task_discover": task_discover,
         "task_chunk": task_chunk,
         "task_index": task_index,

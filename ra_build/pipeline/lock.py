@@ -25,6 +25,7 @@ class BuildLock:
         self.wait = wait
         self.notify = notify
         self._fh: IO[bytes] | None = None
+        self._fd = -1  # the descriptor in LOCK_FDS while the lock is held
 
     def __enter__(self) -> BuildLock:
         try:
@@ -44,12 +45,20 @@ class BuildLock:
             if self.notify:
                 self.notify(f"waiting for another ra update to finish writing {self.layout.root}")
             fcntl.flock(fh, fcntl.LOCK_EX)
-        self._fh = fh
-        LOCK_FDS.add(fh.fileno())  # forked workers close it (ra_build.pipeline.workers)
+        self._fh, self._fd = fh, fh.fileno()
+        LOCK_FDS.add(self._fd)  # forked workers close it (ra_build.pipeline.workers)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._fh is not None:
-            LOCK_FDS.discard(self._fh.fileno())
+            LOCK_FDS.discard(self._fd)
             fcntl.flock(self._fh, fcntl.LOCK_UN)
+            self._fh.close()
+            self._fh, self._fd = None, -1
+
+    def __del__(self) -> None:
+        # a lock dropped without __exit__ (a dodo.py's tasks let go) is released here; its
+        # descriptor number, soon another file's, must not be closed by forked workers
+        LOCK_FDS.discard(self._fd)
+        if self._fh is not None:
             self._fh.close()

@@ -104,10 +104,12 @@ class Freshness(NamedTuple):
 
 def freshness(config: Config, layout: Layout) -> Freshness:
     """missing / config changed / stale (N files changed) / current, by the tests `current_store`
-    makes, with every file the last complete build saw stat'ed (an exact count).
+    makes, with every file the last complete build saw stat'ed (no `STAT_EVERY_FILE_UP_TO`
+    bound); new files are found through directory mtimes, as the stale count finds them.
 
     A tree discovered again after that build (which then stopped) is compared through the file
-    list that build indexed (files.parquet) rather than its newer stat table.
+    list that build indexed (files.parquet) rather than its newer stat table; a tree that cannot
+    be compared at all (its folder gone, its records missing) counts every file it indexed.
     """
     import json
 
@@ -122,15 +124,23 @@ def freshness(config: Config, layout: Layout) -> Freshness:
         return Freshness("missing")
     if manifest.get("config_hash") != config_hash(config):
         return Freshness("config changed")
-    trees = [str(name) for name in manifest.get("trees") or {}]
-    try:
-        again = _discovered_since(root, trees)
-    except OSError:
-        again = trees
-    changed = stale_files(root, manifest, every_file=True, recorded=_indexed_files(layout, again))
-    if changed is None:  # the sources or the build's records are gone: every file it indexed
-        changed = sum(len(files[0]) for files in _indexed_files(layout, trees).values())
+    entries = manifest.get("trees")
+    entries = entries if isinstance(entries, dict) else {}
+    again = _indexed_files(layout, [str(name) for name in entries if _rediscovered(layout, str(name))])
+    changed = 0
+    for name, entry in entries.items():
+        recorded = {name: again[name]} if name in again else None
+        count = stale_files(root, {"trees": {name: entry}}, every_file=True, recorded=recorded)
+        changed += count if count is not None else len(_indexed_files(layout, [name])[name][0])
     return Freshness("stale", changed) if changed else Freshness("current")
+
+
+def _rediscovered(layout: Layout, tree: str) -> bool:
+    """Whether `tree` was discovered again after the last complete build (or has no stat table)."""
+    try:
+        return _discovered_since(os.fspath(layout.root), [tree]) != []
+    except OSError:
+        return True
 
 
 def _indexed_files(layout: Layout, trees: list[str]) -> dict[str, Files]:

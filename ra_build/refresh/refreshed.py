@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ra_query.artifacts.store import manifest_key
 from ra_query.errors import RaError, UnwritableError
 
 if TYPE_CHECKING:
@@ -69,22 +70,13 @@ class LiveStore:
         self._store: Store | None = None
         self._key: tuple[int, int, int] | None = None
 
-    def _manifest_key(self) -> tuple[int, int, int] | None:
-        from ra_query.artifacts.paths import MANIFEST_NAME
-
-        try:
-            st = os.stat(os.path.join(self.target, MANIFEST_NAME))
-        except OSError:
-            return None
-        return (st.st_ino, st.st_size, st.st_mtime_ns)
-
     def __call__(self) -> Store:
         changed = self.watch.changed()  # taken first: an edit during the refresh shows next time
-        if changed or self._store is None or self._manifest_key() != self._key:
+        if changed or self._store is None or manifest_key(self.target) != self._key:
             self._store = None
             early, self._early = self._early, None
             self._store = refreshed_store(self.config, self.artifacts, early, notify=self.notify)
-            self._key = self._manifest_key()
+            self._key = manifest_key(self.target)
         return self._store
 
     def close(self) -> None:

@@ -164,6 +164,19 @@ def read_manifest(root: StrPath) -> dict[str, Any]:
     return manifest
 
 
+def manifest_key(root: StrPath) -> tuple[int, int, int] | None:
+    """(inode, size, mtime) of the manifest at `root`, or None when there is none.
+
+    A build writes the manifest last and atomically (a new file), so a changed key means a new
+    generation: a long-running server reopens the store when it sees one.
+    """
+    try:
+        st = os.stat(os.path.join(root, MANIFEST_NAME))
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def open_store(root: StrPath) -> Store:
     """Open the artifacts at `root` for searching, without writing anything there.
 

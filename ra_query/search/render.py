@@ -18,7 +18,6 @@ from ra_query.search.pipeline import SearchHit, TopicResult, matching_words
 from ra_query.text.textsafe import printable
 
 View = Literal["full", "list", "matches"]
-VIEWS: tuple[View, ...] = ("full", "list", "matches")
 
 _BOLD, _DIM, _CYAN, _YELLOW, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[36m", "\x1b[33m", "\x1b[0m"
 _HEADER = re.compile(r"^(─── .* ───)$", re.MULTILINE)
