@@ -25,8 +25,14 @@
    page (any of its product versions). Against it, grep as an agent uses it: `rg -il` for each
    content word, files ranked by how many of the words they hold (then by path), reading the top 5
    files whole.
-6. A table against the floors of issue 8, `bench/results/quality.json` (the latest figures per
-   set) and one dated line appended to `bench/results/quality.txt`.
+6. Reworded questions (issue 21): the questions of bench/questions/tldr_reworded.jsonl, written
+   the way an agent asks (no command names), over the English tldr pages (`--tldr DIR`, default
+   /tmp/corpora/tldr/pages, else the tarball's pages/ unpacked); a hit is an answering page among
+   the default search's results (top 5), against grep + reading the top 5 files.
+7. With `--semantic` every build embeds its trees (`[settings] semantic = true`) and every set is
+   searched twice, side by side: lexical (BM25 alone) and hybrid (the build's semantic_weight).
+8. A table against the floors of issues 8 and 21, `bench/results/quality.json` (the latest
+   figures per set) and one dated line appended to `bench/results/quality.txt`.
 """
 
 from __future__ import annotations
@@ -67,6 +73,13 @@ DEFAULT_GAP = 0.03
 DEFAULT_MAX_RESULTS = 5.0
 FLOOR_KNOWN_HIT5 = 0.9
 FLOOR_KNOWN_TOKEN_SHARE = 0.30
+# issue 21's floors
+FLOOR_SCIFACT_HYBRID = 0.72
+FLOOR_REWORDED_HIT5 = 0.75
+FLOOR_REWORDED_TOKEN_SHARE = 0.5
+QUESTIONS = REPO / "bench" / "questions" / "tldr_reworded.jsonl"
+TLDR_TARBALL = DATA / "corpora" / "tldr-md.tar.gz"
+TLDR_DIR = Path("/tmp/corpora/tldr/pages")
 
 
 # ---- corpora ------------------------------------------------------------------------------------
@@ -153,21 +166,29 @@ def doc_of(path: str) -> str:
     return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
-def ranking_params(store: Any) -> Any:
-    """The build's settings with the top 100 candidates, no cutoff, no aggregation."""
-    from ra_query.search.pipeline import SearchParams
+MODES = ("lexical", "hybrid")  # how a set is searched when its index has vectors
 
-    defaults = SearchParams.from_settings(store.search_defaults())
-    return defaults._replace(
+
+def ranking_params(store: Any, mode: str = "hybrid") -> Any:
+    """The build's settings with the top 100 candidates, no cutoff, no aggregation."""
+    return default_params(store, mode)._replace(
         limit=RANKING_DEPTH, candidate_limit=RANKING_DEPTH, cutoff_ratio=0.0, aggregation=False
     )
 
 
-def default_params(store: Any) -> Any:
-    """The SearchParams `ra-query search QUERY` uses: the CLI's own parser and search_params."""
+def default_params(store: Any, mode: str = "hybrid") -> Any:
+    """The SearchParams `ra-query search QUERY` uses (the CLI's own parser and search_params);
+    `lexical` as `--lexical` makes them (hybrid is the default where the index has vectors)."""
     from ra_query.cli import build_parser, search_params
 
-    return search_params(build_parser().parse_args(["search", "placeholder"]), store.search_defaults())
+    flags = ["--lexical"] if mode == "lexical" else []
+    args = build_parser().parse_args(["search", "placeholder", *flags])
+    return search_params(args, store.search_defaults())
+
+
+def modes_of(store: Any) -> tuple[str, ...]:
+    """The modes a set is searched in: both where its index has vectors, else lexical."""
+    return MODES if store.has_vectors() else ("lexical",)
 
 
 def ranking_run(
@@ -175,7 +196,7 @@ def ranking_run(
 ) -> tuple[dict[str, dict[str, float]], int]:
     """Per query, its documents in rank order (scored by rank for trec_eval); and the failures.
 
-    `params` defaults to `ranking_params(store)`.
+    `params` defaults to `ranking_params(store)` (hybrid where the index has vectors).
     """
     from ra_query.errors import RaError
     from ra_query.search.pipeline import search_topic
@@ -222,13 +243,13 @@ class DefaultRun:
         self.duplicates = 0  # results whose content equals an earlier result's
 
 
-def default_run(store: Any, queries: dict[str, str]) -> DefaultRun:
+def default_run(store: Any, queries: dict[str, str], mode: str = "hybrid") -> DefaultRun:
     """Every query as `ra-query search QUERY` runs it: JSON for the results, text for the tokens."""
     from ra_query.commands import search_command
     from ra_query.errors import RaError
     from ra_query.text.tokens import count_tokens
 
-    params = default_params(store)
+    params = default_params(store, mode)
     out = DefaultRun()
     for qid, text in queries.items():
         try:
@@ -301,22 +322,21 @@ def judged(name: str, work: Path) -> dict[str, Any]:
     queries = spec["queries"]()
     qrels = spec["qrels"]()
     measures = spec["measures"]
-    started = time.perf_counter()
-    ranking, ranking_failed = ranking_run(store, queries)
-    ranking_s = time.perf_counter() - started
-    default = default_run(store, queries)
-    ranked = evaluate(qrels, ranking, measures)
-    short = evaluate(qrels, default.run, measures)
-    return {
-        "docs": count,
-        "queries": len(queries),
-        "judged": len(qrels),
-        "ranking": {measures[m]: round(v, 4) for m, v in ranked.items()}
-        | {"failed": ranking_failed, "ms_per_query": round(1000 * ranking_s / len(queries), 2)},
-        "default": {measures[m]: round(v, 4) for m, v in short.items()} | _default_figures(default),
-        "main": measures[spec["main"]],
-        "floor": spec["floor"],
-    }
+    figures: dict[str, Any] = {"docs": count, "queries": len(queries), "judged": len(qrels)}
+    for mode in modes_of(store):
+        started = time.perf_counter()
+        ranking, ranking_failed = ranking_run(store, queries, ranking_params(store, mode))
+        ranking_s = time.perf_counter() - started
+        default = default_run(store, queries, mode)
+        ranked = evaluate(qrels, ranking, measures)
+        short = evaluate(qrels, default.run, measures)
+        side = {
+            "ranking": {measures[m]: round(v, 4) for m, v in ranked.items()}
+            | {"failed": ranking_failed, "ms_per_query": round(1000 * ranking_s / len(queries), 2)},
+            "default": {measures[m]: round(v, 4) for m, v in short.items()} | _default_figures(default),
+        }
+        figures |= side if mode == "lexical" else {"hybrid": side}
+    return figures | {"main": measures[spec["main"]], "floor": spec["floor"]}
 
 
 def _default_figures(default: DefaultRun) -> dict[str, Any]:
@@ -429,6 +449,78 @@ def known(corpus: Path, work: Path) -> dict[str, Any]:
     return figures
 
 
+# ---- the reworded questions ------------------------------------------------------------------------
+
+
+def questions(path: Path = QUESTIONS) -> list[dict[str, Any]]:
+    """The reworded questions: id, question, answers (page paths under pages/), why."""
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def tldr_pages(given: Path | None, work: Path) -> Path:
+    """The English tldr pages: `given`, else TLDR_DIR, else the tarball's pages/ unpacked."""
+    if given is not None:
+        return given.resolve()
+    if TLDR_DIR.is_dir():
+        return TLDR_DIR
+    target = work / "tldr"
+    if not (target / "pages").is_dir():
+        import tarfile
+
+        target.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(TLDR_TARBALL) as archive:
+            members = [m for m in archive.getmembers() if m.name.split("/", 1)[0] in ("pages", ".")]
+            archive.extractall(target, members=members, filter="data")
+    return target / "pages"
+
+
+def reworded(pages: Path, work: Path) -> dict[str, Any]:
+    """Hit@1, hit@5 and tokens of default search per mode, against grep + reading the top 5 files."""
+    from ra_query.artifacts.store import open_store
+    from ra_query.commands import search_command
+    from ra_query.text.tokens import count_tokens
+
+    store = open_store(build("tldr", pages, work / "reworded"))
+    items = questions()
+    figures: dict[str, Any] = {"queries": len(items)}
+    for mode in modes_of(store):
+        params = default_params(store, mode)
+        hit1 = hit5 = results = empty = 0
+        tokens: list[int] = []
+        for item in items:
+            payload = json.loads(search_command(store, [item["question"]], params, json=True).text)
+            found = payload["queries"][0]["results"]
+            paths = [r["path"] for r in found]
+            results += len(found)
+            empty += sum(_is_empty(r) for r in found)
+            hit1 += bool(paths[:1]) and paths[0] in item["answers"]
+            hit5 += any(p in item["answers"] for p in paths[:5])
+            tokens.append(count_tokens(search_command(store, [item["question"]], params).text))
+        n = len(items)
+        side = {
+            "hit@1": round(hit1 / n, 3),
+            "hit@5": round(hit5 / n, 3),
+            "mean_results": round(results / n, 2),
+            "mean_tokens": round(statistics.fmean(tokens), 1),
+            "empty_results": empty,
+        }
+        figures |= side if mode == "lexical" else {"hybrid": side}
+    if shutil.which("rg") is not None:
+        grep_hit5 = 0
+        grep_tokens: list[int] = []
+        for item in items:
+            files = grep_top(pages, item["question"])
+            grep_hit5 += any(f.relative_to(pages).as_posix() in item["answers"] for f in files)
+            read = (f.read_text(encoding="utf-8", errors="replace") for f in files)
+            grep_tokens.append(sum(count_tokens(text) for text in read))
+        figures |= {
+            "grep_hit@5": round(grep_hit5 / len(items), 3),
+            "grep_mean_tokens": round(statistics.fmean(grep_tokens), 1),
+        }
+    return figures
+
+
 # ---- report -------------------------------------------------------------------------------------
 
 
@@ -454,6 +546,30 @@ def floors(figures: dict[str, Any]) -> list[tuple[str, str, bool]]:
         row(f"{name} default empty results", f"{d['empty_results']} = 0", d["empty_results"] == 0)
         failed = d["failed"] + f["ranking"]["failed"]
         row(f"{name} failed queries", f"{failed} = 0", failed == 0)
+    for name in ("scifact", "cacm"):
+        hybrid = figures.get(name, {}).get("hybrid")
+        if hybrid is None:
+            continue
+        f = figures[name]
+        main = f["main"]
+        got, lexical = hybrid["ranking"][main], f["ranking"][main]
+        if name == "scifact":
+            ok = got >= FLOOR_SCIFACT_HYBRID
+            row("scifact hybrid ranking nDCG@10", f"{got:.4f} ≥ {FLOOR_SCIFACT_HYBRID}", ok)
+        else:
+            row(f"{name} hybrid ranking {main}", f"{got:.4f} ≥ lexical {lexical:.4f}", got >= lexical)
+        d = hybrid["default"]
+        row(f"{name} hybrid default mean results", f"{d['mean_results']} ≤ 5", d["mean_results"] <= 5)
+        row(f"{name} hybrid default empty results", f"{d['empty_results']} = 0", d["empty_results"] == 0)
+    if "reworded" in figures:
+        r = figures["reworded"]
+        side = r.get("hybrid", r)
+        ok = side["hit@5"] >= FLOOR_REWORDED_HIT5
+        row("reworded hit@5", f"{side['hit@5']} ≥ {FLOOR_REWORDED_HIT5}", ok)
+        if "grep_mean_tokens" in r:
+            share = round(side["mean_tokens"] / max(1.0, r["grep_mean_tokens"]), 3)
+            ok = share <= FLOOR_REWORDED_TOKEN_SHARE
+            row("reworded tokens vs grep+read", f"{share} ≤ {FLOOR_REWORDED_TOKEN_SHARE}", ok)
     if "known" in figures:
         k = figures["known"]
         row("known-item hit@5", f"{k['hit@5']} ≥ {FLOOR_KNOWN_HIT5}", k["hit@5"] >= FLOOR_KNOWN_HIT5)
@@ -494,9 +610,15 @@ def record(figures: dict[str, Any], label: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--sets", default="scifact,cacm,known", help="comma-separated: scifact, cacm, known")
+    parser.add_argument(
+        "--sets", default="scifact,cacm,known", help="comma-separated: scifact, cacm, known, reworded"
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/ra-bench-quality"), help="scratch directory")
     parser.add_argument("--ps", type=Path, help="an unpacked powershell-docs corpus")
+    parser.add_argument("--tldr", type=Path, help="the English tldr pages (the pages/ folder)")
+    parser.add_argument(
+        "--semantic", action="store_true", help="embed every build; search each set lexical and hybrid"
+    )
     parser.add_argument("--label", default="", help="a note recorded with the figures")
     parser.add_argument("--no-record", action="store_true", help="print only")
     parser.add_argument(
@@ -513,8 +635,10 @@ def main() -> None:
         if not section or not key or not value:
             parser.error(f"--set {setting!r}: write SECTION.KEY=VALUE, e.g. search.boost.title=0.5")
         SETTINGS.setdefault(section, {})[key] = value
+    if args.semantic:
+        SETTINGS.setdefault("settings", {})["semantic"] = "true"
     wanted = [s.strip() for s in args.sets.split(",") if s.strip()]
-    unknown = set(wanted) - {*SETS, "known"}
+    unknown = set(wanted) - {*SETS, "known", "reworded"}
     if unknown:
         parser.error(f"unknown set(s): {', '.join(sorted(unknown))}")
     args.work.mkdir(parents=True, exist_ok=True)
@@ -523,6 +647,8 @@ def main() -> None:
     for name in wanted:
         if name == "known":
             figures["known"] = known(corpus_folder(args.ps, args.work / "ps-corpus"), args.work)
+        elif name == "reworded":
+            figures["reworded"] = reworded(tldr_pages(args.tldr, args.work), args.work)
         else:
             figures[name] = judged(name, args.work)
         print(json.dumps({name: figures[name]}, indent=2))

@@ -70,6 +70,16 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
         help="repair a query syntax error and say how the query was read (the default)",
     )
     syntax.add_argument("--raw", action="store_true", help="pass the query to tantivy's own parser")
+    meaning = parser.add_mutually_exclusive_group()
+    meaning.add_argument(
+        "--lexical", action="store_true", help="match by words alone (BM25), even where the index has vectors"
+    )
+    meaning.add_argument(
+        "--semantic-weight",
+        type=float,
+        metavar="W",
+        help="the share of meaning (vectors) in a hybrid ranking, 0-1 (default: the build's, 0.5)",
+    )
 
 
 def _columns() -> int:
@@ -160,7 +170,11 @@ def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
     for name, most in (("limit", MAX_LIMIT), ("candidate_limit", MAX_CANDIDATE_LIMIT)):
         if not 1 <= overrides.get(name, 1) <= most:
             raise InputError(f"--{name.replace('_', '-')} must be between 1 and {most}")
-    for name in ("cutoff_ratio", "aggregation_threshold"):
+    if args.lexical:
+        overrides["semantic_weight"] = 0.0
+    elif args.semantic_weight is not None:
+        overrides["semantic_weight"], overrides["semantic_asked"] = args.semantic_weight, True
+    for name in ("cutoff_ratio", "aggregation_threshold", "semantic_weight"):
         if not 0 <= overrides.get(name, 0) <= 1:
             raise InputError(f"--{name.replace('_', '-')} must be between 0 and 1")
     return base._replace(
@@ -217,6 +231,7 @@ def context_output(
     args.matches, args.output, args.strict, args.raw = False, None, False, False
     args.candidate_limit = args.cutoff_ratio = args.aggregation_threshold = None
     args.no_aggregation = False
+    args.lexical, args.semantic_weight = False, None
     args.limit = args.limit or default_limit
     view, as_json = view_of(args)
     return context_command(

@@ -32,7 +32,7 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -130,18 +130,30 @@ ListMode = Annotated[
     bool, Field(strict=True, description="Return snippets only, omit full content (default: false)")
 ]
 ChunkId = Annotated[str, Field(description="Chunk ID (tree:path#heading) or document ID (tree:path)")]
+Mode = Annotated[
+    Literal["auto", "hybrid", "lexical"],
+    Field(
+        description="How to match: hybrid ranks by words and by meaning (BM25 fused with the "
+        "index's vectors), lexical by words alone (BM25), auto is hybrid where the index has "
+        "vectors (default: auto)"
+    ),
+]
 FullDocument = Annotated[
     bool, Field(strict=True, description="Return full document even if ID specifies a chunk")
 ]
 
 
-def search_params(store: Store, limit: int | None) -> SearchParams:
-    """The build's search settings, always lenient, with `limit` when given.
+def search_params(store: Store, limit: int | None, mode: str = "auto") -> SearchParams:
+    """The build's search settings, always lenient, with `limit` and `mode` when given.
 
     Raises:
         InputError: `limit` is less than 1.
     """
     params = SearchParams.from_settings(store.search_defaults())
+    if mode == "lexical":
+        params = params._replace(semantic_weight=0.0)
+    elif mode == "hybrid":
+        params = params._replace(semantic_asked=True, semantic_weight=params.semantic_weight or 0.5)
     if limit is None:
         return params
     if not 1 <= limit <= MAX_LIMIT:
@@ -157,6 +169,7 @@ def search_payload(
     max_tokens: int | None = None,
     list_mode: bool = False,
     stale: int | None = None,
+    mode: str = "auto",
 ) -> dict[str, Any]:
     """What the `search` tool returns: `ra search --json`'s payload for the same arguments.
 
@@ -166,7 +179,7 @@ def search_payload(
     if not queries:
         raise InputError("queries is empty — give at least one query")
     budget = agent_budget(store, max_tokens)
-    topics = search(store, queries, search_params(store, limit))
+    topics = search(store, queries, search_params(store, limit, mode))
     view = "list" if list_mode else "full"
     outcome = budgeted(topics, view, budget, build_analyzer(store.stemmer))
     return with_hint(to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False))
@@ -331,12 +344,22 @@ def build_server(
         return stale(store) if stale is not None else None
 
     def search_tool(
-        queries: Queries, limit: Limit = None, max_tokens: MaxTokens = None, list: ListMode = False
+        queries: Queries,
+        limit: Limit = None,
+        max_tokens: MaxTokens = None,
+        list: ListMode = False,
+        mode: Mode = "auto",
     ) -> Payload:
         topics = [queries] if isinstance(queries, str) else queries
         return answer(
             lambda store: search_payload(
-                store, topics, limit=limit, max_tokens=max_tokens, list_mode=list, stale=staleness(store)
+                store,
+                topics,
+                limit=limit,
+                max_tokens=max_tokens,
+                list_mode=list,
+                stale=staleness(store),
+                mode=mode,
             )
         )
 

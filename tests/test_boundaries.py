@@ -65,6 +65,13 @@ COLD_START_EXCLUDED = (
     "ra_query.search.get",
     "ra_query.sources.walk",
     "ra_query.mcp",
+    # an index without vectors never loads the semantic side (issue 21)
+    "numpy",
+    "onnxruntime",
+    "tokenizers",
+    "ra_query.semantic.embed",
+    "ra_query.artifacts.vectors",
+    "ra_query.search.hybrid",
 )
 
 

@@ -697,3 +697,31 @@ def test_render_config_comments_out_min_chunk_size_which_has_no_effect(tmp_path:
     text = render_config(load_config(tmp_path, home))
     assert "\n# min_chunk_size = 2000  # no effect" in text
     assert "min_chunk_size" not in tomllib.loads(text)["settings"]
+
+
+def test_semantic_is_read_per_tree_over_the_settings_default(project: Path, home: Path) -> None:
+    (project / "notes").mkdir()
+    write(
+        project / ".ra.toml",
+        "[settings]\nsemantic = true\n[search]\nsemantic_weight = 0.3\n"
+        "[tree.docs]\npath = 'docs'\n[tree.notes]\npath = 'notes'\nsemantic = false\n",
+    )
+    config = load_config(project, home)
+    assert (config.settings.semantic, config.search.semantic_weight) == (True, 0.3)
+    assert config.semantic_trees() == ["docs"]
+    assert config.warnings == ()
+
+
+def test_no_tree_is_semantic_unless_asked(project: Path, home: Path) -> None:
+    write(project / ".ra.toml", "[tree.docs]\npath = 'docs'\n")
+    assert load_config(project, home).semantic_trees() == []
+
+
+def test_a_tree_semantic_that_is_not_a_boolean_names_its_file_and_line(project: Path, home: Path) -> None:
+    config = write(project / ".ra.toml", "[tree.docs]\npath = 'docs'\nsemantic = 'yes'\n")
+    assert error_of(project, home) == f"{config}:3: [tree.docs] semantic must be a boolean (true or false), got string"
+
+
+def test_a_semantic_weight_past_one_names_its_file_and_line(project: Path, home: Path) -> None:
+    config = write(project / ".ra.toml", "[search]\nsemantic_weight = 2\n[tree.docs]\npath = 'docs'\n")
+    assert error_of(project, home) == f"{config}:2: [search] semantic_weight must be between 0 and 1, got 2.0"

@@ -16,10 +16,12 @@ from ra_query.artifacts.paths import (
     LOCK,
     MANIFEST_NAME,
     SHARDS_DIR,
+    VECTORS_DIR,
     chunk_path,
     dirs_path,
     snapshot_path,
     stat_table_path,
+    vectors_path,
 )
 
 
@@ -91,6 +93,15 @@ class Layout:
     def index_state(self) -> Path:
         """What the published index holds: doc id → [doc hash, shard], and each shard's segments."""
         return self.root / INDEX_STATE
+
+    @property
+    def vectors_dir(self) -> Path:
+        """The vectors of the semantic trees (ra_query.artifacts.vectors has the format)."""
+        return self.root / VECTORS_DIR
+
+    def vectors(self, tree: str, suffix: str) -> Path:
+        """`vectors/<tree>.f32` (rows), `.ids` (their chunk ids), `.hashes` (the build's record)."""
+        return Path(vectors_path(self.root, tree, suffix))
 
     @property
     def manifest(self) -> Path:

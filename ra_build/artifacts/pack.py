@@ -7,9 +7,11 @@ The `.tar.gz` holds, under one top directory `ra-artifacts/`:
                     and `packed` (what the pack holds)
     index/          tantivy's meta.json and the files of the segments it lists (no locks, no
                     `.managed.json`, no segment a later commit dropped)
+    vectors/        where some tree is semantic: its vectors, their chunk ids and meta.json
     chunks/…        with `--with-tables` only: the chunk tables (Parquet) and files.parquet
 
-Build state (`.doit.db`, `index_state.json`, `.checksums.json`, `.lock`, the stamps) never ships.
+Build state (`.doit.db`, `index_state.json`, `.checksums.json`, `.lock`, the stamps, the
+vectors' `.hashes`) never ships.
 Entries are sorted, owned by 0:0, dated at the build time, with modes 0644/0755, and the gzip
 header carries no name or time: the same build packs to the same bytes. A sidecar `FILE.sha256`
 holds the archive's digest in `sha256sum` format.
@@ -47,6 +49,12 @@ def shipped_files(layout: Layout, with_tables: bool) -> list[str]:
         raise ArtifactError(str(exc)) from None
     files = [layout.index_meta.relative_to(layout.root).as_posix()]
     files += sorted(f"{index}/{name}" for name in names)
+    if layout.vectors_dir.is_dir():  # what a hybrid search reads (the .hashes are build state)
+        files += sorted(
+            p.relative_to(layout.root).as_posix()
+            for p in layout.vectors_dir.iterdir()
+            if p.is_file() and not p.name.startswith(".")
+        )
     if with_tables:
         files += sorted(
             p.relative_to(layout.root).as_posix()

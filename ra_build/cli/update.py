@@ -48,6 +48,9 @@ def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster:
 
     for problem in file_problems(target, list(config.trees)):
         warn(problem)
+    embedded = report.results.get("embed")
+    for problem in embedded.get("problems", []) if isinstance(embedded, dict) else []:
+        warn(problem)
     print(_update_summary(target, report.results, report.seconds))
 
 
@@ -64,7 +67,12 @@ def _update_summary(target: Path, results: dict[str, object], seconds: float) ->
     parsed = sum(
         len(r["parsed"]) for k, r in results.items() if k.startswith("chunk:") and isinstance(r, dict)
     )
-    return f"{files} files, {chunks} chunks, {skipped} skipped, {parsed} parsed in {seconds:.2f}s → {target}"
+    embed = results.get("embed")
+    embedded = f", {embed['embedded']} embedded" if isinstance(embed, dict) and embed.get("rows") else ""
+    return (
+        f"{files} files, {chunks} chunks, {skipped} skipped, {parsed} parsed{embedded} in {seconds:.2f}s"
+        f" → {target}"
+    )
 
 
 def plain_update(argv: list[str]) -> dict[str, Any] | None:

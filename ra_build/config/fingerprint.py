@@ -22,6 +22,10 @@ CHUNKER_VERSION = (
 )
 
 
+# bumped when what a chunk is embedded as changes (ra_build.pipeline.embed_stage.embed_text)
+EMBED_TEXT_VERSION = 1
+
+
 def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
     """Everything the chunk stage of `tree` reads from the configuration."""
     return {
@@ -50,11 +54,42 @@ def index_settings(config: Config) -> dict[str, Any]:
     }
 
 
+def embed_settings(config: Config) -> dict[str, Any]:
+    """Everything the embed stage reads: which trees are semantic, the model (by sha256) and text
+    recipe of their vectors, and whether the extra that makes them is installed (installed
+    later, the stage runs again); nothing when no tree is semantic (the model is not looked at)."""
+    semantic = sorted(config.semantic_trees())
+    if not semantic:
+        return {}
+    from ra_query.semantic.embed import available
+
+    return {"semantic": semantic, "extra": available(), **model_key()}
+
+
+def model_key() -> dict[str, Any]:
+    """What vectors depend on besides the chunks: the model (by sha256) and the text recipe."""
+    from ra_query.semantic.embed import model_info
+
+    info = model_info()
+    return {
+        "model": info["name"],
+        "model_sha256": info["sha256"]["onnx"],
+        "dimensions": int(info["dimensions"]),
+        "text": EMBED_TEXT_VERSION,
+    }
+
+
 def config_hash(config: Config) -> str:
-    """The index-content hash (DECISIONS 15): changes whenever what is indexed would change."""
+    """The index-content hash (DECISIONS 15): changes whenever what is indexed would change.
+
+    The vectors count only where a tree is semantic, so an index built before they existed
+    stays current.
+    """
+    vectors = embed_settings(config)
     content = {
         "index": index_settings(config),
         "trees": {name: tree_settings(t, config) for name, t in sorted(config.trees.items())},
+        **({"vectors": vectors} if vectors else {}),
     }
     # the bytes orjson.dumps(OPT_SORT_KEYS) gave (no floats here), without its ~15 ms import
     text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -85,5 +120,6 @@ def search_defaults(config: Config) -> dict[str, Any]:
         "local_boost": config.settings.local_boost,
         "global_trees": sorted(name for name, tree in config.trees.items() if tree.is_global),
         "fuzzy_distance": s.fuzzy_distance,
+        "semantic_weight": s.semantic_weight,
         "agent_max_tokens": config.settings.agent_max_tokens,  # not a SearchParams field: MCP's budget
     }

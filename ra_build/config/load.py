@@ -88,6 +88,7 @@ KEYS: tuple[Key, ...] = (
     Key("settings", "chunk_at_headings", bool, ""),
     Key("settings", "agent_max_tokens", int, "agent_max_tokens", _between(1, 10_000_000)),
     Key("settings", "index_shards", int, "index_shards", _between(0, 16)),
+    Key("settings", "semantic", bool, "semantic"),
     Key("search", "stemmer", str, "stemmer", _stemmer),
     Key("search", "fuzzy_distance", int, "fuzzy_distance", _between(0, 2)),
     Key("search", "candidate_limit", int, "candidate_limit", _between(1, 10_000)),
@@ -95,6 +96,7 @@ KEYS: tuple[Key, ...] = (
     Key("search", "aggregation_threshold", float, "aggregation_threshold", _between(0, 1)),
     Key("search", "phrase_boost", float, "phrase_boost", _not_negative),
     Key("search", "stopwords", bool, "stopwords"),
+    Key("search", "semantic_weight", float, "semantic_weight", _between(0, 1)),
     Key("search.boost", "text", float, "boost_text", _not_negative),
     Key("search.boost", "title", float, "boost_title", _not_negative),
     Key("search.boost", "tags", float, "boost_tags", _not_negative),
@@ -112,7 +114,7 @@ NO_EFFECT = {
     "settings.chunk_at_headings": "ra always builds the heading chunk tree",
     "settings.min_chunk_size": "ra always builds the heading chunk tree, whatever the size",
 }
-_TREE_KEYS = ("path", "include", "exclude", "allow_outside_links")
+_TREE_KEYS = ("path", "include", "exclude", "allow_outside_links", "semantic")
 _RULE_KEYS = ("match", "trees", "terms", "include")
 _TYPE_WANTED = {
     int: "an integer",
@@ -305,6 +307,7 @@ class _Validator:
             raise self.error(loc, f"{header} is missing the required key 'path' — add path = \"./docs\"")
         include, exclude = DEFAULT_INCLUDE, ()
         outside_links = False
+        semantic: bool | None = None
         raw_path: str = ""
         for key, value in body.items():
             key_loc: Loc = (*loc, key)
@@ -325,6 +328,9 @@ class _Validator:
             elif key == "allow_outside_links":
                 self.typed(key_loc, f"{header} allow_outside_links", value, bool)
                 outside_links = value
+            elif key == "semantic":
+                self.typed(key_loc, f"{header} semantic", value, bool)
+                semantic = value
             else:
                 self.unknown(key_loc, str(key), f"tree.{name}", _TREE_KEYS)
         path = _resolve_path(raw_path, self.raw.path.parent, self.home)
@@ -337,6 +343,7 @@ class _Validator:
             self.raw.path,
             self.lines.line(loc),
             outside_links,
+            semantic,
         )
         self.data.trees.append((tree, self.lines.line((*loc, "path"))))
 

@@ -37,6 +37,7 @@ class TreeConfig:
     source: Path
     line: int
     outside_links: bool = False  # `allow_outside_links`: follow symlinks out of the tree
+    semantic: bool | None = None  # embed its chunks; None: as `[settings] semantic` says
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Settings:
     max_file_size: int = 10_000_000
     agent_max_tokens: int = 8_000  # the MCP tools' budget when the caller gives none
     index_shards: int = 0  # tantivy shards built in parallel; 0: the first build's core count, at most 4
+    semantic: bool = False  # embed the chunks of every tree that does not say (`[tree.x] semantic`)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class SearchSettings:
     boost_tags: float = 0.0
     boost_path: float = 0.1
     boost_body: float = 0.0
+    semantic_weight: float = 0.5  # the dense side's share of a hybrid score (0: BM25 alone)
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,14 @@ class Config:
     warnings: tuple[str, ...]
     key_sources: dict[str, Path]
     global_file: Path | None = None
+
+    def semantic_trees(self) -> list[str]:
+        """The trees whose chunks are embedded: `[tree.x] semantic`, else `[settings] semantic`."""
+        return [
+            name
+            for name, tree in self.trees.items()
+            if (tree.semantic if tree.semantic is not None else self.settings.semantic)
+        ]
 
     def artifacts(self, override: str | None, env: Mapping[str, str]) -> Path:
         """Where the artifacts go: --artifacts, else $RA_ARTIFACTS, else `.ra/` beside the nearest

@@ -58,6 +58,8 @@ def render_config(config: Config) -> str:
         ]
         if tree.outside_links:
             out.append("allow_outside_links = true")
+        if tree.semantic is not None:
+            out.append(f"semantic = {_value_text(tree.semantic)}")
     if config.rules:
         out += ["", "# [context.patterns] entries appear as rules with terms only."]
     for rule in config.rules:
@@ -79,6 +81,8 @@ def config_to_dict(config: Config) -> dict[str, Any]:
     def section(name: str) -> dict[str, Any]:
         return {k.name: v for k, v in _section_values(config, name)}
 
+    semantic = set(config.semantic_trees())
+
     return {
         "files": [str(p) for p in config.files],
         "global_file": str(config.global_file) if config.global_file else None,
@@ -92,6 +96,7 @@ def config_to_dict(config: Config) -> dict[str, Any]:
                 "include": list(t.include),
                 "exclude": list(t.exclude),
                 "allow_outside_links": t.outside_links,
+                "semantic": name in semantic,
                 "global": t.is_global,
                 "source": str(t.source),
                 "line": t.line,

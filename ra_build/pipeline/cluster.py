@@ -52,12 +52,15 @@ from ra_build.pipeline.chunk_stage import (
     too_large,
     unreadable,
 )
+from ra_build.pipeline.embed_stage import local_embed
 from ra_build.pipeline.publish import link_or_copy
 from ra_build.pipeline.shards import BATCH_ROWS, ShardJob, job_batches, write_shard
 from ra_query.artifacts.paths import TANTIVY_LOCKS  # never copied
 from ra_query.errors import ClusterError, InputError
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     from distributed import Client
 
     from ra_build.config.model import Config
@@ -65,6 +68,7 @@ if TYPE_CHECKING:
     from ra_build.pipeline.run import BuildReport
 
 EXTRA = "pip install 'ra-kb[dask]'"
+EMBED_BATCH = 256  # texts per embed task: a worker pays the model's load once, a task ~1-3 s
 BATCH_FILES = 256  # files per parse task: small enough to spread, large enough to pay for a task
 CONNECT_SECONDS = 10
 SPEC_HELP = "local:N (N worker processes on this machine) or tcp://HOST:PORT (a running Dask scheduler)"
@@ -122,6 +126,7 @@ def cluster_build(
             progress=progress,
             parse=engine.parse,
             run_shards=engine.run_shards,
+            embed=engine.embed,
             locked=True,
         )
 
@@ -220,6 +225,13 @@ def parse_task(
     return [p.row for p in parsed], batch
 
 
+def embed_task(texts: list[str]) -> npt.NDArray[np.float32]:
+    """One embed task: this worker's model (loaded on its first task) over `texts`."""
+    from ra_query.semantic.embed import embedder
+
+    return embedder().embed(texts)
+
+
 # ── shard builds ────────────────────────────────────────────────────────────────────────────
 
 
@@ -265,8 +277,9 @@ def shard_task(work: ShardWork) -> ShardResult:
 
 
 class Engine:
-    """The stand-ins for `chunk_stage.parse_files` and `shard_workers.run_jobs` that a cluster build passes
-    to `run_build`; every wait on the cluster turns its failures into a `ClusterError`."""
+    """The stand-ins for `chunk_stage.parse_files`, `shard_workers.run_jobs` and
+    `embed_stage.local_embed` that a cluster build passes to `run_build`; every wait on the
+    cluster turns its failures into a `ClusterError`."""
 
     def __init__(self, client: Client, name: str) -> None:
         self.client = client
@@ -316,6 +329,30 @@ class Engine:
         rows = [by_path[p] for p in paths]
         self.check_reachable(tree, root, rows)
         return rows, pa.Table.from_batches(chunks, schema=CHUNK_SCHEMA)
+
+    def embed(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """`local_embed` on the cluster: batches of texts embedded by the workers, rows in order.
+
+        Every worker loads the model ra ships (the semantic extra must be installed where the
+        workers run) once, and keeps it for the next batch.
+        """
+        import numpy as np
+        from distributed import as_completed
+
+        size = max(EMBED_BATCH, len(texts) // 64)
+        batches = [list(texts[i : i + size]) for i in range(0, len(texts), size)]
+        done = 0
+        with self._waiting("embedding chunks"):
+            futures = [self.client.submit(embed_task, batch, pure=False) for batch in batches]
+            results: dict[Any, npt.NDArray[np.float32]] = {}
+            for future in as_completed(futures):
+                results[future.key] = future.result()
+                done += len(results[future.key])
+                if progress is not None:
+                    progress(done)
+        return np.concatenate([results[f.key] for f in futures]) if futures else local_embed([], None)
 
     def check_reachable(self, tree: str, root: str, rows: list[FileRow]) -> None:
         """Fail when no worker could open any file that this machine sees: the sources are

@@ -24,7 +24,13 @@ from doit.tools import config_changed
 
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.writable import write_failure
-from ra_build.config.fingerprint import config_hash, index_settings, search_defaults, tree_settings
+from ra_build.config.fingerprint import (
+    config_hash,
+    embed_settings,
+    index_settings,
+    search_defaults,
+    tree_settings,
+)
 from ra_build.config.model import Config, TreeConfig
 from ra_build.pipeline.chunk_stage import (
     ChunkSettings,
@@ -35,9 +41,11 @@ from ra_build.pipeline.chunk_stage import (
     parse_files,
 )
 from ra_build.pipeline.discover import discover_stage
+from ra_build.pipeline.embed_stage import EmbedTexts, embed_stage
 from ra_build.pipeline.index_stage import RunJobs, index_stage
 from ra_build.pipeline.lock import BuildLock
 from ra_build.pipeline.manifest import manifest_stage
+from ra_query.artifacts.paths import VECTORS_META
 from ra_query.errors import RaError
 
 
@@ -91,6 +99,8 @@ def make_tasks(
     parse: ParseFiles = parse_files,
     run_shards: RunJobs | None = None,
     errors: StageErrors | None = None,
+    chunk_progress: FileProgress | None = None,
+    embed: EmbedTexts | None = None,
 ) -> dict[str, Any]:
     """doit task generators that build `config`'s trees into the directory `artifacts`.
 
@@ -99,7 +109,8 @@ def make_tasks(
     (a dodo.py keeps them until its process exits), so `doit` and `ra update` never write the
     same artifacts at once; `run_build` holds the lock itself. `parse` and `run_shards` do the two
     stages' heavy work, on this machine's cores by default; `ra update --cluster` passes its
-    cluster's (ra_build.pipeline.cluster). `errors` collects what the stages raise.
+    cluster's (ra_build.pipeline.cluster); `embed` likewise embeds chunk texts, and
+    `chunk_progress` hears how many are done. `errors` collects what the stages raise.
     """
     layout = Layout(artifacts.resolve())
     layout.root.mkdir(parents=True, exist_ok=True)  # doit opens its state database there
@@ -124,21 +135,27 @@ def make_tasks(
         """Replace changed documents' chunks in the tantivy index and commit."""
         return _index_task(errors, config, layout, names, run_shards)
 
+    def task_embed() -> dict[str, Any]:
+        """Embed the new or changed chunks of the semantic trees (vectors beside the index)."""
+        return _embed_task(errors, config, layout, names, chunk_progress, embed)
+
     def task_manifest() -> dict[str, Any]:
         """Write manifest.json: format version, versions, config hash, counts, checksums."""
         return _manifest_task(errors, config, layout, names)
 
-    for task in (task_discover, task_chunk, task_index, task_manifest):
+    # the embed stage exists in the graph only where a tree is semantic: without one, the graph
+    # (and what `ra update` reports) is the one it always was
+    tasks = {"discover": task_discover, "chunk": task_chunk, "index": task_index}
+    tasks |= {"embed": task_embed} if config.semantic_trees() else {}
+    tasks |= {"manifest": task_manifest}
+    for task in tasks.values():
         task.build_lock = held  # type: ignore[attr-defined]  # released when the last task goes
     return {
-        "task_discover": task_discover,
-        "task_chunk": task_chunk,
-        "task_index": task_index,
-        "task_manifest": task_manifest,
+        **{f"task_{name}": task for name, task in tasks.items()},
         "DOIT_CONFIG": {
             "dep_file": str(layout.doit_db),
             "backend": "sqlite3",  # transactional: a killed build cannot corrupt it
-            "default_tasks": ["discover", "chunk", "index", "manifest"],
+            "default_tasks": list(tasks),
         },
     }
 
@@ -189,12 +206,34 @@ def _index_task(
     }
 
 
+def _embed_task(
+    errors: StageErrors,
+    config: Config,
+    layout: Layout,
+    names: list[str],
+    progress: FileProgress | None,
+    embed: EmbedTexts | None,
+) -> dict[str, Any]:
+    semantic = config.semantic_trees()
+    return {
+        "actions": [_call(errors, embed_stage, layout, names, semantic, progress, embed)],
+        # the file tables carry each document's hash: they change whenever chunks do
+        "file_dep": [str(layout.file_table(n)) for n in names],
+        "targets": [str(layout.vectors_dir / VECTORS_META)],
+        "uptodate": [config_changed(embed_settings(config))],
+        "verbosity": 0,
+    }
+
+
 def _manifest_task(errors: StageErrors, config: Config, layout: Layout, names: list[str]) -> dict[str, Any]:
     chash = config_hash(config)
     search = search_defaults(config)
+    vectors = [str(layout.vectors_dir / VECTORS_META)] if config.semantic_trees() else []
     return {
-        "actions": [_call(errors, manifest_stage, layout, names, chash, config.search.stemmer, search)],
-        "file_dep": [str(layout.index_state)] + [str(layout.file_table(n)) for n in names],
+        "actions": [
+            _call(errors, manifest_stage, layout, names, chash, config.search.stemmer, search, bool(vectors))
+        ],
+        "file_dep": [str(layout.index_state)] + [str(layout.file_table(n)) for n in names] + vectors,
         "targets": [str(layout.manifest)],
         "uptodate": [config_changed({"config_hash": chash, "search": search})],
         "verbosity": 0,

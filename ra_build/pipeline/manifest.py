@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import platform
+import shutil
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,7 @@ from ra_build.artifacts.tables import concat_file_tables, read_file_rows
 from ra_query.artifacts.packed import file_sha256
 from ra_query.artifacts.paths import CHECKSUMS, MANIFEST_NAME
 from ra_query.artifacts.schema import FORMAT_VERSION, SCHEMA_VERSION
+from ra_query.artifacts.vectors import vectors_meta
 from ra_query.version import __version__
 
 # the manifest lists every published file but itself; build state is dot-files, not listed either
@@ -101,19 +103,34 @@ def _sources(layout: Layout, tree: str) -> dict[str, Any]:
     }
 
 
+def _vectors(layout: Layout, semantic: bool) -> dict[str, Any] | None:
+    """What the manifest says of the vectors (model, its sha256, rows per tree), or None."""
+    if not semantic:
+        shutil.rmtree(layout.vectors_dir, ignore_errors=True)  # semantic turned off everywhere
+        return None
+    meta = vectors_meta(layout.root)
+    if meta is None or not meta.get("trees"):
+        return None
+    return {k: meta[k] for k in ("model", "model_sha256", "dimensions", "dtype", "trees")}
+
+
 def manifest_stage(
     layout: Layout,
     trees: list[str],
     config_hash: str,
     stemmer: str,
     search: Mapping[str, Any] | None = None,
+    semantic: bool = False,
 ) -> dict[str, Any]:
     """Concatenate the file tables and write manifest.json atomically; return the manifest.
 
-    `search` (the configured search settings, `ra_build.config.fingerprint.search_defaults`) is recorded
-    so that `ra-query`, which has no configuration, searches the artifacts the same way.
+    `search` (the configured search settings, `ra_build.config.fingerprint.search_defaults`) is
+    recorded so that `ra-query`, which has no configuration, searches the artifacts the same
+    way. With `semantic` (some tree is) the vectors' model and row counts are recorded; without,
+    vectors a build made before are removed.
     """
     concat_file_tables([layout.file_table(t) for t in trees], layout.files_table)
+    vectors = _vectors(layout, semantic)
     state = orjson.loads(layout.index_state.read_bytes())
     per_tree: dict[str, dict[str, Any]] = {}
     for tree in trees:
@@ -143,6 +160,7 @@ def manifest_stage(
         # each shard's segments and chunks, as the index stage published them
         "index": {"shards": state.get("index_shards") or []},
         **({"search": dict(search)} if search is not None else {}),
+        **({"vectors": vectors} if vectors else {}),
         "files": checksums,
     }
     write_bytes(layout.manifest, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))

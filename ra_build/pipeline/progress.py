@@ -25,10 +25,18 @@ class ProgressBar:
 
     def files(self, done: int, total: int) -> None:
         """Progress of the chunk stage: `done` of `total` files parsed."""
+        self.items(done, total, "files")
+
+    def chunks(self, done: int, total: int) -> None:
+        """Progress of the embed stage: `done` of `total` chunks embedded."""
+        self.items(done, total, "chunks")
+
+    def items(self, done: int, total: int, unit: str) -> None:
+        """`done` of `total` things of the running stage."""
         width = max(10, min(40, shutil.get_terminal_size((80, 20)).columns - 40))
         filled = width * done // max(total, 1)
         self._draw(
-            f"{self._stage} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} files",
+            f"{self._stage} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {unit}",
             force=done == total,
         )
 

@@ -22,6 +22,7 @@ from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.writable import write_failure
 from ra_build.config.model import Config
 from ra_build.pipeline.chunk_stage import ParseFiles, parse_files
+from ra_build.pipeline.embed_stage import EmbedTexts
 from ra_build.pipeline.graph import StageErrors, make_tasks
 from ra_build.pipeline.index_stage import RunJobs
 from ra_build.pipeline.lock import BuildLock
@@ -127,10 +128,11 @@ def run_build(
     parse: ParseFiles = parse_files,
     run_shards: RunJobs | None = None,
     locked: bool = False,
+    embed: EmbedTexts | None = None,
 ) -> BuildReport:
     """Run the task graph for `config` into `artifacts` under the build lock.
 
-    `parse` and `run_shards` as for `make_tasks`. `locked`: the caller holds the build lock
+    `parse`, `run_shards` and `embed` as for `make_tasks`. `locked`: the caller holds the build lock
     already (`BuildLock`; a cluster build takes it before it starts the cluster).
     """
     from doit.cmd_base import ModuleTaskLoader
@@ -155,6 +157,8 @@ def run_build(
             parse=parse,
             run_shards=run_shards,
             errors=errors,
+            chunk_progress=progress.chunks if progress else None,
+            embed=embed,
         )
         namespace["DOIT_CONFIG"] = {
             **namespace["DOIT_CONFIG"],

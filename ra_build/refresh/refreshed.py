@@ -112,7 +112,7 @@ def _rebuilt_store(config: Config, target: Path, notify: Notify) -> Store:
     # what this refresh parsed and skipped or warned about, on stderr (under `ra mcp` too, where
     # stdout is the protocol); a refresh that changed nothing says nothing
     for key, result in report.results.items():
-        if key.startswith("chunk:") and isinstance(result, dict):
+        if (key.startswith("chunk:") or key == "embed") and isinstance(result, dict):
             for problem in result.get("problems", []):
                 notify(problem)
     return open_store(target)

@@ -11,6 +11,8 @@
       chunks/<tree>.dirs.json       the mtime of every directory discovery walked
       chunks/<tree>.stats.json      what the last chunk stage did
       files.parquet                 every tree's file table in one
+      vectors/<tree>.f32, .ids      one embedding per chunk and the chunk ids of the rows (the
+      vectors/meta.json             trees with `semantic = true`), and the model that made them
       .index-shards/NN/             the index stage's shards (readers never open them)
       index_state.json, .doit.db, .checksums.json, .lock, .config-stamp.json: build state
 
@@ -39,6 +41,8 @@ DOIT_DB = ".doit.db"
 LOCK = ".lock"
 CHECKSUMS = ".checksums.json"
 STAMP = ".config-stamp.json"
+VECTORS_DIR = "vectors"
+VECTORS_META = "meta.json"  # in VECTORS_DIR
 
 # tantivy's own files in an index directory: the list of segments, its locks, and its record of
 # the files it manages (used only to garbage-collect, which a reader never does)
@@ -57,6 +61,12 @@ PACK_COMPLETE = ".complete"  # in a cache entry: unpacked and verified
 def chunk_path(root: str | os.PathLike[str], tree: str, suffix: str) -> str:
     """`chunks/<tree><suffix>` in the artifact directory `root` (`.files.parquet`, `.stat`, …)."""
     return os.path.join(root, CHUNKS_DIR, f"{tree}{suffix}")
+
+
+def vectors_path(root: str | os.PathLike[str], tree: str, suffix: str) -> str:
+    """`vectors/<tree><suffix>`: `.f32` (the rows), `.ids` (their chunk ids), `.hashes` (build state)."""
+    name = f".{tree}{suffix}" if suffix == ".hashes" else f"{tree}{suffix}"  # build state: a dot-file
+    return os.path.join(root, VECTORS_DIR, name)
 
 
 def snapshot_path(root: str | os.PathLike[str], tree: str) -> str:

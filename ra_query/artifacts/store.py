@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
     import tantivy
 
+    from ra_query.artifacts.vectors import Vectors
+
     StrPath = str | os.PathLike[str]
 
 # tantivy's lock files, and its record of files it manages (tantivy writes it 0600, so it may be
@@ -48,12 +50,14 @@ _LOCK_WAIT = 2.0  # seconds
 class Store:
     """An opened, read-only artifact directory."""
 
-    __slots__ = ("_root", "index", "manifest")
+    __slots__ = ("_root", "_vectors", "_vectors_opened", "index", "manifest")
 
     def __init__(self, root: StrPath, manifest: dict[str, Any], index: tantivy.Index) -> None:
         self._root = os.fspath(root)
         self.manifest = manifest
         self.index = index
+        self._vectors: Vectors | None = None
+        self._vectors_opened = False
 
     @property
     def root(self) -> Path:
@@ -73,6 +77,19 @@ class Store:
             return {}
         entries = cast(dict[str, object], raw)
         return {name: cast(dict[str, Any], e) for name, e in entries.items() if isinstance(e, dict)}
+
+    def has_vectors(self) -> bool:
+        """Whether the build embedded some tree (the manifest says; nothing is opened)."""
+        return isinstance(self.manifest.get("vectors"), dict)
+
+    def vectors(self) -> Vectors | None:
+        """The vectors of the semantic trees, memory-mapped on first use (imports numpy), or None."""
+        if not self._vectors_opened:
+            from ra_query.artifacts.vectors import open_vectors
+
+            self._vectors = open_vectors(self._root) if self.has_vectors() else None
+            self._vectors_opened = True
+        return self._vectors
 
     def search_defaults(self) -> dict[str, Any]:
         """The build's search settings (`SearchParams` keyword arguments) as the manifest records them."""

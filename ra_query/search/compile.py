@@ -90,6 +90,7 @@ class Compiler:
         self.required = False  # whether any compiled part is required
         self._drop_stopwords = False
         self._negated = 0  # inside a `-x`: exclude exactly what it names (see the module docstring)
+        self._constraints_only = False  # `constraints`: leave the ranked words out
 
     def compile(self, node: Node) -> tantivy.Query | None:
         """The tantivy query for `node`, or None when it has nothing left to search for (no word
@@ -97,6 +98,17 @@ class Compiler:
         self._drop_stopwords = self.is_stopword is not None and _has_content(node, self.is_stopword)
         query, _ = self._node(node)
         return query if self.terms else None
+
+    def constraints(self, node: Node) -> tantivy.Query | None:
+        """What `node` requires of a chunk, its ranked words left out: phrases, `field:` terms,
+        exclusions and `tree:` filters, or every word under `strict` (None: nothing) — what a
+        hit found by its vector must satisfy too (ra_query.search.hybrid)."""
+        self._constraints_only = True
+        try:
+            query, _ = self._node(node)
+        finally:
+            self._constraints_only = False
+        return query
 
     # ---- nodes ----------------------------------------------------------------------------------
 
@@ -137,6 +149,8 @@ class Compiler:
                 query, required = self._node(item)
                 if query is not None:
                     (must if required else should).append(query)
+        if self._constraints_only:
+            return self._required_only(must + filters, must_not, node.boost)
         ranked, bonus = self._ranked(words)
         should += ranked
         required = bool(must)
@@ -153,6 +167,18 @@ class Compiler:
         if len(clauses) == 1:
             return _boosted(clauses[0][1], node.boost), required
         return _boosted(tantivy.Query.boolean_query(clauses), node.boost), required
+
+    def _required_only(
+        self, must: list[tantivy.Query], must_not: list[tantivy.Query], boost: float
+    ) -> tuple[tantivy.Query | None, bool]:
+        """An And's required parts and exclusions alone (`constraints`)."""
+        import tantivy
+
+        if not must and not must_not:
+            return None, False
+        clauses = [(tantivy.Occur.Must, q) for q in must or [tantivy.Query.all_query()]]
+        clauses += [(tantivy.Occur.MustNot, q) for q in must_not]
+        return _boosted(tantivy.Query.boolean_query(clauses), boost), True
 
     def _ranked(self, words: list[Term]) -> tuple[list[tantivy.Query], list[tantivy.Query]]:
         """Plain words as ranked clauses, and the bonuses for words found together.

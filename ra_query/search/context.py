@@ -116,6 +116,7 @@ class Analysis(NamedTuple):
     exclude: frozenset[str]  # doc ids of the input files that are indexed (or chunk ids: likethis)
     warnings: tuple[str, ...]
     counts: dict[str, int]
+    meaning: str | None = None  # what a hybrid search embeds instead of the query (likethis: the source)
 
 
 def words(text: str) -> list[str]:
@@ -378,11 +379,11 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
             hits.append(hit)
             seen.add(hit.id)
     found = None
-    if analysis.query:
+    if analysis.query or (analysis.meaning and store.has_vectors()):
         fetch = params._replace(limit=limit + OVERFETCH, trees=analysis.trees or params.trees)
         if analysis.exclude:  # the left-out source would set the elbow's bar for the rest
             fetch = fetch._replace(cutoff_ratio=0.0)
-        found = search_topic(store, analysis.query, fetch)
+        found = search_topic(store, analysis.query, fetch, meaning=analysis.meaning)
         for hit in found.hits:
             if len(hits) >= limit:
                 break
@@ -464,7 +465,9 @@ def like_this(
 
     options = options or ContextOptions()
     if os.path.isfile(source):
-        return analyze(store, [given_file(source)], options=options, trees=trees)
+        analysis = analyze(store, [given_file(source)], options=options, trees=trees)
+        data = _read(given_file(source), options.sample_size) or b""
+        return analysis._replace(meaning=data.decode("utf-8", "replace"))
     if ":" not in source:
         raise not_found(source)
     result = get(store, source)  # NotFoundError when the id names nothing indexed
@@ -475,4 +478,5 @@ def like_this(
         options=options._replace(min_term_frequency=1),
         trees=trees,
     )
-    return analysis._replace(exclude=frozenset({result.id}))
+    meaning = "\n".join(" › ".join(c.breadcrumb) + "\n" + c.body for c in result.chunks)
+    return analysis._replace(exclude=frozenset({result.id}), meaning=meaning)

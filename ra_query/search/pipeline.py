@@ -34,6 +34,8 @@ from ra_query.search.syntax import MAX_DEPTH, Node, parse_query, read_query, ren
 if TYPE_CHECKING:
     import tantivy
 
+    from ra_query.search.hybrid import Fused
+
 # chosen with bench/quality.py (docs/searching.md): one combined field, small title and path bonuses
 DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType(
     {"text": 1.0, "title": 0.1, "tags": 0.0, "path": 0.1, "body": 0.0}
@@ -68,6 +70,8 @@ class SearchParams(NamedTuple):
     trees: tuple[str, ...] = ()
     strict: bool = False
     raw: bool = False
+    semantic_weight: float = 0.5  # the dense side's share where the index has vectors (0: BM25 only)
+    semantic_asked: bool = False  # the caller asked for hybrid: say so when it cannot be had
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "SearchParams":
@@ -107,13 +111,14 @@ def _setting_problem(name: str, value: object) -> str | None:
         "aggregation_threshold": (0, 1, False),
         "phrase_boost": (0, 1000, False),
         "local_boost": (0, 1000, False),
+        "semantic_weight": (0, 1, False),
     }
     if name in ranges:
         low, high, whole = ranges[name]
         fits = _number(value) and (not whole or isinstance(value, int)) and low <= value <= high  # type: ignore[operator]
         kind = "an integer" if whole else "a number"
         return None if fits else f"not {kind} from {low:g} to {high:g}"
-    if name in ("aggregation", "stopwords", "strict", "raw"):
+    if name in ("aggregation", "stopwords", "strict", "raw", "semantic_asked"):
         return None if isinstance(value, bool) else "not true or false"
     if name in ("global_trees", "trees"):
         ok = isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)  # pyright: ignore[reportUnknownVariableType]
@@ -237,8 +242,12 @@ def _read(text: str, params: SearchParams) -> tuple[Node | None, str | None]:
     return read_query(text)
 
 
-def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
-    """Run one topic through the whole pipeline."""
+def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str | None = None) -> TopicResult:
+    """Run one topic through the whole pipeline.
+
+    `meaning` is what the dense side embeds instead of the query's own words (`ra likethis`: the
+    source's text).
+    """
     params = params._replace(
         limit=min(params.limit, MAX_LIMIT), candidate_limit=min(params.candidate_limit, MAX_CANDIDATE_LIMIT)
     )
@@ -253,18 +262,19 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
     else:
         node, note = _read(query_text, params)
         note = _also(cut_note, note) if cut_note and note else cut_note or note
-        if node is None:
+        by_meaning_alone = bool(meaning) and params.semantic_weight > 0 and store.has_vectors()
+        if node is None and not by_meaning_alone:
             return TopicResult(text, (), 0, note=note or "nothing to search for — give at least one word")
-        explain.append(f"parsed: {render(node)}")
+        explain.append(f"parsed: {render(node) if node is not None else '(nothing: by meaning alone)'}")
         compiler = run.compiler()
-        compiled = compiler.compile(node)
+        compiled = compiler.compile(node) if node is not None else None
         terms = frozenset(compiler.terms)
         explain += _reading(compiler)
-        if compiled is None:
+        if compiled is None and not by_meaning_alone:
             return TopicResult(text, (), 0, terms, note=_also(note, NOTHING_TO_SEARCH))
-        found, total = run.candidates(compiled)
+        found, total = run.candidates(compiled) if compiled is not None else ([], 0)
         fuzzy = bool(found and compiler.typos)
-        if not found and compiler.required and not params.strict:
+        if not found and node is not None and compiler.required and not params.strict:
             relaxer = run.compiler(relax=True)
             loose = relaxer.compile(node)
             found, total = run.candidates(loose) if loose is not None else ([], 0)
@@ -273,12 +283,16 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
                 fuzzy = bool(relaxer.typos)
                 note = _also(note, RELAXED_NOTE)
                 explain += [f"relaxed: {line}" for line in _reading(relaxer)]
-        if not found and params.fuzzy_distance > 0:
+        if not found and node is not None and params.fuzzy_distance > 0:
             fuzzy_query = run.compiler(fuzzy=True, relax=not params.strict).compile(node)
             if fuzzy_query is not None:
                 found, total = run.candidates(fuzzy_query)
                 fuzzy = bool(found)
                 relaxed = fuzzy and compiler.required and not params.strict
+    fused: dict[str, Fused] = {}
+    if not params.raw and params.semantic_weight > 0 and (store.has_vectors() or params.semantic_asked):
+        found, fused, hybrid_note = _hybrid(run, node, found, relaxed, meaning)
+        note = _also(note, hybrid_note) if hybrid_note else note
     explain.append(
         f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
         f"{params.aggregation_threshold} cutoff_ratio={params.cutoff_ratio} limit={params.limit}"
@@ -292,6 +306,8 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
         + (" (relaxed)" if relaxed else "")
     )
     hits = tuple(_hit(run, run.shown[result.id], terms) for result in trace.results)
+    if fused:
+        explain += [_fused_line(hit.id, fused.get(hit.id)) for hit in hits]
     if not hits and note is None:
         note = (
             "no chunk has every word — drop --strict to rank chunks with any of them"
@@ -299,6 +315,48 @@ def search_topic(store: Store, text: str, params: SearchParams) -> TopicResult:
             else "no results — try fewer or different words"
         )
     return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain))
+
+
+def _hybrid(
+    run: _Run, node: Node | None, found: list[tuple[ChunkRecord, float]], relaxed: bool, meaning: str | None
+) -> tuple[list[tuple[ChunkRecord, float]], dict[str, "Fused"], str | None]:
+    """BM25's candidates fused with the chunks nearest the query's meaning (ra_query.search.hybrid);
+    (candidates, how each was ranked, a note when the dense side could not run)."""
+    from ra_query.search import hybrid
+
+    store, params = run.store, run.params
+    if not store.has_vectors():
+        return found, {}, hybrid.NO_VECTORS_NOTE
+    from ra_query.semantic.embed import SemanticUnavailable, embedder
+
+    text = meaning or (hybrid.semantic_text(node) if node is not None else "")
+    if not text.strip():
+        return found, {}, None
+    try:
+        vector = embedder().embed([text])[0]
+    except SemanticUnavailable:
+        return found, {}, hybrid.NO_EXTRA_NOTE
+    constraints = run.compiler(relax=relaxed).constraints(node) if node is not None else None
+    k = max(params.candidate_limit, hybrid.DENSE_K)
+    dense = hybrid.dense_candidates(store, vector.tolist(), constraints, params.trees, k)
+    if not dense:
+        return found, {}, None
+    boosted: list[tuple[ChunkRecord, float]] = []
+    for record, score in dense:
+        run.records.setdefault(record.id, record)
+        boosted.append((record, score * (1.0 if record.tree in params.global_trees else params.local_boost)))
+    boosted.sort(key=lambda pair: (-pair[1], pair[0].id))
+    fused = hybrid.fuse(found, boosted, params.semantic_weight)
+    return [(f.record, f.score) for f in fused], {f.record.id: f for f in fused}, None
+
+
+def _fused_line(chunk_id: str, fused: "Fused | None") -> str:
+    """`--explain`'s line for one result of a hybrid search."""
+    if fused is None:
+        return f"hybrid: {chunk_id} (stands for the chunks aggregated into it)"
+    bm25 = f"#{fused.bm25_rank}" if fused.bm25_rank else "-"
+    dense = f"#{fused.dense_rank}" if fused.dense_rank else "-"
+    return f"hybrid: {chunk_id} bm25 {bm25} dense {dense} fused {fused.score:.3f}"
 
 
 def _reading(compiler: Compiler) -> list[str]:

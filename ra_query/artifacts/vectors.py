@@ -1,0 +1,148 @@
+"""The vectors of the semantic trees: one embedding per chunk, beside the index (issue 21).
+
+    vectors/meta.json        {"format": 1, "model": NAME, "model_sha256": HEX, "dimensions": D,
+                              "dtype": "float32", "trees": {TREE: ROWS, ...}}
+    vectors/<tree>.f32       ROWS x D little-endian float32, each row L2-normalised: row i is the
+                             embedding of the chunk whose id is ids[i]
+    vectors/<tree>.ids       b"ra-ids1", ROWS (uint64), ROWS + 1 offsets (uint64), the ids (UTF-8)
+    vectors/.<tree>.hashes   ROWS x 32 bytes: the sha256 of what each row embeds — the build's
+                             record for re-using rows; a dot-file, never shipped nor read by a query
+
+A search memory-maps the rows (the page cache serves them; nothing is copied) and reads only the
+ids of the rows it returns. numpy is imported when vectors are opened, so a search of an index
+without vectors never loads it.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import sys
+from typing import TYPE_CHECKING, Any, cast
+
+from ra_query.artifacts.paths import VECTORS_DIR, VECTORS_META, vectors_path
+from ra_query.errors import ArtifactError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    import numpy as np
+    import numpy.typing as npt
+
+VECTORS_FORMAT = 1
+IDS_MAGIC = b"ra-ids1"
+DTYPE = "float32"
+
+
+def encode_ids(ids: Iterable[str]) -> bytes:
+    """The `.ids` file of the rows whose chunk ids are `ids`, in row order."""
+    import array
+
+    encoded = [chunk_id.encode("utf-8", "surrogateescape") for chunk_id in ids]
+    offsets = array.array("Q", [0])
+    for data in encoded:
+        offsets.append(offsets[-1] + len(data))
+    if sys.byteorder == "big":
+        offsets.byteswap()
+    return IDS_MAGIC + len(encoded).to_bytes(8, "little") + offsets.tobytes() + b"".join(encoded)
+
+
+class RowIds:
+    """The chunk ids of a tree's rows, read one at a time from the memory-mapped `.ids` file."""
+
+    def __init__(self, path: str) -> None:
+        import numpy as np
+
+        with open(path, "rb") as handle:
+            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if os.fstat(
+                handle.fileno()
+            ).st_size else None
+        data = self._map if self._map is not None else b""
+        if data[:7] != IDS_MAGIC or len(data) < 15:
+            raise ArtifactError(f"{path}: not a vector id table — rebuild with: ra update --full")
+        self.count = int.from_bytes(data[7:15], "little")
+        start = 15 + 8 * (self.count + 1)
+        if len(data) < start:
+            raise ArtifactError(f"{path}: truncated — rebuild with: ra update --full")
+        self._offsets = np.frombuffer(data, dtype="<u8", count=self.count + 1, offset=15)
+        self._names_at = start
+        if start + int(self._offsets[-1]) != len(data):
+            raise ArtifactError(f"{path}: truncated — rebuild with: ra update --full")
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, row: int) -> str:
+        assert self._map is not None  # a table of no rows is never indexed
+        a, b = int(self._offsets[row]), int(self._offsets[row + 1])
+        return self._map[self._names_at + a : self._names_at + b].decode("utf-8", "surrogateescape")
+
+
+class Vectors:
+    """The vectors of an artifact directory, opened read-only (`open_vectors`)."""
+
+    def __init__(self, root: str, meta: dict[str, Any]) -> None:
+        import numpy as np
+
+        self.model: str = str(meta["model"])
+        self.model_sha256: str = str(meta["model_sha256"])
+        self.dimensions = int(meta["dimensions"])
+        self.rows: dict[str, npt.NDArray[np.float32]] = {}
+        self.ids: dict[str, RowIds] = {}
+        for tree, count in dict(meta["trees"]).items():
+            rows, path = int(count), vectors_path(root, tree, ".f32")
+            ids = RowIds(vectors_path(root, tree, ".ids"))
+            size = os.path.getsize(path)
+            if len(ids) != rows or size != rows * self.dimensions * 4:
+                raise ArtifactError(
+                    f"{path}: {size} bytes and {len(ids)} ids for {rows} rows of {self.dimensions} "
+                    "numbers — rebuild with: ra update --full"
+                )
+            self.ids[tree] = ids
+            self.rows[tree] = (
+                np.memmap(path, dtype="<f4", mode="r", shape=(rows, self.dimensions))
+                if rows
+                else np.zeros((0, self.dimensions), dtype=np.float32)
+            )
+
+    def nearest(self, query: np.ndarray, k: int, trees: Sequence[str] = ()) -> list[tuple[str, float]]:
+        """The `k` chunk ids whose vectors are nearest `query` (cosine: all rows are normalised),
+        best first, over `trees` (all when empty)."""
+        import numpy as np
+
+        best: list[tuple[float, str]] = []
+        for tree, rows in self.rows.items():
+            if (trees and tree not in trees) or not len(rows):
+                continue
+            scores = rows @ query
+            top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+            ids = self.ids[tree]
+            best += [(float(scores[i]), ids[int(i)]) for i in top]
+        best.sort(key=lambda pair: (-pair[0], pair[1]))
+        return [(chunk_id, score) for score, chunk_id in best[:k]]
+
+
+def vectors_meta(root: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The `vectors/meta.json` of the artifacts at `root`, or None when they hold no vectors."""
+    path = os.path.join(root, VECTORS_DIR, VECTORS_META)
+    try:
+        with open(path, "rb") as handle:
+            meta = json.loads(handle.read())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ArtifactError(f"{path}: unreadable ({exc}) — rebuild with: ra update --full") from None
+    fields = cast("dict[str, Any]", meta) if isinstance(meta, dict) else {}
+    if fields.get("format") != VECTORS_FORMAT or fields.get("dtype") != DTYPE:
+        raise ArtifactError(
+            f"{path}: vectors of a format this ra does not read — rebuild with: ra update --full"
+        )
+    return fields
+
+
+def open_vectors(root: str | os.PathLike[str]) -> Vectors | None:
+    """The vectors of the artifacts at `root`, or None when they hold none (numpy is imported
+    only when they do)."""
+    meta = vectors_meta(root)
+    return None if meta is None or not meta.get("trees") else Vectors(os.fspath(root), meta)

@@ -1,0 +1,115 @@
+"""Hybrid retrieval (issue 21): the chunks nearest a query's meaning, fused with BM25's.
+
+Where the artifacts hold vectors (trees built with `semantic = true`) and the semantic extra is
+installed, a search also embeds its words (ra_query.semantic.embed) and takes the chunks whose
+vectors are nearest (ra_query.artifacts.vectors). Those hits must satisfy what the query
+requires — phrases, `field:` terms, `-exclusions`, `tree:` and `-t` filters
+(`Compiler.constraints`) — or they are dropped: lexical constraints stay exact.
+
+The two rankings are fused by min-max normalisation: each list's scores scaled to 0–1, then
+`(1 - w) * bm25 + w * dense` with `w` = `semantic_weight` (0.5 by default, chosen with
+bench/quality.py: docs/searching.md). A chunk only one side found gets 0 from the other. The
+fused list then goes through ra's aggregation, elbow cutoff and limit as a BM25 list does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from ra_query.search.syntax import Node, Not, Phrase, Term
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import tantivy
+
+    from ra_query.artifacts.models import ChunkRecord
+    from ra_query.artifacts.store import Store
+
+DENSE_K = 50  # nearest chunks taken before the constraints (and the fusion) see them
+NO_EXTRA_NOTE = (
+    "this index has vectors but the semantic extra is not installed: searched with BM25 only "
+    "(pip install 'ra-kb[semantic]')"
+)
+NO_VECTORS_NOTE = "this index has no vectors: searched with BM25 only (semantic = true, then ra update)"
+
+
+class Fused(NamedTuple):
+    """A fused candidate and how each side ranked it (1-based; 0: not found by that side)."""
+
+    record: ChunkRecord
+    score: float
+    bm25_rank: int
+    dense_rank: int
+
+
+def semantic_text(node: Node) -> str:
+    """The words of `node` a vector should mean: its terms and phrases, not what it excludes
+    nor its `tree:` filters."""
+    words: list[str] = []
+
+    def visit(item: Node) -> None:
+        if isinstance(item, Not):
+            return
+        if isinstance(item, Term | Phrase):
+            if item.field != "tree":
+                words.append(item.text)
+        else:
+            for child in item.items:
+                visit(child)
+
+    visit(node)
+    return " ".join(words)
+
+
+def dense_candidates(
+    store: Store,
+    vector: Sequence[float],
+    constraints: tantivy.Query | None,
+    trees: Sequence[str],
+    k: int,
+) -> list[tuple[ChunkRecord, float]]:
+    """The `k` chunks nearest `vector` that satisfy `constraints`, best first, with their cosine."""
+    import numpy as np
+    import tantivy
+
+    from ra_query.artifacts.models import ChunkRecord
+
+    vectors = store.vectors()
+    if vectors is None:
+        return []
+    nearest = vectors.nearest(np.asarray(vector, dtype=np.float32), k, trees)
+    if not nearest:
+        return []
+    schema = store.index.schema
+    clauses = [(tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "id", [i for i, _ in nearest]))]
+    if constraints is not None:
+        clauses.append((tantivy.Occur.Must, constraints))
+    searcher = store.index.searcher()
+    hits = searcher.search(tantivy.Query.boolean_query(clauses), limit=len(nearest)).hits
+    records = {r.id: r for r in (ChunkRecord.from_stored(searcher.doc(a).to_dict()) for _, a in hits)}
+    return [(records[i], score) for i, score in nearest if i in records]
+
+
+def fuse(
+    bm25: Sequence[tuple[ChunkRecord, float]], dense: Sequence[tuple[ChunkRecord, float]], weight: float
+) -> list[Fused]:
+    """Min-max fusion of two rankings (see the module docstring), best first (ties by id)."""
+    parts: dict[str, list[float]] = {}
+    records: dict[str, ChunkRecord] = {}
+    ranks: dict[str, list[int]] = {}
+    for side, found, share in ((0, bm25, 1.0 - weight), (1, dense, weight)):
+        if not found:
+            continue
+        scores = [score for _, score in found]
+        low, high = min(scores), max(scores)
+        for rank, (record, score) in enumerate(found, start=1):
+            scaled = (score - low) / (high - low) if high > low else 1.0
+            entry = parts.setdefault(record.id, [0.0, 0.0])
+            entry[side] = max(entry[side], share * scaled)
+            records.setdefault(record.id, record)
+            ranked = ranks.setdefault(record.id, [0, 0])
+            ranked[side] = ranked[side] or rank
+    fused = [Fused(records[i], sum(p), ranks[i][0], ranks[i][1]) for i, p in parts.items()]
+    fused.sort(key=lambda f: (-f.score, f.record.id))
+    return fused

@@ -1,0 +1,1 @@
+"""Semantic search: the embedding model ra ships and how text becomes a vector (optional extra)."""

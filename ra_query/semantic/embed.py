@@ -1,0 +1,119 @@
+"""Embedding text with the model ra ships: all-MiniLM-L6-v2, int8 ONNX (ra_query/semantic/model/).
+
+Needs the optional extra `ra-kb[semantic]` (onnxruntime, tokenizers, numpy): nothing here is
+imported by a search of an index without vectors, and nothing is downloaded at run time — the
+model and its tokenizer are package data (model.json says what they are and their sha256).
+
+A text is tokenized (WordPiece, truncated to the model's 256 tokens), run through the model,
+mean-pooled over its tokens and L2-normalised: cosine similarity is then a dot product.
+Each text runs alone: the int8 model quantizes its activations per run, so a text embedded in
+a batch would come out a little different with other neighbours (up to 0.02 a dimension); alone,
+a chunk's vector is the same in an incremental build as in a full one, and no run pays for
+padding (on two cores one text at a time is as fast as batches of 32). The CUDA provider is
+used when onnxruntime-gpu offers it and `RA_EMBED_DEVICE` is not `cpu`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ra_query.errors import RaError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    import numpy as np
+    import numpy.typing as npt
+
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+EXTRA = "pip install 'ra-kb[semantic]'"
+
+
+class SemanticUnavailable(RaError):
+    """The semantic extra (onnxruntime, tokenizers, numpy) is not installed."""
+
+
+def model_info() -> dict[str, Any]:
+    """model.json: the model's name, files, dimensions, token limit and sha256s."""
+    info: dict[str, Any] = json.loads((MODEL_DIR / "model.json").read_text(encoding="utf-8"))
+    return info
+
+
+def available() -> bool:
+    """True when the semantic extra is installed (checked without importing it)."""
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in ("onnxruntime", "tokenizers", "numpy"))
+
+
+class Embedder:
+    """The model and its tokenizer, loaded once per process (`embedder()`)."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        if not available():
+            raise SemanticUnavailable(f"semantic search needs its extra — install it with: {EXTRA}")
+        import importlib
+
+        from tokenizers import Tokenizer
+
+        ort: Any = importlib.import_module("onnxruntime")  # untyped: held as Any
+
+        info = model_info()
+        self.name: str = info["name"]
+        self.sha256: str = info["sha256"]["onnx"]
+        self.dimensions = int(info["dimensions"])
+        self.max_tokens = int(info["max_tokens"])
+        self.tokenizer = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+        self.tokenizer.enable_truncation(self.max_tokens)  # pyright: ignore[reportUnknownMemberType]
+        self.tokenizer.no_padding()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # warnings about unused initializers are not the user's
+        providers = _providers(list(ort.get_available_providers()))
+        self.session: Any = ort.InferenceSession(str(MODEL_DIR / info["file"]), options, providers=providers)
+        self._inputs: set[str] = {str(i.name) for i in self.session.get_inputs()}
+
+    def embed(
+        self, texts: Sequence[str], *, progress: Callable[[int], None] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """One L2-normalised row per text (`len(texts)` x `dimensions`), in the order given.
+
+        `progress` is called with the number of texts done, every 64 texts and at the end.
+        """
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts))):
+            out[row] = self._one(encoding.ids)
+            if progress is not None and (row % 64 == 63 or row == len(texts) - 1):
+                progress(row + 1)
+        return out
+
+    def _one(self, tokens: list[int]) -> npt.NDArray[np.float32]:
+        """The model over one text's tokens, mean-pooled and normalised."""
+        import numpy as np
+
+        ids = np.asarray([tokens], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+        outputs: list[Any] = self.session.run(None, {k: v for k, v in feed.items() if k in self._inputs})
+        pooled = np.asarray(outputs[0], dtype=np.float32)[0].mean(axis=0)
+        return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+
+
+def _providers(available: list[str]) -> list[str]:
+    """CUDA when onnxruntime-gpu offers it and RA_EMBED_DEVICE is not `cpu`; else the CPU."""
+    wanted = os.environ.get("RA_EMBED_DEVICE", "").lower()
+    if wanted != "cpu" and "CUDAExecutionProvider" in available:
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return ["CPUExecutionProvider"]
+
+
+@cache
+def embedder(threads: int | None = None) -> Embedder:
+    """This process's embedder with `threads` (default: every core); the model loads once (~0.1 s)."""
+    return Embedder(threads)

