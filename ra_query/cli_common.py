@@ -78,7 +78,7 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
         "--semantic-weight",
         type=float,
         metavar="W",
-        help="the share of meaning (vectors) in a hybrid ranking, 0-1 (default: the build's, 0.5)",
+        help="the share of meaning (vectors) in a hybrid ranking, 0-1 (default: the build's, 0.55)",
     )
 
 

@@ -57,6 +57,7 @@ from ra_query.commands import sources_payload
 from ra_query.errors import InputError, RaError
 from ra_query.search.budget import MAX_BUDGET
 from ra_query.search.get import get, get_to_dict
+from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT
 from ra_query.search.pipeline import MAX_LIMIT, SearchParams, search
 from ra_query.search.render import budgeted, to_json
 from ra_query.sources.stale import stale_files
@@ -153,7 +154,8 @@ def search_params(store: Store, limit: int | None, mode: str = "auto") -> Search
     if mode == "lexical":
         params = params._replace(semantic_weight=0.0)
     elif mode == "hybrid":
-        params = params._replace(semantic_asked=True, semantic_weight=params.semantic_weight or 0.5)
+        weight = params.semantic_weight or DEFAULT_SEMANTIC_WEIGHT
+        params = params._replace(semantic_asked=True, semantic_weight=weight)
     if limit is None:
         return params
     if not 1 <= limit <= MAX_LIMIT:

@@ -82,7 +82,7 @@ class SearchSettings:
     boost_tags: float = 0.0
     boost_path: float = 0.1
     boost_body: float = 0.0
-    semantic_weight: float = 0.5  # the dense side's share of a hybrid score (0: BM25 alone)
+    semantic_weight: float = 0.55  # the dense side's share of a hybrid score (0: BM25 alone)
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,11 @@ requires — phrases, `field:` terms, `-exclusions`, `tree:` and `-t` filters
 (`Compiler.constraints`) — or they are dropped: lexical constraints stay exact.
 
 The two rankings are fused by min-max normalisation: each list's scores scaled to 0–1, then
-`(1 - w) * bm25 + w * dense` with `w` = `semantic_weight` (0.5 by default, chosen with
-bench/quality.py: docs/searching.md). A chunk only one side found gets 0 from the other. The
-fused list then goes through ra's aggregation, elbow cutoff and limit as a BM25 list does.
+`(1 - w) * bm25 + w * dense` with `w` = `semantic_weight` (0.55 by default) over the top 50 of
+each side; a chunk only one side found gets 0 from the other. Chosen with bench/quality.py over
+min-max weights 0.3–0.7, reciprocal-rank fusion, other normalisations and fewer BM25
+candidates (docs/searching.md has the table). The fused list then goes through ra's
+aggregation, elbow cutoff and limit as a BM25 list does.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ if TYPE_CHECKING:
     from ra_query.artifacts.models import ChunkRecord
     from ra_query.artifacts.store import Store
 
-DENSE_K = 50  # nearest chunks taken before the constraints (and the fusion) see them
+DENSE_K = 50  # nearest chunks taken before the constraints see them; BM25 gives as many
+DEFAULT_SEMANTIC_WEIGHT = 0.55
 NO_EXTRA_NOTE = (
     "this index has vectors but the semantic extra is not installed: searched with BM25 only "
     "(pip install 'ra-kb[semantic]')"

@@ -29,6 +29,7 @@ from ra_query.artifacts.store import Store
 from ra_query.errors import ArtifactError, InputError, QuerySyntaxError
 from ra_query.search.aggregate import Candidate, PipelineTrace, Result, pipeline
 from ra_query.search.compile import Compiler, tree_filter
+from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K
 from ra_query.search.syntax import MAX_DEPTH, Node, parse_query, read_query, render
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class SearchParams(NamedTuple):
     trees: tuple[str, ...] = ()
     strict: bool = False
     raw: bool = False
-    semantic_weight: float = 0.5  # the dense side's share where the index has vectors (0: BM25 only)
+    semantic_weight: float = DEFAULT_SEMANTIC_WEIGHT  # the dense side's share where there are vectors
     semantic_asked: bool = False  # the caller asked for hybrid: say so when it cannot be had
 
     @classmethod
@@ -251,6 +252,10 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
     params = params._replace(
         limit=min(params.limit, MAX_LIMIT), candidate_limit=min(params.candidate_limit, MAX_CANDIDATE_LIMIT)
     )
+    hybrid_on = not params.raw and params.semantic_weight > 0
+    hybrid_on = hybrid_on and (store.has_vectors() or params.semantic_asked)
+    if hybrid_on and store.has_vectors():  # as many BM25 candidates as dense ones: fused fairly
+        params = params._replace(candidate_limit=max(params.candidate_limit, DENSE_K))
     run = _Run(store, params)
     explain: list[str] = []
     relaxed = fuzzy = False
@@ -290,7 +295,7 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
                 fuzzy = bool(found)
                 relaxed = fuzzy and compiler.required and not params.strict
     fused: dict[str, Fused] = {}
-    if not params.raw and params.semantic_weight > 0 and (store.has_vectors() or params.semantic_asked):
+    if hybrid_on:
         found, fused, hybrid_note = _hybrid(run, node, found, relaxed, meaning)
         note = _also(note, hybrid_note) if hybrid_note else note
     explain.append(

@@ -25,10 +25,11 @@ import os
 
 from ra_query.artifacts.paths import MANIFEST_NAME, dirs_path, snapshot_path, stat_table_path
 from ra_query.artifacts.stat_table import decode_stat_table
+from ra_query.forked import fork_with_pipe, kill, read_all, reap
 
 TYPE_CHECKING = False  # typing is not imported here: see the module docstring
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any, cast
 
     Files = tuple[list[str], Sequence[int], Sequence[int]]  # paths, sizes, mtimes: one row each
@@ -314,59 +315,13 @@ def _count_in_two(trees: list[_Tree]) -> int | None:
     trees = _bounded(trees)
     pid, read_end = -1, -1
     if sum(len(t.paths) for t in trees) >= SPLIT_AT and _cores() >= 2:
-        pid, read_end = _fork_with_pipe(lambda: sum(_count_edits(*t.half(second=True)) for t in trees))
+        pid, read_end = fork_with_pipe(lambda: sum(_count_edits(*t.half(second=True)) for t in trees))
     if pid < 0:
         return sum(_count_edits(t.top, t.paths, t.sizes, t.mtimes) + _count_new(t) for t in trees)
     mine = sum(_count_edits(*t.half(second=False)) + _count_new(t) for t in trees)
-    theirs = _read_all(read_end)
-    _reap(pid)
+    theirs = read_all(read_end)
+    reap(pid)
     return mine + int(theirs) if theirs.isdigit() else None
-
-
-def _fork_with_pipe(work: Callable[[], object]) -> tuple[int, int]:
-    """Fork a process that writes `str(work())` to a pipe; (pid, read end), or (-1, -1).
-
-    The process leaves with `os._exit` (no exit handlers, no flushing of inherited buffers);
-    an exception in `work` leaves the pipe empty.
-    """
-    try:
-        read_end, write_end = os.pipe()
-    except OSError:
-        return -1, -1
-    try:
-        pid = os.fork()
-    except (AttributeError, OSError):  # AttributeError: no fork on this platform
-        os.close(read_end)
-        os.close(write_end)
-        return -1, -1
-    if pid == 0:
-        code = 0
-        try:
-            os.close(read_end)
-            os.write(write_end, str(work()).encode())
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    return pid, read_end
-
-
-def _reap(pid: int) -> None:
-    """Wait for a child; a caller that set SIGCHLD to SIG_IGN has it reaped already."""
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
-
-
-def _read_all(fd: int) -> str:
-    """Everything written to the pipe `fd` until its writers close it; closes `fd`."""
-    chunks: list[bytes] = []
-    while block := os.read(fd, 64):
-        chunks.append(block)
-    os.close(fd)
-    return b"".join(chunks).decode()
 
 
 def _stale_at(root: str, *, split: bool = False) -> int | None:
@@ -410,7 +365,7 @@ class StaleCheck:
         # import serves both processes (cold start is bound by the CPU time of all of them)
         import json  # noqa: F401  # pyright: ignore[reportUnusedImport]
 
-        self._pid, self._read = _fork_with_pipe(lambda: _count_in_child(root))
+        self._pid, self._read = fork_with_pipe(lambda: _count_in_child(root))
         if self._pid > 0:
             # its own process group, so that cancel() stops its helper too (set on both sides
             # of the fork: whichever runs first, the group exists before anyone signals it)
@@ -423,8 +378,8 @@ class StaleCheck:
         """The count (waiting for the child if it is still walking), or None when it cannot tell."""
         if self._pid <= 0:
             return _stale_at(self.root)
-        text = _read_all(self._read)
-        _reap(self._pid)
+        text = read_all(self._read)
+        reap(self._pid)
         self._pid, self._read = 0, -1
         return int(text) if text.isdigit() else None
 
@@ -435,12 +390,5 @@ class StaleCheck:
         """
         if self._pid <= 0:
             return
-        for kill, target in ((os.killpg, self._pid), (os.kill, self._pid)):
-            try:
-                kill(target, 9)  # SIGKILL (the signal module is not imported here)
-                break
-            except OSError:
-                continue  # no such group yet: signal the child alone
-        os.close(self._read)
-        _reap(self._pid)
+        kill(self._pid, self._read, group=True)
         self._pid, self._read = 0, -1
