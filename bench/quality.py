@@ -318,7 +318,12 @@ def judged(name: str, work: Path) -> dict[str, Any]:
     source = work / name / "docs"
     shutil.rmtree(source, ignore_errors=True)
     count = write_tree(spec["docs"](), source)
-    store = open_store(build(name, source, work / name))
+    return judged_figures(name, open_store(build(name, source, work / name)), count)
+
+
+def judged_figures(name: str, store: Any, count: int) -> dict[str, Any]:
+    """Both modes of judged set `name` over its built index `store` (`count` documents), scored."""
+    spec = SETS[name]
     queries = spec["queries"]()
     qrels = spec["qrels"]()
     measures = spec["measures"]
@@ -478,10 +483,15 @@ def tldr_pages(given: Path | None, work: Path) -> Path:
 def reworded(pages: Path, work: Path) -> dict[str, Any]:
     """Hit@1, hit@5 and tokens of default search per mode, against grep + reading the top 5 files."""
     from ra_query.artifacts.store import open_store
+
+    return reworded_figures(open_store(build("tldr", pages, work / "reworded")), pages)
+
+
+def reworded_figures(store: Any, pages: Path) -> dict[str, Any]:
+    """The reworded questions over the built tldr index `store` (of `pages`), per mode, and grep's."""
     from ra_query.commands import search_command
     from ra_query.text.tokens import count_tokens
 
-    store = open_store(build("tldr", pages, work / "reworded"))
     items = questions()
     figures: dict[str, Any] = {"queries": len(items)}
     for mode in modes_of(store):

@@ -1,9 +1,8 @@
 """Work done in a forked child while the parent goes on, its answer read back through a pipe.
 
-`ra-query search` forks twice before its heavy imports: the stale count (ra_query.sources.stale)
-and, on an index with vectors, the embedding of its topics (ra_query.semantic.prefetch). Each
+`ra-query search` forks the stale count (ra_query.sources.stale) before its heavy imports: the
 child runs on the other core while the parent imports, opens the index and ranks by BM25, so
-their cost hides behind the parent's. Only `os` is imported: the stale count forks before
+its cost hides behind the parent's. Only `os` is imported: the stale count forks before
 anything else is loaded. Fork only where no other thread runs: a fork copies the calling thread
 alone, and locks held by others would stay locked in the child.
 """

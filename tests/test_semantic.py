@@ -18,7 +18,7 @@ from ra_build.config.load import load_config
 from ra_build.pipeline.run import run_build
 from ra_query.artifacts.store import open_store
 from ra_query.semantic.embed import MODEL_DIR, embedder, model_info
-from tests.conftest import Run, run_cmd
+from tests.conftest import BIN, Run, run_cmd
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -174,11 +174,11 @@ def test_a_tree_can_turn_semantic_off_while_another_keeps_it(tmp_path: Path) -> 
 
 def test_a_question_in_other_words_finds_its_page_by_meaning_where_bm25_finds_nothing(tmp_path: Path) -> None:
     kb, home = built(tmp_path)
-    lexical = ra(kb, home, "search", "--json", "--lexical", "stash my half finished work away")
-    hybrid = ra(kb, home, "search", "--json", "which program is listening on a network port")
-    assert "docs:stash.md#git-stash" in ids(hybrid) or ids(hybrid)[:1] == ["docs:ports.md#lsof"]
-    assert ids(hybrid)[0] == "docs:ports.md#lsof"
-    assert lexical.code in (0, 1)
+    question = "put my unfinished edits aside for a moment"
+    lexical = ra(kb, home, "search", "--json", "--lexical", question)
+    hybrid = ra(kb, home, "search", "--json", question)
+    assert lexical.code == 1 and ids(lexical) == []
+    assert ids(hybrid)[:1] == ["docs:stash.md#git-stash"]
 
 
 def test_an_excluded_word_drops_a_hit_found_by_meaning(tmp_path: Path) -> None:
@@ -232,6 +232,33 @@ def test_asking_for_meaning_on_an_index_without_vectors_searches_bm25_with_a_not
     assert run.code == 0 and payload["results"] and "no vectors" in payload["note"]
     plain = json.loads(ra(kb, home, "search", "--json", "lsof port").out)["queries"][0]
     assert "note" not in plain
+
+
+def test_an_mcp_search_is_hybrid_by_default_and_lexical_when_its_mode_says(tmp_path: Path) -> None:
+    from tests.test_mcp import serve
+
+    kb, home = built(tmp_path)
+    question = "put my unfinished edits aside for a moment"
+    with serve([str(BIN / "ra-query"), "mcp"], kb, home) as server:
+        auto = server.ok("search", {"queries": question})
+        lexical = server.ok("search", {"queries": question, "mode": "lexical"})
+        hybrid = server.ok("search", {"queries": question, "mode": "hybrid"})
+    assert [r["id"] for r in auto["queries"][0]["results"]][:1] == ["docs:stash.md#git-stash"]
+    assert hybrid["queries"][0]["results"] == auto["queries"][0]["results"]
+    assert lexical["queries"][0]["results"] == []
+
+
+def test_vectors_made_by_another_model_are_not_compared_and_bm25_answers_with_a_note(tmp_path: Path) -> None:
+    kb, home = built(tmp_path)
+    manifest_path = kb / ".ra" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["vectors"]["model_sha256"] = "0" * 64  # as an older ra with another model wrote it
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    run = run_cmd("ra-query", "search", "--json", "--explain", "lsof port", cwd=kb, home=home)
+    topic = json.loads(run.out)["queries"][0]
+    assert run.code == 0 and [r["id"] for r in topic["results"]][:1] == ["docs:ports.md#lsof"]
+    assert "made by another embedding model" in topic["note"]
+    assert not any(line.startswith("hybrid:") for line in topic["explain"])
 
 
 def test_likethis_finds_the_page_nearest_in_meaning(tmp_path: Path) -> None:

@@ -427,4 +427,3 @@ def _assemble(directory: Path, result: ShardResult) -> Path:
         else:
             link_or_copy(directory / name, staged / name)
     return staged
-

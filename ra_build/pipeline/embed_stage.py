@@ -66,7 +66,8 @@ def local_embed(texts: Sequence[str], progress: Callable[[int], None] | None) ->
 
     Past `PARALLEL_MIN_TEXTS`, each core gets a worker process of its own with a one-thread
     model: 1.4x the texts per second of one process whose model runs on two threads, measured
-    on chunk texts (bench/embed.py).
+    on powershell chunk texts when the stage was written (bench/semantic.py records the
+    stage's throughput).
     """
     import numpy as np
 
@@ -245,4 +246,3 @@ def _previous_rows(
     for row in range(count):
         rows.setdefault(digests[row * _HASH_BYTES : (row + 1) * _HASH_BYTES], row)
     return matrix.reshape(count, dimensions), rows
-

@@ -34,6 +34,10 @@ NO_EXTRA_NOTE = (
     "this index has vectors but the semantic extra is not installed: searched with BM25 only "
     "(pip install 'ra-kb[semantic]')"
 )
+OTHER_MODEL_NOTE = (
+    "this index's vectors were made by another embedding model than this ra's: searched with "
+    "BM25 only (ra update embeds them again)"
+)
 NO_VECTORS_NOTE = "this index has no vectors: searched with BM25 only (semantic = true, then ra update)"
 
 

@@ -338,9 +338,15 @@ def _hybrid(
     if not text.strip():
         return found, {}, None
     try:
-        vector = embedder().embed([text])[0]
+        # one thread: a query is a few tokens, and starting a second thread's pool costs a cold
+        # search ~20 ms more than it saves (bench/semantic.py)
+        model = embedder(1)
     except SemanticUnavailable:
         return found, {}, hybrid.NO_EXTRA_NOTE
+    made_by = store.manifest["vectors"].get("model_sha256")
+    if made_by != model.sha256:  # another model's vectors: never compared with this one's
+        return found, {}, hybrid.OTHER_MODEL_NOTE
+    vector = model.embed([text])[0]
     constraints = run.compiler(relax=relaxed).constraints(node) if node is not None else None
     k = max(params.candidate_limit, hybrid.DENSE_K)
     dense = hybrid.dense_candidates(store, vector.tolist(), constraints, params.trees, k)
