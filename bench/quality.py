@@ -50,7 +50,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -391,13 +391,15 @@ def known_items(corpus: Path, count: int = KNOWN_ITEMS, seed: int = SEED) -> lis
     return items
 
 
-def grep_top(corpus: Path, query: str, top: int = 5) -> list[Path]:
-    """Files holding the query's content words, most distinct words first (then path): `rg -il`."""
+def grep_top(corpus: Path, query: str, top: int = 5, globs: Sequence[str] = ("*.md",)) -> list[Path]:
+    """Files holding the query's content words, most distinct words first (then path): `rg -il`
+    over the files that match `globs`."""
     words = sorted({w.lower() for w in _WORD.findall(query) if len(w) > 2 and w.lower() not in _STOP})
+    only = [arg for glob in globs for arg in ("--glob", glob)]
     held: dict[str, int] = {}
     for word in words:
         proc = subprocess.run(
-            ["rg", "-il", "--fixed-strings", "--glob", "*.md", word, str(corpus)],
+            ["rg", "-il", "--fixed-strings", *only, word, str(corpus)],
             capture_output=True,
             text=True,
         )

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from ra_query.search.render import View
 
 DEFAULT_HTTP_PORT = 8765  # `--http` without `--port`
+# the source kinds `--kind` takes (ra_query.sources.languages.SourceKind; not imported: cold start)
+KINDS = ("docs", "code")
 
 
 SEARCH_DESCRIPTION = (
@@ -49,6 +51,9 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("-o", "--output", choices=("full", "list", "matches", "json"), help="output mode")
     parser.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
+    parser.add_argument(
+        "--kind", action="append", default=[], choices=KINDS, help="only chunks of this kind (repeatable)"
+    )
     parser.add_argument("--explain", action="store_true", help="show the parsed query, parameters and counts")
     parser.add_argument("--candidate-limit", type=int, help="candidates fetched before aggregation")
     parser.add_argument(
@@ -181,6 +186,7 @@ def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
         **overrides,
         aggregation=base.aggregation and not args.no_aggregation,
         trees=tuple(args.tree),
+        kinds=tuple(dict.fromkeys(args.kind)),
         strict=args.strict,
         raw=args.raw,
     )
@@ -231,7 +237,7 @@ def context_output(
     args.matches, args.output, args.strict, args.raw = False, None, False, False
     args.candidate_limit = args.cutoff_ratio = args.aggregation_threshold = None
     args.no_aggregation = False
-    args.lexical, args.semantic_weight = False, None
+    args.lexical, args.semantic_weight, args.kind = False, None, []
     args.limit = args.limit or default_limit
     view, as_json = view_of(args)
     return context_command(

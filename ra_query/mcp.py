@@ -80,10 +80,11 @@ Search the knowledge base. Use an array of queries for multi-topic research in o
 query is a topic with its own results, a chunk appears once, and max_tokens spans all topics.
 Query language: plain words are ranked (chunks with more of them first, so a whole sentence \
 or a pasted error message works); "exact phrase" (required); -excluded; a OR b; ( groups ); \
-title:, tags:, body:, path:, tree: fields; term^2 boosts. A query with a syntax error is read \
+title:, tags:, body:, path:, tree:, kind: (docs, code), lang: (python, go, …) fields; term^2 boosts; \
+`kind` keeps docs or code only. A query with a syntax error is read \
 leniently and its `note` says how. Returns JSON: queries[] → {query, results[], \
-total_matches, note?}, each result with id, breadcrumb, line range, score, snippet and content \
-(content is left out with list=true), and `also` (ids of copies of the same text); `tokens` \
+total_matches, note?}, each result with id, breadcrumb, line range, kind, language, score, snippet \
+and content (content is left out with list=true), and `also` (ids of copies of the same text); `tokens` \
 reports the budget used and results omitted."""
 GET_DESCRIPTION = """\
 Retrieve a specific document or chunk by ID: a chunk by `tree:path#heading-slug`, a whole \
@@ -131,6 +132,13 @@ ListMode = Annotated[
     bool, Field(strict=True, description="Return snippets only, omit full content (default: false)")
 ]
 ChunkId = Annotated[str, Field(description="Chunk ID (tree:path#heading) or document ID (tree:path)")]
+Kind = Annotated[
+    Literal["any", "docs", "code"],
+    Field(
+        description="Only chunks of this source kind: docs (markdown, text) or code (functions, "
+        "classes, methods; config files) (default: any)"
+    ),
+]
 Mode = Annotated[
     Literal["auto", "hybrid", "lexical"],
     Field(
@@ -144,13 +152,15 @@ FullDocument = Annotated[
 ]
 
 
-def search_params(store: Store, limit: int | None, mode: str = "auto") -> SearchParams:
-    """The build's search settings, always lenient, with `limit` and `mode` when given.
+def search_params(store: Store, limit: int | None, mode: str = "auto", kind: str = "any") -> SearchParams:
+    """The build's search settings, always lenient, with `limit`, `mode` and `kind` when given.
 
     Raises:
         InputError: `limit` is less than 1.
     """
     params = SearchParams.from_settings(store.search_defaults())
+    if kind != "any":
+        params = params._replace(kinds=(kind,))
     if mode == "lexical":
         params = params._replace(semantic_weight=0.0)
     elif mode == "hybrid":
@@ -172,6 +182,7 @@ def search_payload(
     list_mode: bool = False,
     stale: int | None = None,
     mode: str = "auto",
+    kind: str = "any",
 ) -> dict[str, Any]:
     """What the `search` tool returns: `ra search --json`'s payload for the same arguments.
 
@@ -181,7 +192,7 @@ def search_payload(
     if not queries:
         raise InputError("queries is empty — give at least one query")
     budget = agent_budget(store, max_tokens)
-    topics = search(store, queries, search_params(store, limit, mode))
+    topics = search(store, queries, search_params(store, limit, mode, kind))
     view = "list" if list_mode else "full"
     outcome = budgeted(topics, view, budget, build_analyzer(store.stemmer))
     return with_hint(to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False))
@@ -351,6 +362,7 @@ def build_server(
         max_tokens: MaxTokens = None,
         list: ListMode = False,
         mode: Mode = "auto",
+        kind: Kind = "any",
     ) -> Payload:
         topics = [queries] if isinstance(queries, str) else queries
         return answer(
@@ -362,6 +374,7 @@ def build_server(
                 list_mode=list,
                 stale=staleness(store),
                 mode=mode,
+                kind=kind,
             )
         )
 

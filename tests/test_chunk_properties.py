@@ -223,7 +223,7 @@ def _doc_hash_of_rows(rows: list[dict[str, Any]]) -> str:
         h.update(
             f"{r['id']}\x1f{r['content_hash']}\x1f{r['parent_id']}\x1f{r['position']}\x1f"
             f"{r['sibling_count']}\x1f{r['line_start']}\x1f{r['line_end']}\x1f{r['byte_start']}\x1f"
-            f"{r['byte_end']}\x1f{r['tokens']}\x1e".encode()
+            f"{r['byte_end']}\x1f{r['tokens']}\x1f{r['kind']}\x1f{r['language']}\x1f{r['symbol']}\x1e".encode()
         )
     return h.hexdigest()
 

@@ -290,6 +290,8 @@ def test_json_of_a_chunk_has_every_field_and_the_total(store: FakeStore) -> None
                 "byte_start": 70,
                 "byte_end": 90,
                 "tokens": 4,
+                "kind": "docs",
+                "language": "markdown",
                 "content": "### On Linux\n\nUse apt.\n",
             }
         ],

@@ -78,6 +78,9 @@ CHUNK_SCHEMA = pa.schema(
         ("line_end", pa.int32()),
         ("tokens", pa.int32()),
         ("content_hash", pa.string()),
+        ("kind", pa.string()),  # docs | code
+        ("language", pa.string()),  # markdown, text, python, go, … (ra_query.sources.languages)
+        ("symbol", pa.string()),  # a code chunk's qualified name, "" for docs
         ("frontmatter", pa.string()),
         ("mtime_ns", pa.int64()),
     ]
@@ -159,6 +162,9 @@ def _chunk_row(c: Chunk, frontmatter: str | None, mtime_ns: int) -> dict[str, An
         "line_end": c.line_end,
         "tokens": c.tokens,
         "content_hash": c.content_hash,
+        "kind": c.kind,
+        "language": c.language,
+        "symbol": c.symbol,
         "frontmatter": frontmatter if c.depth == 0 else None,
         "mtime_ns": mtime_ns,
     }
@@ -193,7 +199,7 @@ def doc_hash(chunks: Sequence[Chunk]) -> str:
     fields = "".join(
         f"{c.id}\x1f{c.content_hash}\x1f{c.parent_id}\x1f{c.position}\x1f"
         f"{c.sibling_count}\x1f{c.line_start}\x1f{c.line_end}\x1f{c.byte_start}\x1f"
-        f"{c.byte_end}\x1f{c.tokens}\x1e"
+        f"{c.byte_end}\x1f{c.tokens}\x1f{c.kind}\x1f{c.language}\x1f{c.symbol}\x1e"
         for c in chunks
     )
     return hashlib.sha256(fields.encode()).hexdigest()  # as if each chunk's part were fed in turn

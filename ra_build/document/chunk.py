@@ -20,18 +20,21 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ra_build.document.code import Lines, code_nodes, parse_code
 from ra_build.document.frontmatter import NO_FRONTMATTER, Frontmatter, parse_frontmatter
 from ra_build.document.markdown import UTF8_BOM, Heading, decode, file_bytes, find_headings
 from ra_build.document.memo import TextMemo
 from ra_query.artifacts.schema import doc_id_of
+from ra_query.sources.languages import SourceKind, language_of
 from ra_query.text.files import looks_binary
 from ra_query.text.slugs import slug_keeps
 from ra_query.text.tokens import count_tokens as _count_tokens
 from ra_query.text.tokens import encoding
 
-TitleSource = Literal["frontmatter", "h1", "filename", "heading"]
-Kind = Literal["markdown", "text"]
+TitleSource = Literal["frontmatter", "h1", "filename", "heading", "signature"]
+Kind = Literal["markdown", "text", "code"]
 
+DEFAULT_MAX_CHUNK = 50_000  # [settings] max_chunk_size's default (ra_build.config.model)
 _NON_SPACE = re.compile(r"\S")
 _SLUG_DROP_ASCII = re.compile(r"[^a-z0-9_\- ]")
 
@@ -60,6 +63,9 @@ class Chunk:
     line_end: int
     tokens: int
     content_hash: str
+    kind: SourceKind = "docs"  # docs | code
+    language: str = "markdown"  # ra_query.sources.languages: markdown, text, python, go, …
+    symbol: str = ""  # a code chunk's qualified name (`Class.method`); "" for docs
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +82,16 @@ class Document:
     chunks: tuple[Chunk, ...]
     warnings: tuple[str, ...]
     size: int
+    language: str = "markdown"
 
 
 def kind_for_path(path: str) -> Kind:
-    """`.txt` files are plain text; everything else is read as markdown."""
-    return "text" if path.lower().endswith(".txt") else "markdown"
+    """`.txt` files are plain text, files of a known programming or data language are code
+    (ra_query.sources.languages), everything else is read as markdown."""
+    language = language_of(path)
+    if language in ("markdown", "text"):
+        return language
+    return "code"
 
 
 def file_stem(path: str) -> str:
@@ -153,15 +164,21 @@ def _remembered_count(text: str) -> int:
     return tokens
 
 
-def chunk_file(tree: str, path: str, data: bytes) -> tuple[Document | None, bool]:
+def chunk_file(
+    tree: str, path: str, data: bytes, *, max_chunk_size: int = DEFAULT_MAX_CHUNK
+) -> tuple[Document | None, bool]:
     """The chunk tree of a file's bytes as a build makes it, or None for a binary file; and
-    whether undecodable bytes were replaced (one U+FFFD each: the ranges still slice the file)."""
+    whether undecodable bytes were replaced (one U+FFFD each: the ranges still slice the file).
+    A code definition longer than `max_chunk_size` characters is cut into parts."""
     if looks_binary(data):
         return None, False
     text, replaced = decode(data)
     bom = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0  # decode dropped it; the ranges count it
     byte_length = file_bytes(data) if replaced else None
-    doc = chunk_document(tree, path, text, size=len(data), byte_offset=bom, byte_length=byte_length)
+    doc = chunk_document(
+        tree, path, text, size=len(data), byte_offset=bom, byte_length=byte_length,
+        max_chunk_size=max_chunk_size,
+    )  # fmt: skip
     return doc, replaced
 
 
@@ -175,6 +192,7 @@ def chunk_document(
     byte_offset: int = 0,
     byte_length: Callable[[int, int], int] | None = None,
     count_tokens: Callable[[str], int] = _count_tokens,
+    max_chunk_size: int = DEFAULT_MAX_CHUNK,
 ) -> Document:
     """Split a document into its chunk tree.
 
@@ -189,12 +207,19 @@ def chunk_document(
         byte_length: how many bytes of the file text[start:end] is (`markdown.file_bytes` when
             decoding replaced bytes); by default the length of its UTF-8 form.
         count_tokens: the token counter (cl100k_base by default).
+        max_chunk_size: a code definition longer than this (characters) is cut into parts.
 
     Returns:
         The document with its chunks in document order, the document node first.
     """
     if kind is None:
         kind = kind_for_path(path)
+    counter = _remembered_count if count_tokens is _count_tokens else count_tokens
+    if kind == "code":
+        return chunk_code(
+            tree, path, text, language_of(path), size=size, byte_offset=byte_offset, byte_length=byte_length,
+            count_tokens=counter, max_chunk_size=max_chunk_size,
+        )  # fmt: skip
     if kind == "markdown":
         front = parse_frontmatter(text)
         headings = find_headings(text, front.body_start, front.body_line)
@@ -202,7 +227,6 @@ def chunk_document(
         front = NO_FRONTMATTER
         headings = []
     title, title_source = _document_title(front, headings, path)
-    counter = _remembered_count if count_tokens is _count_tokens else count_tokens
     ranges = _Ranges(text, byte_offset, byte_length)
     tags = front.tags
     doc_id = doc_id_of(tree, path)
@@ -234,6 +258,8 @@ def chunk_document(
                 line_end,
                 counter(chunk_text),
                 content_hash(chunk_title, breadcrumb, tags, body),
+                "docs",
+                kind,
             )
         )
     return Document(
@@ -247,6 +273,67 @@ def chunk_document(
         chunks=tuple(chunks),
         warnings=front.warnings,
         size=ranges.size() if size is None else size,
+        language=kind,
+    )
+
+
+def chunk_code(
+    tree: str,
+    path: str,
+    text: str,
+    language: str,
+    *,
+    size: int | None,
+    byte_offset: int,
+    byte_length: Callable[[int, int], int] | None,
+    count_tokens: Callable[[str], int],
+    max_chunk_size: int,
+) -> Document:
+    """The chunk tree of a code file (ra_build.document.code): a document node with the file's
+    header and outline, a node per definition, members under their class."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    parsed = parse_code(encoded, language)
+    nodes = code_nodes(path, encoded, parsed, max_chunk_size)
+    lines = Lines(encoded)
+    doc_id = doc_id_of(tree, path)
+    ids = [doc_id if n.depth == 0 else f"{doc_id}#{n.slug}" for n in nodes]
+    children = [0] * len(nodes)
+    positions = [0] * len(nodes)
+    for k, node in enumerate(nodes[1:], start=1):
+        positions[k] = children[node.parent]
+        children[node.parent] += 1
+
+    def file_byte(offset: int) -> int:
+        if byte_length is None:
+            return byte_offset + offset
+        return byte_offset + byte_length(0, len(encoded[:offset].decode("utf-8", "surrogatepass")))
+
+    chunks = []
+    for k, node in enumerate(nodes):
+        last = max(node.start, node.end - 1)
+        parent, siblings = (ids[node.parent], children[node.parent]) if k else (None, 1)
+        source: TitleSource = "signature" if k else "filename"
+        body, crumbs = node.body, node.breadcrumb
+        chunks.append(
+            Chunk(
+                ids[k], tree, path, doc_id, parent, node.depth, positions[k], siblings, node.slug, node.title,
+                source, crumbs, (), body, file_byte(node.start), file_byte(node.end), lines.of(node.start),
+                lines.of(last), count_tokens(body), content_hash(node.title, crumbs, (), body), "code",
+                language, node.symbol,
+            )
+        )
+    return Document(
+        tree=tree,
+        path=path,
+        kind="code",
+        title=path,
+        title_source="filename",
+        frontmatter={},
+        tags=(),
+        chunks=tuple(chunks),
+        warnings=tuple(parsed.warnings),
+        size=len(encoded) + byte_offset if size is None else size,
+        language=language,
     )
 
 
@@ -440,6 +527,7 @@ __all__ = [
     "Kind",
     "Slugger",
     "TitleSource",
+    "chunk_code",
     "chunk_document",
     "chunk_file",
     "content_hash",

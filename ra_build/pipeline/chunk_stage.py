@@ -38,7 +38,8 @@ from ra_build.artifacts.tables import (
 )
 from ra_build.config.fingerprint import CHUNKER_VERSION
 from ra_build.config.model import TreeConfig
-from ra_build.document.chunk import Document, chunk_file
+from ra_build.document.chunk import Document, chunk_file, kind_for_path
+from ra_build.document.code import generated_reason
 from ra_build.pipeline.discover import read_snapshot
 from ra_build.pipeline.workers import worker_init
 from ra_query.sources.walk import inside, outside_reason, within_root
@@ -122,7 +123,9 @@ def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: Chunk
     """Classify and chunk the bytes of one file, however they were read (a cluster reads them
     through fsspec). Never raises for a bad file: it reports it."""
     sha = hashlib.sha256(data).hexdigest()
-    doc, replaced = chunk_file(tree, path, data)
+    if kind_for_path(path) == "code" and (why := generated_reason(data)) is not None:
+        return _skip(tree, path, len(data), mtime_ns, sha, "skipped", why)
+    doc, replaced = chunk_file(tree, path, data, max_chunk_size=settings.max_chunk_size)
     if doc is None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", "binary file")
     warnings = list(doc.warnings)

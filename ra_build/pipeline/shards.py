@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import tantivy
 
 from ra_build.artifacts.segments import read_meta, segment_files
+from ra_build.document.code import identifier_terms
 from ra_query.artifacts.paths import INDEX_META, MANAGED, META_LOCK, WRITER_LOCK
 from ra_query.artifacts.schema import build_schema, join_breadcrumb, register_analyzer
 
@@ -147,19 +148,24 @@ def _row_groups_holding(parquet: pq.ParquetFile, ids: list[str]) -> list[int]:
 INDEX_COLUMNS = [
     "id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "title", "tags", "path", "body",
     "depth", "position", "sibling_count", "line_start", "line_end", "byte_start", "byte_end",
-    "tokens", "mtime_ns",
+    "tokens", "mtime_ns", "kind", "language", "symbol",
 ]  # fmt: skip
 BATCH_ROWS = 8192
 
 
-def ranked_text(breadcrumb: list[str], tags: list[str], body: str) -> str:
+def ranked_text(breadcrumb: list[str], tags: list[str], body: str, kind: str = "docs") -> str:
     """The `text` field: breadcrumb, tags and body as one field; nothing for an empty body.
 
     The breadcrumb puts the document title and the headings above a chunk into its text, so
-    `Get-ADUser examples` finds the Examples section of the Get-ADUser page.
+    `Get-ADUser examples` finds the Examples section of the Get-ADUser page. A code chunk's
+    text also holds the parts and the joined form of its compound identifiers, so `open store`,
+    `openStore` and `open_store` find each other (ra_build.document.code.identifier_terms).
     """
     if not body.strip():
         return ""
+    if kind == "code":
+        names = identifier_terms(" ".join(breadcrumb[1:]))
+        return "\n".join([*breadcrumb, body, names, identifier_terms(body, joined=False)])
     return "\n".join([*breadcrumb, " ".join(tags), body])
 
 
@@ -167,7 +173,8 @@ def documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantivy
     """The tantivy document of each chunk row of `batch` (public: bench/scaling.py indexes with it)."""
     cols = batch.to_pydict()
     for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
-         siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns) in zip(
+         siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns, kind, language,
+         symbol) in zip(
         *(cols[c] for c in INDEX_COLUMNS), strict=True
     ):  # fmt: skip
         yield tantivy.Document.from_dict(
@@ -178,11 +185,17 @@ def documents(batch: pa.RecordBatch, schema: tantivy.Schema) -> Iterator[tantivy
                 "tree": tree,
                 "slug": slug,
                 "breadcrumb": join_breadcrumb(breadcrumb),
-                "title": title,
+                # a code chunk's title is indexed with its identifiers' parts and joined forms as a
+                # second value (the first is the one stored and shown): `openStore` matches the
+                # title of `def open_store(…)`
+                "title": [title, terms] if kind == "code" and (terms := identifier_terms(title)) else title,
                 "tags": " ".join(tags),
                 "path": path,
                 "path_components": " ".join(path.replace(".", "/").split("/")),
-                "text": ranked_text(breadcrumb, tags, body),
+                "text": ranked_text(breadcrumb, tags, body, kind),
+                "kind": kind or "docs",
+                "lang": language or "markdown",
+                "symbol": symbol or "",
                 "body": body,
                 "depth": depth,
                 "position": position,

@@ -32,6 +32,9 @@ class ChunkRecord(NamedTuple):
     byte_end: int
     tokens: int
     body: str
+    kind: str = "docs"  # docs | code
+    language: str = "markdown"
+    symbol: str = ""  # a code chunk's qualified name
 
     @classmethod
     def from_stored(cls, doc: dict[str, list[Any]]) -> "ChunkRecord":
@@ -59,6 +62,9 @@ class ChunkRecord(NamedTuple):
                 doc["byte_end"][0],
                 doc["tokens"][0],
                 doc["body"][0],
+                doc["kind"][0],
+                doc["lang"][0],
+                doc["symbol"][0],
             )
         except (KeyError, IndexError):
             return cls._from_partial(doc)
@@ -88,12 +94,16 @@ class ChunkRecord(NamedTuple):
             byte_end=int(one("byte_end", 0)),
             tokens=int(one("tokens", 0)),
             body=str(one("body", "")),
+            kind=str(one("kind", "docs")),
+            language=str(one("lang", "markdown")),
+            symbol=str(one("symbol", "")),
         )
 
     @property
     def heading_line(self) -> str | None:
-        """The chunk's heading as an ATX line (None for a document node)."""
-        return "#" * self.depth + " " + self.title if self.depth > 0 else None
+        """The chunk's heading as an ATX line (None for a document node, and for code: its body
+        starts with its signature)."""
+        return "#" * self.depth + " " + self.title if self.depth > 0 and self.kind != "code" else None
 
     def content(self) -> str:
         """The chunk as an agent reads it: heading line, blank line, body."""

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 FORMAT_VERSION: Final = 1
 # Bumped whenever the fields below or their options change; part of the index-content hash.
 # 2: one analyzer name ("ra") whatever the stemmer; 3: the combined `text` field, breadcrumbs
-# stored joined by BREADCRUMB_JOIN
-SCHEMA_VERSION: Final = 3
+# stored joined by BREADCRUMB_JOIN; 4: `kind`, `lang` and `symbol` (code trees)
+SCHEMA_VERSION: Final = 4
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,
@@ -28,7 +28,9 @@ SCHEMA_VERSION: Final = 3
 # path_components shares path's boost.
 TEXT_FIELDS: Final = ("text", "title", "tags", "path", "path_components", "body")
 STORED_TEXT: Final = ("title", "tags", "path", "body")
-RAW_FIELDS: Final = ("id", "doc_id", "parent_id", "tree", "slug", "breadcrumb")
+RAW_FIELDS: Final = ("id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "kind", "lang", "symbol")
+# the raw fields a query filters on (`tree:x`, `kind:code`, `lang:go`): fast, matched whole
+FILTER_FIELDS: Final = ("tree", "kind", "lang")
 # the breadcrumb is stored as its parts joined by this (a split is ~10x cheaper than JSON, and a
 # query decodes a hundred breadcrumbs); a part never holds it (`join_breadcrumb`)
 BREADCRUMB_JOIN: Final = "\x1f"
@@ -96,7 +98,7 @@ def build_schema() -> tantivy.Schema:
 
     builder = tantivy.SchemaBuilder()
     for name in RAW_FIELDS:
-        builder.add_text_field(name, stored=True, tokenizer_name="raw", fast=name == "tree")
+        builder.add_text_field(name, stored=True, tokenizer_name="raw", fast=name in FILTER_FIELDS)
     for name in TEXT_FIELDS:
         builder.add_text_field(name, stored=name in STORED_TEXT, tokenizer_name=ANALYZER)
     for name in INT_FIELDS:

@@ -62,6 +62,13 @@ Elbow
 Limit
     Keep the first `limit` results (`limit ≥ 1`).
 
+Code
+    A code file's chunks are definitions: an agent asking where something is wants the
+    definition, not the class or file around it. So the members of a code chunk never merge
+    into it, and when a code chunk and a chunk inside it are both results, the inner one stays
+    and the outer one goes (a file's node holds an outline naming every definition in it; a
+    class's holds its signature and fields) — the reverse of the ancestor dedup above.
+
 `aggregation=False` skips aggregation and dedup: the candidates become plain results.
 """
 
@@ -88,6 +95,7 @@ class Candidate(NamedTuple):
     depth: int
     sibling_count: int  # children of its parent, itself included
     score: float
+    code: bool = False  # a chunk of a code file (see "Code" in the module's docstring)
 
 
 class Result(NamedTuple):
@@ -194,7 +202,7 @@ def aggregate(cands: Sequence[Candidate], *, threshold: float, lookup: ParentLoo
                 groups.setdefault(parent_id, []).append(chunk_id)
         for parent_id in sorted(groups):
             children = groups[parent_id]
-            if len(children) < 2 or parent_id in children:
+            if len(children) < 2 or parent_id in children or active[children[0]].record.code:
                 continue
             child_count = max(active[c].record.sibling_count for c in children)
             if child_count < 1 or len(children) / child_count < threshold:
@@ -238,6 +246,7 @@ def _without_nested(active: dict[str, _Node], records: _Records) -> list[str]:
         return []
     shallowest = min(node.record.depth for node in active.values())
     kept: list[str] = []
+    outer_code: set[str] = set()  # code chunks with a result inside them: they yield to it
     for chunk_id, node in active.items():
         current: Candidate | None = node.record
         seen = {chunk_id}
@@ -247,7 +256,11 @@ def _without_nested(active: dict[str, _Node], records: _Records) -> list[str]:
             if parent_id is None or parent_id in seen:
                 break
             if parent_id in active:
-                nested = True
+                ancestor = active[parent_id]
+                if ancestor.record.code and not ancestor.aggregated:
+                    outer_code.add(parent_id)
+                else:
+                    nested = True
                 break
             if current.depth - 1 <= shallowest:
                 break
@@ -255,7 +268,7 @@ def _without_nested(active: dict[str, _Node], records: _Records) -> list[str]:
             current = records.get(parent_id)
         if not nested:
             kept.append(chunk_id)
-    return kept
+    return [chunk_id for chunk_id in kept if chunk_id not in outer_code]
 
 
 def elbow(results: Sequence[Result], *, cutoff_ratio: float) -> list[Result]:

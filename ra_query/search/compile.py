@@ -35,6 +35,7 @@ import itertools
 import re
 from typing import TYPE_CHECKING
 
+from ra_query.artifacts.schema import FILTER_FIELDS
 from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
 
 if TYPE_CHECKING:
@@ -141,8 +142,8 @@ class Compiler:
                 self._negated -= 1
                 if query is not None:
                     must_not.append(query)
-            elif isinstance(item, Term) and item.field == "tree":
-                filters.append(self._tree(item.text))
+            elif isinstance(item, Term) and item.field in FILTER_FIELDS:
+                filters.append(self._filter(item.field, item.text))
             elif isinstance(item, Term) and _is_plain(item) and not self.strict and not self._negated:
                 words.append(item)
             else:
@@ -246,10 +247,14 @@ class Compiler:
         query = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q, _ in alternatives])
         return _boosted(query, node.boost), all(required for _, required in alternatives)
 
-    def _tree(self, name: str) -> tantivy.Query:
+    def _filter(self, field: str, value: str) -> tantivy.Query:
+        """`tree:x`, `kind:code`, `lang:go`: a zero-score clause on a raw field. Kinds and
+        languages are lower case (`lang:Go` is `lang:go`); tree names are matched as written."""
         import tantivy
 
-        return tantivy.Query.const_score_query(tantivy.Query.term_query(self.schema, "tree", name), 0.0)
+        if field != "tree":
+            value = value.lower()
+        return tantivy.Query.const_score_query(tantivy.Query.term_query(self.schema, field, value), 0.0)
 
     def _fields(self, field: str | None) -> dict[str, float]:
         """The fields a word is scored in, with their weights: one named field, or all of them."""
@@ -261,8 +266,8 @@ class Compiler:
     def _leaf(self, node: Term | Phrase) -> tuple[tantivy.Query | None, bool]:
         """A required word or phrase (a quoted phrase, a `field:` term, a word under `strict`), or
         what an exclusion names (a split word as its phrase)."""
-        if node.field == "tree":
-            return self._tree(node.text), True
+        if node.field in FILTER_FIELDS:
+            return self._filter(node.field, node.text), True
         tokens: list[str] = self.analyzer.analyze(node.text)
         if not tokens:
             return None, False
@@ -393,7 +398,7 @@ def _has_content(node: Node, is_stopword: Callable[[str], bool]) -> bool:
 
     A `tree:` filter scores nothing, so it is not something else to search for.
     """
-    if isinstance(node, Term) and node.field == "tree":
+    if isinstance(node, Term) and node.field in FILTER_FIELDS:
         return False
     if isinstance(node, Term | Phrase):
         return not _is_plain(node) or not all(is_stopword(piece) for piece in _pieces(node.text))
@@ -414,9 +419,10 @@ def _boosted(query: tantivy.Query, boost: float) -> tantivy.Query:
     return query if boost == 1.0 else tantivy.Query.boost_query(query, boost)
 
 
-def tree_filter(schema: tantivy.Schema, trees: list[str]) -> tantivy.Query:
-    """A zero-score clause that keeps only chunks of `trees` (the -t/--tree option)."""
+def tree_filter(schema: tantivy.Schema, trees: list[str], field: str = "tree") -> tantivy.Query:
+    """A zero-score clause that keeps only chunks of `trees` (the -t/--tree option), or of
+    the kinds given to `--kind` (`field` "kind")."""
     import tantivy
 
-    terms = [tantivy.Query.term_query(schema, "tree", name) for name in trees]
+    terms = [tantivy.Query.term_query(schema, field, name) for name in trees]
     return tantivy.Query.const_score_query(_any(terms) if len(terms) > 1 else terms[0], 0.0)

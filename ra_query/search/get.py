@@ -142,6 +142,9 @@ def chunk_to_dict(chunk: ChunkRecord) -> dict[str, Any]:
         "byte_start": chunk.byte_start,
         "byte_end": chunk.byte_end,
         "tokens": chunk.tokens,
+        "kind": chunk.kind,
+        "language": chunk.language,
+        **({"symbol": chunk.symbol} if chunk.symbol else {}),
         "content": chunk.content(),
     }
 

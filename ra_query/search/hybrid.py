@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from ra_query.artifacts.schema import FILTER_FIELDS
 from ra_query.search.syntax import Node, Not, Phrase, Term
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def semantic_text(node: Node) -> str:
         if isinstance(item, Not):
             return
         if isinstance(item, Term | Phrase):
-            if item.field != "tree":
+            if item.field not in FILTER_FIELDS:
                 words.append(item.text)
         else:
             for child in item.items:

@@ -69,6 +69,7 @@ class SearchParams(NamedTuple):
     phrase_boost: float = DEFAULT_PHRASE_BOOST
     stopwords: bool = True
     trees: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()  # only chunks of these source kinds (docs, code): --kind
     strict: bool = False
     raw: bool = False
     semantic_weight: float = DEFAULT_SEMANTIC_WEIGHT  # the dense side's share where there are vectors
@@ -93,8 +94,9 @@ class SearchParams(NamedTuple):
                 )
         if "global_trees" in known:
             known["global_trees"] = frozenset(known["global_trees"])
-        if "trees" in known:
-            known["trees"] = tuple(known["trees"])
+        for name in ("trees", "kinds"):
+            if name in known:
+                known[name] = tuple(known[name])
         return cls(**known)
 
 
@@ -121,7 +123,7 @@ def _setting_problem(name: str, value: object) -> str | None:
         return None if fits else f"not {kind} from {low:g} to {high:g}"
     if name in ("aggregation", "stopwords", "strict", "raw", "semantic_asked"):
         return None if isinstance(value, bool) else "not true or false"
-    if name in ("global_trees", "trees"):
+    if name in ("global_trees", "trees", "kinds"):
         ok = isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)  # pyright: ignore[reportUnknownVariableType]
         return None if ok else "not a list of tree names"
     if name == "boosts":
@@ -192,16 +194,24 @@ class _Run:
             relax=relax,
         )
 
+    def filters(self) -> "tantivy.Query | None":
+        """The -t/--tree and --kind filters as one zero-score clause, or None."""
+        import tantivy
+
+        schema = self.store.index.schema
+        clauses = [tree_filter(schema, list(self.params.trees))] if self.params.trees else []
+        if self.params.kinds:
+            clauses.append(tree_filter(schema, list(self.params.kinds), "kind"))
+        if len(clauses) < 2:
+            return clauses[0] if clauses else None
+        return tantivy.Query.boolean_query([(tantivy.Occur.Must, c) for c in clauses])
+
     def candidates(self, query: "tantivy.Query") -> tuple[list[tuple[ChunkRecord, float]], int]:
         import tantivy
 
-        if self.params.trees:
-            query = tantivy.Query.boolean_query(
-                [
-                    (tantivy.Occur.Must, query),
-                    (tantivy.Occur.Must, tree_filter(self.store.index.schema, list(self.params.trees))),
-                ]
-            )
+        filters = self.filters()
+        if filters is not None:
+            query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, filters)])
         result = self.searcher.search(query, limit=self.params.candidate_limit, count=True)
         found: list[tuple[ChunkRecord, float]] = []
         for score, address in result.hits:
@@ -217,7 +227,8 @@ class _Run:
         record = self.record(chunk_id)
         if record is None:
             return None
-        return Candidate(record.id, record.parent_id, record.depth, record.sibling_count, 0.0)
+        code = record.kind == "code"
+        return Candidate(record.id, record.parent_id, record.depth, record.sibling_count, 0.0, code)
 
     def record(self, chunk_id: str) -> ChunkRecord | None:
         record = self.records.get(chunk_id) or self.store.get_chunk(chunk_id)
@@ -348,6 +359,13 @@ def _hybrid(
         return found, {}, hybrid.OTHER_MODEL_NOTE
     vector = model.embed([text])[0]
     constraints = run.compiler(relax=relaxed).constraints(node) if node is not None else None
+    if params.kinds:
+        import tantivy
+
+        kinds = tree_filter(store.index.schema, list(params.kinds), "kind")
+        constraints = kinds if constraints is None else tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, constraints), (tantivy.Occur.Must, kinds)]
+        )
     k = max(params.candidate_limit, hybrid.DENSE_K)
     dense = hybrid.dense_candidates(store, vector.tolist(), constraints, params.trees, k)
     if not dense:
@@ -591,7 +609,9 @@ def _pipeline(run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchP
     # a chunk that scored nothing matched only a filter (tree:): as an ancestor in aggregation it
     # would hide the chunks below it that matched, and the elbow cuts it anyway
     found = [(record, score) for record, score in found if score > 0]
-    cands = [Candidate(r.id, r.parent_id, r.depth, r.sibling_count, score) for r, score in found]
+    cands = [
+        Candidate(r.id, r.parent_id, r.depth, r.sibling_count, score, r.kind == "code") for r, score in found
+    ]
     return pipeline(
         cands,
         threshold=params.aggregation_threshold,

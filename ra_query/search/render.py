@@ -61,6 +61,9 @@ def numbered_lines(chunk: ChunkRecord) -> list[tuple[int, str]]:
     line is `line_end - (lines in body) + 1`; the heading is on `line_start`.
     """
     body = chunk.body.splitlines()
+    if chunk.kind == "code":  # a code body starts on line_start; a file's outline is not in the file
+        last = chunk.line_end
+        return [(chunk.line_start + i, line) for i, line in enumerate(body) if chunk.line_start + i <= last]
     first = chunk.line_end - len(body) + 1
     numbered = [(first + i, line) for i, line in enumerate(body)]
     heading = chunk.heading_line
@@ -161,7 +164,11 @@ def to_json(
                 "score": round(hit.score, 4) if math.isfinite(hit.score) else None,
                 "snippet": hit.snippet,
                 "tokens": r.tokens,
+                "kind": r.kind,
+                "language": r.language,
             }
+            if r.symbol:
+                result["symbol"] = r.symbol
             if not list_mode:
                 result["content"] = r.content() if not item.truncated else _content_of(item.text)
                 result["truncated"] = item.truncated

@@ -31,7 +31,7 @@ from typing import NamedTuple, NoReturn, TypeAlias, TypeVar
 
 from ra_query.errors import QuerySyntaxError
 
-FIELDS: tuple[str, ...] = ("title", "tags", "body", "path", "tree")
+FIELDS: tuple[str, ...] = ("title", "tags", "body", "path", "tree", "kind", "lang")
 MAX_DEPTH = 64
 # tantivy scores are 32-bit floats: a larger boost would only push scores towards infinity
 MAX_BOOST = 1000.0

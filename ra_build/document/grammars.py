@@ -1,0 +1,262 @@
+"""What tree-sitter's grammars call the definitions of each language ra chunks as code.
+
+A `Grammar` names, for one language, the node types that are definitions (a chunk each), which
+of them hold definitions (classes, impls, namespaces: their members become child chunks), the
+wrappers around a definition (decorators, `export`, templates), and the siblings that belong to
+the definition after them (comments, attributes, decorators). `ra_build.document.code` walks a
+parse tree with it. The grammars are the official per-language packages (compiled into their
+wheels; nothing is downloaded), imported only when a file of the language is chunked.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """The node types of one language's definitions."""
+
+    module: str  # the grammar package's module
+    function: str  # its function returning the language pointer
+    definitions: dict[str, str]  # node type -> what it defines (function, class, method, …)
+    containers: frozenset[str] = frozenset()  # definitions whose body holds definitions
+    bodies: frozenset[str] = frozenset()  # the node types of a container's body
+    wrappers: frozenset[str] = frozenset()  # nodes that wrap one definition (decorators, export)
+    attached: frozenset[str] = frozenset({"comment"})  # siblings joining the next definition
+    header: frozenset[str] = frozenset()  # top-level statements of a file's header (imports)
+    docstring: bool = False  # a body's first string is the definition's doc (Python)
+    members: dict[str, str] = field(default_factory=dict)  # a definition's kind inside a container
+
+
+_C_COMMENTS = frozenset({"comment"})
+_JS_DEFS = {
+    "function_declaration": "function",
+    "generator_function_declaration": "function",
+    "class_declaration": "class",
+    "abstract_class_declaration": "class",
+    "method_definition": "method",
+    "interface_declaration": "interface",
+    "type_alias_declaration": "type",
+    "enum_declaration": "enum",
+    "internal_module": "namespace",
+    "module": "namespace",
+    "abstract_method_signature": "method",
+    # `const f = (…) => …`: see code._declared_function
+    "lexical_declaration": "function",
+    "variable_declaration": "function",
+}
+_JS = {
+    "definitions": _JS_DEFS,
+    "containers": frozenset({"class_declaration", "abstract_class_declaration", "internal_module", "module"}),
+    "bodies": frozenset({"class_body", "statement_block"}),
+    "wrappers": frozenset({"export_statement", "ambient_declaration"}),
+    "attached": frozenset({"comment", "decorator"}),
+    "header": frozenset({"import_statement"}),
+}
+
+GRAMMARS: dict[str, Grammar] = {
+    "python": Grammar(
+        "tree_sitter_python",
+        "language",
+        {"function_definition": "function", "class_definition": "class"},
+        containers=frozenset({"class_definition"}),
+        bodies=frozenset({"block"}),
+        wrappers=frozenset({"decorated_definition"}),
+        header=frozenset({"import_statement", "import_from_statement", "future_import_statement"}),
+        docstring=True,
+        members={"function_definition": "method"},
+    ),
+    "javascript": Grammar("tree_sitter_javascript", "language", **_JS),
+    "typescript": Grammar("tree_sitter_typescript", "language_typescript", **_JS),
+    "tsx": Grammar("tree_sitter_typescript", "language_tsx", **_JS),
+    "go": Grammar(
+        "tree_sitter_go",
+        "language",
+        {
+            "function_declaration": "function",
+            "method_declaration": "method",
+            "type_declaration": "type",
+        },
+        header=frozenset({"package_clause", "import_declaration"}),
+    ),
+    "rust": Grammar(
+        "tree_sitter_rust",
+        "language",
+        {
+            "function_item": "function",
+            "function_signature_item": "function",
+            "struct_item": "struct",
+            "enum_item": "enum",
+            "union_item": "union",
+            "trait_item": "trait",
+            "impl_item": "impl",
+            "mod_item": "module",
+            "type_item": "type",
+            "macro_definition": "macro",
+        },
+        containers=frozenset({"trait_item", "impl_item", "mod_item"}),
+        bodies=frozenset({"declaration_list"}),
+        attached=frozenset({"line_comment", "block_comment", "attribute_item"}),
+        header=frozenset({"use_declaration", "extern_crate_declaration", "inner_attribute_item"}),
+        members={"function_item": "method", "function_signature_item": "method"},
+    ),
+    "java": Grammar(
+        "tree_sitter_java",
+        "language",
+        {
+            "class_declaration": "class",
+            "interface_declaration": "interface",
+            "enum_declaration": "enum",
+            "record_declaration": "record",
+            "annotation_type_declaration": "annotation",
+            "method_declaration": "method",
+            "constructor_declaration": "constructor",
+        },
+        containers=frozenset(
+            {
+                "class_declaration",
+                "interface_declaration",
+                "enum_declaration",
+                "record_declaration",
+            }
+        ),
+        bodies=frozenset({"class_body", "interface_body", "enum_body", "enum_body_declarations"}),
+        attached=frozenset({"line_comment", "block_comment"}),
+        header=frozenset({"package_declaration", "import_declaration"}),
+    ),
+    "c": Grammar(
+        "tree_sitter_c",
+        "language",
+        {
+            "function_definition": "function",
+            "type_definition": "type",
+            "struct_specifier": "struct",
+            "enum_specifier": "enum",
+            "union_specifier": "union",
+        },
+        attached=_C_COMMENTS,
+        header=frozenset({"preproc_include"}),
+    ),
+    "cpp": Grammar(
+        "tree_sitter_cpp",
+        "language",
+        {
+            "function_definition": "function",
+            "class_specifier": "class",
+            "struct_specifier": "struct",
+            "enum_specifier": "enum",
+            "union_specifier": "union",
+            "namespace_definition": "namespace",
+            "type_definition": "type",
+            "alias_declaration": "type",
+        },
+        containers=frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
+        bodies=frozenset({"field_declaration_list", "declaration_list"}),
+        wrappers=frozenset({"template_declaration", "declaration", "linkage_specification"}),
+        header=frozenset({"preproc_include", "using_declaration"}),
+        members={"function_definition": "method"},
+    ),
+    "csharp": Grammar(
+        "tree_sitter_c_sharp",
+        "language",
+        {
+            "namespace_declaration": "namespace",
+            "class_declaration": "class",
+            "struct_declaration": "struct",
+            "interface_declaration": "interface",
+            "enum_declaration": "enum",
+            "record_declaration": "record",
+            "method_declaration": "method",
+            "constructor_declaration": "constructor",
+            "property_declaration": "property",
+            "delegate_declaration": "delegate",
+            "local_function_statement": "function",
+        },
+        containers=frozenset(
+            {
+                "namespace_declaration",
+                "class_declaration",
+                "struct_declaration",
+                "interface_declaration",
+                "record_declaration",
+            }
+        ),
+        bodies=frozenset({"declaration_list"}),
+        header=frozenset({"using_directive", "file_scoped_namespace_declaration"}),
+    ),
+    "ruby": Grammar(
+        "tree_sitter_ruby",
+        "language",
+        {
+            "class": "class",
+            "module": "module",
+            "method": "method",
+            "singleton_method": "method",
+            "singleton_class": "class",
+        },
+        containers=frozenset({"class", "module", "singleton_class"}),
+        bodies=frozenset({"body_statement"}),
+    ),
+    "php": Grammar(
+        "tree_sitter_php",
+        "language_php",
+        {
+            "namespace_definition": "namespace",
+            "class_declaration": "class",
+            "interface_declaration": "interface",
+            "trait_declaration": "trait",
+            "enum_declaration": "enum",
+            "function_definition": "function",
+            "method_declaration": "method",
+        },
+        containers=frozenset(
+            {
+                "namespace_definition",
+                "class_declaration",
+                "interface_declaration",
+                "trait_declaration",
+                "enum_declaration",
+            }
+        ),
+        bodies=frozenset({"declaration_list", "compound_statement", "enum_declaration_list"}),
+        header=frozenset({"php_tag", "namespace_use_declaration"}),
+    ),
+    "bash": Grammar(
+        "tree_sitter_bash",
+        "language",
+        {"function_definition": "function"},
+    ),
+}
+# data formats: one chunk per top-level key or table (code._data_entries)
+DATA_GRAMMARS: dict[str, tuple[str, str]] = {
+    "toml": ("tree_sitter_toml", "language"),
+    "yaml": ("tree_sitter_yaml", "language"),
+    "json": ("tree_sitter_json", "language"),
+}
+
+
+class GrammarMissing(Exception):
+    """The grammar package of a language is not installed."""
+
+
+@cache
+def parser_for(language: str) -> tree_sitter.Parser:
+    """A parser for `language` (cached: one per process and language)."""
+    import tree_sitter
+
+    if language in GRAMMARS:
+        module, function = GRAMMARS[language].module, GRAMMARS[language].function
+    else:
+        module, function = DATA_GRAMMARS[language]
+    try:
+        grammar = importlib.import_module(module)
+    except ImportError as exc:
+        raise GrammarMissing(f"the tree-sitter grammar {module} is not installed") from exc
+    return tree_sitter.Parser(tree_sitter.Language(getattr(grammar, function)()))

@@ -1,0 +1,75 @@
+"""Which language a source file is written in, by its name: the table both sides share.
+
+The build chooses a file's parser by it (markdown, plain text, or a tree-sitter grammar for
+code); `ra init` offers a code tree for the extensions it finds; a search's `lang:` and `kind:`
+filters take the names below. Only the standard library is imported.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+SourceKind = Literal["docs", "code"]
+
+# extension (lower case, without the dot) -> language name; the names are what `lang:` filters on
+CODE_EXTENSIONS: Final[dict[str, str]] = {
+    "py": "python",
+    "pyi": "python",
+    "js": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "jsx": "javascript",
+    "ts": "typescript",
+    "mts": "typescript",
+    "cts": "typescript",
+    "tsx": "tsx",
+    "go": "go",
+    "rs": "rust",
+    "java": "java",
+    "c": "c",
+    "h": "c",
+    "cc": "cpp",
+    "cpp": "cpp",
+    "cxx": "cpp",
+    "hpp": "cpp",
+    "hh": "cpp",
+    "hxx": "cpp",
+    "cs": "csharp",
+    "rb": "ruby",
+    "php": "php",
+    "sh": "bash",
+    "bash": "bash",
+    "zsh": "bash",
+    "toml": "toml",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "json": "json",
+}
+DOC_EXTENSIONS: Final[dict[str, str]] = {"md": "markdown", "markdown": "markdown", "txt": "text"}
+# the include pattern `ra init` writes for a language (one per language, its usual extensions)
+LANGUAGE_GLOBS: Final[dict[str, tuple[str, ...]]] = {
+    language: tuple(f"**/*.{ext}" for ext, lang in CODE_EXTENSIONS.items() if lang == language)
+    for language in dict.fromkeys(CODE_EXTENSIONS.values())
+}
+# data formats: code-kind chunks (one per top-level key or table), but never a reason alone for
+# `ra init` to offer a code tree
+DATA_LANGUAGES: Final = frozenset({"toml", "yaml", "json"})
+CODE_LANGUAGES: Final = frozenset(CODE_EXTENSIONS.values())
+LANGUAGES: Final = CODE_LANGUAGES | frozenset(DOC_EXTENSIONS.values())
+
+
+def language_of(path: str) -> str:
+    """The language of the file at `path` by its extension: a code language, `text` for `.txt`,
+    and `markdown` for everything else (a tree includes what its patterns say; what is not code
+    nor text is read as markdown, as before code trees)."""
+    name = path.rsplit("/", 1)[-1]
+    _, dot, ext = name.rpartition(".")
+    if not dot:
+        return "markdown"
+    ext = ext.lower()
+    return CODE_EXTENSIONS.get(ext) or DOC_EXTENSIONS.get(ext, "markdown")
+
+
+def kind_of(language: str) -> SourceKind:
+    """`code` for a programming or data language, `docs` for markdown and text."""
+    return "code" if language in CODE_LANGUAGES else "docs"

@@ -1,0 +1,397 @@
+"""Code trees (issue 22): code files chunked by tree-sitter into definitions with exact ranges,
+identifiers found in every spelling, `kind:` / `lang:` / `--kind` filters, and everything that
+reads chunks working on them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ra_build.document.chunk import Chunk, chunk_file
+from ra_build.document.code import generated_reason, identifier_terms
+from tests.conftest import Run, run_cmd
+from tests.test_chunk_properties import SETTINGS
+
+PY = textwrap.dedent(
+    '''\
+    """Storage of chunks."""
+    import os
+
+    CACHE_SIZE = 64
+
+
+    @functools.cache
+    def open_store(path, *, readonly=True):
+        """Open the store at path."""
+        return Store(path)
+
+
+    class ChunkCache(Base):
+        """Chunks kept in memory."""
+
+        limit = 10
+
+        def search(self, query):
+            return [c for c in self.items if query in c]
+
+        # Evict the oldest chunk.
+        def evict(self):
+            self.items.pop(0)
+
+
+    if __name__ == "__main__":
+        open_store(".")
+    '''
+)
+GO = textwrap.dedent(
+    """\
+    // Package cache keeps chunks.
+    package cache
+
+    import "fmt"
+
+    // ChunkCache holds chunks in memory.
+    type ChunkCache struct {
+    \titems []string
+    }
+
+    // Search returns the chunks holding q.
+    func (c *ChunkCache) Search(q string) []string {
+    \tfmt.Println(q)
+    \treturn c.items
+    }
+
+    func NewChunkCache() *ChunkCache { return &ChunkCache{} }
+    """
+)
+
+
+def chunks_of(path: str, text: str | bytes, **kwargs: int) -> dict[str, Chunk]:
+    data = text.encode() if isinstance(text, str) else text
+    doc, _ = chunk_file("src", path, data, **kwargs)
+    assert doc is not None
+    return {c.slug: c for c in doc.chunks}
+
+
+def slice_of(text: str, chunk: Chunk) -> str:
+    return text.encode()[chunk.byte_start : chunk.byte_end].decode()
+
+
+def lines_of(text: str, chunk: Chunk) -> str:
+    return "\n".join(text.splitlines()[chunk.line_start - 1 : chunk.line_end])
+
+
+# ── the chunk tree ─────────────────────────────────────────────────────────────────────────────
+
+
+def test_a_python_file_has_a_chunk_per_function_class_and_method_with_ids_by_qualified_name() -> None:
+    chunks = chunks_of("store.py", PY)
+    assert list(chunks) == ["", "open_store", "ChunkCache", "ChunkCache.search", "ChunkCache.evict", "__name__"]
+    assert chunks["ChunkCache.search"].id == "src:store.py#ChunkCache.search"
+    assert chunks["ChunkCache.search"].parent_id == "src:store.py#ChunkCache"
+
+
+def test_a_definitions_body_is_its_exact_source_with_its_decorator_and_the_comment_above() -> None:
+    chunks = chunks_of("store.py", PY)
+    assert chunks["open_store"].body.startswith("@functools.cache\ndef open_store(")
+    assert chunks["ChunkCache.evict"].body.startswith("    # Evict the oldest chunk.\n    def evict(self):")
+    for chunk in list(chunks.values())[1:]:
+        assert slice_of(PY, chunk) == chunk.body
+        assert lines_of(PY, chunk) == chunk.body
+
+
+def test_a_title_is_the_signature_and_a_breadcrumb_runs_path_class_method() -> None:
+    chunks = chunks_of("store.py", PY)
+    assert chunks["open_store"].title == "def open_store(path, *, readonly=True)"
+    assert chunks["ChunkCache.search"].breadcrumb == ("store.py", "ChunkCache", "search")
+
+
+def test_a_class_holds_its_own_part_and_its_methods_are_its_children() -> None:
+    cls = chunks_of("store.py", PY)["ChunkCache"]
+    assert cls.body == 'class ChunkCache(Base):\n    """Chunks kept in memory."""\n\n    limit = 10'
+    assert cls.sibling_count == 3  # open_store, ChunkCache, the __main__ block
+
+
+def test_the_file_node_holds_the_docstring_imports_and_an_outline_with_lines() -> None:
+    doc = chunks_of("store.py", PY)[""]
+    assert doc.title == "store.py"
+    assert doc.body.startswith('"""Storage of chunks."""\nimport os\n\nCACHE_SIZE = 64')
+    assert "  def open_store(path, *, readonly=True)  L7-10" in doc.body
+    assert "    def search(self, query)  L18-19" in doc.body
+
+
+def test_statements_between_definitions_become_a_block_chunk() -> None:
+    block = chunks_of("store.py", PY)["__name__"]
+    assert block.title == 'if __name__ == "__main__":'
+    assert block.kind == "code" and block.symbol == ""
+
+
+def test_every_code_chunk_carries_its_kind_language_and_symbol() -> None:
+    chunk = chunks_of("store.py", PY)["ChunkCache.search"]
+    assert (chunk.kind, chunk.language, chunk.symbol) == ("code", "python", "ChunkCache.search")
+
+
+def test_a_go_method_is_named_by_its_receiver_type_and_keeps_its_doc_comment() -> None:
+    chunks = chunks_of("cache.go", GO)
+    assert list(chunks) == ["", "ChunkCache", "ChunkCache.Search", "NewChunkCache"]
+    search = chunks["ChunkCache.Search"]
+    assert search.title == "func (c *ChunkCache) Search(q string) []string"
+    assert search.body.startswith("// Search returns the chunks holding q.\nfunc (c *ChunkCache)")
+    assert (search.line_start, search.line_end) == (11, 15)
+    assert chunks[""].body.startswith("// Package cache keeps chunks.\npackage cache\n\nimport \"fmt\"")
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "slugs"),
+    [
+        (
+            "store.ts",
+            "import { x } from 'y';\n/** Opens. */\nexport function openStore(p: string): Store { return x; }\n"
+            "export class Store {\n  search(q: string): string[] { return []; }\n}\n"
+            "export const helper = (a: number) => a + 1;\ninterface Opts { readonly: boolean }\n",
+            ["", "openStore", "Store", "Store.search", "helper", "Opts"],
+        ),
+        ("app.js", "function main() {}\nclass A { run() {} }\n", ["", "main", "A", "A.run"]),
+        ("view.tsx", "export function View() { return <div/>; }\n", ["", "View"]),
+        (
+            "lib.rs",
+            "use std::fmt;\n/// A cache.\npub struct Cache { n: usize }\nimpl Cache {\n    pub fn new() -> Self { Cache { n: 0 } }\n}\n"
+            "impl fmt::Display for Cache {\n    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { Ok(()) }\n}\n",
+            ["", "Cache", "impl-Cache", "Cache.new", "impl-Display-for-Cache", "Cache.fmt"],
+        ),
+        (
+            "Store.java",
+            "package a;\nimport java.util.List;\n/** The store. */\npublic class Store {\n    public void open(String p) {}\n}\n",
+            ["", "Store", "Store.open"],
+        ),
+        ("add.c", "#include <stdio.h>\n/* adds */\nint add(int a, int b) { return a + b; }\n", ["", "add"]),
+        (
+            "cache.cpp",
+            "namespace ra {\nclass Cache {\n public:\n  int get(int k) { return k; }\n};\n}\n",
+            ["", "ra", "ra.Cache", "ra.Cache.get"],
+        ),
+        (
+            "Store.cs",
+            "using System;\nnamespace Ra {\n  public class Store {\n    public void Open(string p) { }\n  }\n}\n",
+            ["", "Ra", "Ra.Store", "Ra.Store.Open"],
+        ),
+        ("store.rb", "class Store\n  def open(path)\n    path\n  end\nend\n", ["", "Store", "Store.open"]),
+        (
+            "store.php",
+            "<?php\nnamespace App;\nclass Store {\n    public function open($p) { return $p; }\n}\n",
+            ["", "Store", "Store.open"],
+        ),
+        ("deploy.sh", "#!/bin/sh\nset -e\ndeploy() {\n  echo hi\n}\n", ["", "deploy"]),
+        ("pyproject.toml", 'name = "x"\n[project]\nversion = "1"\n[tool.ruff]\nline = 1\n', ["", "project", "tool.ruff"]),
+        ("ci.yaml", "name: x\njobs:\n  build: 1\n", ["", "name", "jobs"]),
+        ("package.json", '{"name": "x", "scripts": {"a": 1}}\n', ["", "name", "scripts"]),
+    ],
+)
+def test_each_language_family_is_chunked_into_its_definitions(path: str, source: str, slugs: list[str]) -> None:
+    chunks = chunks_of(path, source)
+    assert list(chunks) == slugs
+    for chunk in list(chunks.values())[1:]:
+        assert slice_of(source, chunk) == chunk.body
+
+
+def test_markdown_and_text_are_chunked_as_before_and_are_docs() -> None:
+    doc = chunks_of("guide.md", "# Guide\n\nIntro.\n\n## Setup\n\nRun it.\n")
+    assert doc["setup"].kind == "docs" and doc["setup"].language == "markdown"
+    assert chunks_of("notes.txt", "plain\n")[""].language == "text"
+
+
+def test_a_repeated_name_gets_a_numbered_id() -> None:
+    chunks = chunks_of("dup.py", "def f():\n    return 1\n\n\ndef f():\n    return 2\n")
+    assert list(chunks) == ["", "f", "f-1"]
+
+
+def test_a_definition_longer_than_max_chunk_size_is_cut_into_parts_at_line_breaks() -> None:
+    body = "".join(f"    value_{i} = compute({i})\n" for i in range(200))
+    source = f"def long_function():\n{body}"
+    chunks = chunks_of("long.py", source, max_chunk_size=1000)
+    parts = [c for c in chunks.values() if c.depth == 2]
+    assert len(parts) >= 5
+    assert all(len(c.body) <= 1000 for c in chunks.values() if c.depth)
+    assert all(c.parent_id == "src:long.py#long_function" for c in parts)
+    for chunk in list(chunks.values())[1:]:
+        assert slice_of(source, chunk) == chunk.body and chunk.body.endswith(")")
+
+
+def test_a_file_with_syntax_errors_keeps_the_definitions_tree_sitter_found_and_warns() -> None:
+    doc, _ = chunk_file("src", "broken.py", b"def good():\n    return 1\n\n\ndef bad(:\n    pass\n")
+    assert doc is not None
+    assert "good" in [c.slug for c in doc.chunks]
+    assert any("syntax errors" in w for w in doc.warnings)
+
+
+def test_a_file_that_parses_to_nothing_is_cut_at_blank_lines_with_a_warning() -> None:
+    doc, _ = chunk_file("src", "junk.go", b"}}} not go {{{\n\n((( still not\n")
+    assert doc is not None
+    assert doc.chunks[1].body == "}}} not go {{{\n\n((( still not"
+    assert any("blank lines" in w for w in doc.warnings)
+
+
+def test_generated_and_minified_files_are_recognised() -> None:
+    assert generated_reason(b"// Code generated by protoc-gen-go. DO NOT EDIT.\npackage x\n") is not None
+    assert generated_reason(b"var a=" + b"1," * 5000 + b"\n") is not None
+    assert generated_reason(PY.encode()) is None
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "def f(a):\n    return a\n",
+                "class K:\n    x = 1\n\n    def m(self):\n        pass\n",
+                "# a comment\n",
+                "\n",
+                "X = 'é ✓'\n",
+                "@dec\ndef g():\n    '''doc'''\n",
+                "if x:\n    y()\n",
+                "def broken(:\n",
+                "    indented = 1\n",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_every_code_chunk_slices_the_file_to_its_body_and_ids_are_unique(pieces: list[str]) -> None:
+    source = "".join(pieces)
+    doc, _ = chunk_file("t", "m.py", source.encode())
+    assert doc is not None
+    ids = [c.id for c in doc.chunks]
+    assert len(ids) == len(set(ids))
+    data = source.encode()
+    for chunk in doc.chunks[1:]:
+        assert data[chunk.byte_start : chunk.byte_end].decode() == chunk.body
+        assert chunk.line_start <= chunk.line_end
+        assert chunk.body.strip()
+
+
+def test_identifier_terms_add_the_parts_of_camel_case_and_the_joined_form_of_snake_case() -> None:
+    assert identifier_terms("openStore HTTPServer plain") == "open Store HTTP Server"
+    assert identifier_terms("open_store open-store") == "openstore"
+    assert identifier_terms("open_store openStore", joined=False) == "open Store"
+
+
+def test_parsing_works_with_the_network_cut() -> None:
+    """The grammars are compiled into their wheels: a process that cannot open a socket still
+    parses every language (nothing is downloaded)."""
+    script = textwrap.dedent(
+        """
+        import socket
+        def refuse(*args, **kwargs):
+            raise OSError("network is cut")
+        socket.socket.connect = refuse
+        socket.create_connection = refuse
+        socket.getaddrinfo = refuse
+        from ra_build.document.chunk import chunk_file
+        from ra_build.document.grammars import DATA_GRAMMARS, GRAMMARS, parser_for
+        for language in [*GRAMMARS, *DATA_GRAMMARS]:
+            parser_for(language)
+        doc, _ = chunk_file("t", "a.go", b"package a\\nfunc F() {}\\n")
+        assert [c.slug for c in doc.chunks] == ["", "F"], doc
+        print("ok")
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+# ── through the real pipeline ──────────────────────────────────────────────────────────────────
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "src" / "store.py").write_text(PY)
+    (root / "src" / "cache.go").write_text(GO)
+    (root / "src" / "gen.pb.go").write_text("// Code generated by protoc. DO NOT EDIT.\npackage x\n")
+    (root / "docs" / "caching.md").write_text("# Caching\n\nChunks are cached in memory by the chunk cache.\n")
+    (root / ".ra.toml").write_text('[tree.repo]\npath = "."\ninclude = ["**/*.py", "**/*.go", "**/*.md"]\n')
+    return root
+
+
+def ra(root: Path, home: Path, *args: str) -> Run:
+    return run_cmd("ra", *args, cwd=root, home=home)
+
+
+def result_ids(run: Run) -> list[str]:
+    assert run.code == 0, run.err
+    return [r["id"] for q in json.loads(run.out)["queries"] for r in q["results"]]
+
+
+@pytest.mark.parametrize("query", ["openStore", "open_store", "OpenStore", "open-store", "open store"])
+def test_an_identifier_is_found_by_each_of_its_spellings(repo: Path, home: Path, query: str) -> None:
+    assert result_ids(ra(repo, home, "search", "--json", query))[0] == "repo:src/store.py#open_store"
+
+
+def test_a_code_result_carries_its_kind_language_symbol_and_exact_lines(repo: Path, home: Path) -> None:
+    run = ra(repo, home, "search", "--json", "ChunkCache Search")
+    result = json.loads(run.out)["queries"][0]["results"][0]
+    assert result["id"] == "repo:src/cache.go#ChunkCache.Search"
+    assert (result["kind"], result["language"], result["symbol"]) == ("code", "go", "ChunkCache.Search")
+    assert (result["line_start"], result["line_end"]) == (11, 15)
+    assert result["content"].startswith("// Search returns the chunks holding q.")
+
+
+def test_kind_and_lang_filter_the_results(repo: Path, home: Path) -> None:
+    assert all(i.startswith("repo:docs/") for i in result_ids(ra(repo, home, "search", "--json", "chunk cache kind:docs")))
+    assert all(".go" in i for i in result_ids(ra(repo, home, "search", "--json", "chunk cache lang:go")))
+    coded = result_ids(ra(repo, home, "search", "--json", "--kind", "code", "chunk cache"))
+    assert coded and all(not i.startswith("repo:docs/") for i in coded)
+
+
+def test_an_unknown_kind_is_a_usage_error(repo: Path, home: Path) -> None:
+    run = ra(repo, home, "search", "--kind", "pictures", "cache")
+    assert run.code == 2
+    assert "--kind" in run.err and "pictures" in run.err
+
+
+def test_a_generated_file_is_skipped_and_reported(repo: Path, home: Path) -> None:
+    run = ra(repo, home, "update")
+    assert run.code == 0, run.err
+    assert "1 skipped" in run.out
+    assert "repo:src/gen.pb.go: generated code" in run.err
+
+
+def test_get_returns_a_method_by_its_id(repo: Path, home: Path) -> None:
+    run = ra(repo, home, "get", "repo:src/store.py#ChunkCache.search")
+    assert run.code == 0, run.err
+    assert "    def search(self, query):\n        return [c for c in self.items if query in c]" in run.out
+
+
+def test_the_chunk_table_has_kind_language_and_symbol_columns(repo: Path, home: Path) -> None:
+    ra(repo, home, "update")
+    parts = sorted((repo / ".ra" / "chunks" / "repo").glob("part-*.parquet"))
+    rows = [row for part in parts for row in pq.read_table(part).to_pylist()]
+    by_id = {r["id"]: r for r in rows}
+    method = by_id["repo:src/store.py#ChunkCache.search"]
+    assert (method["kind"], method["language"], method["symbol"]) == ("code", "python", "ChunkCache.search")
+    assert by_id["repo:docs/caching.md"]["kind"] == "docs"
+
+
+def test_matches_show_a_code_chunks_lines_with_their_numbers_in_the_file(repo: Path, home: Path) -> None:
+    run = ra(repo, home, "search", "--matches", "evict oldest")
+    assert run.code == 0, run.err
+    assert "L21:     # Evict the oldest chunk." in run.out
+
+
+def test_ra_query_reads_a_packed_code_index(repo: Path, home: Path, tmp_path: Path) -> None:
+    assert ra(repo, home, "update").code == 0
+    packed = tmp_path / "kb.tar.gz"
+    assert ra(repo, home, "pack", "-o", str(packed)).code == 0
+    run = run_cmd("ra-query", "--artifacts", str(packed), "search", "--json", "--kind", "code", "evict", cwd=tmp_path, home=home)
+    assert result_ids(run)[0] == "repo:src/store.py#ChunkCache.evict"
