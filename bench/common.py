@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -44,6 +45,18 @@ def verdict(ok: bool) -> str:
 
 
 # ---- running ra ---------------------------------------------------------------------------------
+
+
+def add_settings(
+    parser: argparse.ArgumentParser, given: list[str], into: dict[str, dict[str, str]], example: str
+) -> None:
+    """Put each `--set SECTION.KEY=VALUE` of `given` into `into` (section → key → TOML value)."""
+    for setting in given:
+        dotted, _, value = setting.partition("=")
+        section, _, key = dotted.rpartition(".")
+        if not section or not key or not value:
+            parser.error(f"--set {setting!r}: write SECTION.KEY=VALUE, e.g. {example}")
+        into.setdefault(section, {})[key] = value
 
 
 def ra_executable(name: str = "ra") -> Path:

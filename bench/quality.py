@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, build_project, corpus_folder, git_head, verdict
+from common import REPO, add_settings, build_project, corpus_folder, git_head, verdict
 
 sys.path.insert(0, str(REPO))
 
@@ -641,12 +641,7 @@ def main() -> None:
         help="a .ra.toml setting for the builds (TOML value), e.g. search.boost.title=0.5",
     )
     args = parser.parse_args()
-    for setting in args.set:
-        dotted, _, value = setting.partition("=")
-        section, _, key = dotted.rpartition(".")
-        if not section or not key or not value:
-            parser.error(f"--set {setting!r}: write SECTION.KEY=VALUE, e.g. search.boost.title=0.5")
-        SETTINGS.setdefault(section, {})[key] = value
+    add_settings(parser, args.set, SETTINGS, "search.boost.title=0.5")
     if args.semantic:
         SETTINGS.setdefault("settings", {})["semantic"] = "true"
     wanted = [s.strip() for s in args.sets.split(",") if s.strip()]

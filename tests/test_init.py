@@ -38,7 +38,8 @@ def test_init_without_docs_indexes_the_folder_under_its_own_name(project: Path, 
     assert (result.tree_name, result.tree_path) == ("my-project", project)
     tree = config.trees["my-project"]
     assert tree.path == project
-    assert tree.exclude == (".ra/**", "node_modules/**", ".venv/**")
+    assert tree.exclude == (".ra/**",)  # node_modules/, .venv/ …: every tree's default excludes
+    assert (tree.default_excludes, tree.gitignore) == (True, True)
     assert config.warnings == ()
 
 

@@ -46,6 +46,8 @@ def test_the_manifest_records_where_each_trees_sources_are(kb: Path, home: Path)
         "include": list(tree.include),
         "exclude": list(tree.exclude),
         "outside_links": False,
+        "default_excludes": True,
+        "gitignore": True,
     }
 
 

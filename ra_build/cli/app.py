@@ -87,6 +87,8 @@ def init(
 
     result = init_config(Path.cwd(), home(), global_=global_, force=force)
     print(f"wrote {result.path} (tree '{result.tree_name}' → {result.tree_path})")
+    if result.code is not None:
+        print(result.code.summary())
     for created in result.created_dirs:
         print(f"created {created}")
     if result.gitignore is not None:
@@ -128,15 +130,15 @@ def inspect_ctx(
 
 
 @inspect_app.command("doc")
-def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text file to parse.")]) -> None:
+def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or code file.")]) -> None:
     """Show file type, frontmatter and every chunk ra makes of FILE."""
     from ra_build.cli.inspection import render_inspect
-    from ra_build.document.chunk import chunk_file
+    from ra_build.document.chunk import chunk_file, kind_for_path
     from ra_query.text.files import looks_binary, read_named
 
     data = read_named(str(file), str(file), directory=" — give a markdown or text file")
     if looks_binary(data):
-        raise InputError(f"{file}: binary file — ra indexes only markdown and text (it skips this one)")
+        raise InputError(f"{file}: binary file — ra indexes only markdown, text and code (it skips this one)")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -144,14 +146,14 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="The markdown or text 
             f"{file}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}) — "
             "convert it to UTF-8; a build indexes it with replacement characters"
         ) from None
-    if file.suffix.lower() not in (".md", ".markdown", ".txt"):
+    if file.suffix.lower() not in (".md", ".markdown", ".txt") and kind_for_path(file.name) != "code":
         warn(
-            f"{file}: not a markdown or text file (.md, .markdown, .txt) — shown as markdown, "
+            f"{file}: not a markdown, text or code file (.md, .txt, .py, .go, …) — shown as markdown, "
             "as a build reads it when a tree's include names it"
         )
     config = load_config(require_paths=False)
     tree, rel = _locate(file.resolve(), config)
-    doc, _ = chunk_file(tree, rel, data)
+    doc, _ = chunk_file(tree, rel, data, max_chunk_size=config.settings.max_chunk_size)
     assert doc is not None  # not binary: looked at above
     from ra_query.text.textsafe import printable
 

@@ -32,8 +32,11 @@ def render_inspect(doc: Document, *, display_path: str, max_chunk_size: int) -> 
     Returns:
         The report, ending with a newline.
     """
-    lines = [f"File: {display_path}", f"Type: {doc.kind}"]
-    if doc.frontmatter:
+    kind = f"code ({doc.language})" if doc.kind == "code" else doc.kind
+    lines = [f"File: {display_path}", f"Type: {kind}"]
+    if doc.kind == "code":
+        pass  # code has no frontmatter
+    elif doc.frontmatter:
         lines.append("Frontmatter:")
         lines.extend(f"  {key}: {_value(value)}" for key, value in doc.frontmatter.items())
     else:
@@ -56,6 +59,7 @@ def render_inspect(doc: Document, *, display_path: str, max_chunk_size: int) -> 
         lines.extend(
             [
                 f"  {number}. {chunk.id}",
+                *([f"     Symbol: {chunk.symbol}"] if chunk.symbol else []),
                 f"     Title: {title}",
                 f"     Breadcrumb: {' › '.join(chunk.breadcrumb)}",
                 f"     Parent: {chunk.parent_id or '-'}",

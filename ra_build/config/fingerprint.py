@@ -28,12 +28,16 @@ EMBED_TEXT_VERSION = 1
 
 
 def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
-    """Everything the chunk stage of `tree` reads from the configuration."""
+    """Everything the discovery and chunk stages of `tree` read from the configuration."""
     return {
         "path": str(tree.path),
         "include": list(tree.include),
         "exclude": list(tree.exclude),
         "outside_links": tree.outside_links,
+        # what discovery skips; a change to an ignore file itself is seen by the stale count
+        # (discovery records each one read in the stat table, ra_build.pipeline.discover)
+        "default_excludes": tree.default_excludes,
+        "gitignore": tree.gitignore,
         "max_file_size": config.settings.max_file_size,
         "max_chunk_size": config.settings.max_chunk_size,
         "chunker": CHUNKER_VERSION,
@@ -122,5 +126,7 @@ def search_defaults(config: Config) -> dict[str, Any]:
         "global_trees": sorted(name for name, tree in config.trees.items() if tree.is_global),
         "fuzzy_distance": s.fuzzy_distance,
         "semantic_weight": s.semantic_weight,
+        "code_boost": s.code_boost,
+        "test_weight": s.test_weight,
         "agent_max_tokens": config.settings.agent_max_tokens,  # not a SearchParams field: MCP's budget
     }

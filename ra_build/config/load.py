@@ -13,6 +13,7 @@ tomllib reports no positions for a valid document, so `LineIndex` finds the line
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import re
@@ -89,6 +90,8 @@ KEYS: tuple[Key, ...] = (
     Key("settings", "agent_max_tokens", int, "agent_max_tokens", _between(1, 10_000_000)),
     Key("settings", "index_shards", int, "index_shards", _between(0, 16)),
     Key("settings", "semantic", bool, "semantic"),
+    Key("settings", "default_excludes", bool, "default_excludes"),
+    Key("settings", "gitignore", bool, "gitignore"),
     Key("search", "stemmer", str, "stemmer", _stemmer),
     Key("search", "fuzzy_distance", int, "fuzzy_distance", _between(0, 2)),
     Key("search", "candidate_limit", int, "candidate_limit", _between(1, 10_000)),
@@ -97,6 +100,8 @@ KEYS: tuple[Key, ...] = (
     Key("search", "phrase_boost", float, "phrase_boost", _not_negative),
     Key("search", "stopwords", bool, "stopwords"),
     Key("search", "semantic_weight", float, "semantic_weight", _between(0, 1)),
+    Key("search", "code_boost", float, "code_boost", _not_negative),
+    Key("search", "test_weight", float, "test_weight", _between(0, 1)),
     Key("search.boost", "text", float, "boost_text", _not_negative),
     Key("search.boost", "title", float, "boost_title", _not_negative),
     Key("search.boost", "tags", float, "boost_tags", _not_negative),
@@ -114,7 +119,9 @@ NO_EFFECT = {
     "settings.chunk_at_headings": "ra always builds the heading chunk tree",
     "settings.min_chunk_size": "ra always builds the heading chunk tree, whatever the size",
 }
-_TREE_KEYS = ("path", "include", "exclude", "allow_outside_links", "semantic")
+# tree keys that default to the `[settings]` key of the same name (set in `_merge`)
+_WALK_KEYS = ("default_excludes", "gitignore")
+_TREE_KEYS = ("path", "include", "exclude", "allow_outside_links", "semantic", *_WALK_KEYS)
 _RULE_KEYS = ("match", "trees", "terms", "include")
 _TYPE_WANTED = {
     int: "an integer",
@@ -197,7 +204,7 @@ class _FileData:
     path: Path
     is_global: bool
     values: dict[str, tuple[Any, int]]  # dotted key → (value, line)
-    trees: list[tuple[TreeConfig, int]]  # with the line of its `path =` key
+    trees: list[tuple[TreeConfig, int, frozenset[str]]]  # with the line of `path =`, the `_WALK_KEYS` set
     patterns: dict[str, tuple[tuple[str, ...], int]]
     rules: list[tuple[ContextRule, int]]
     warnings: list[str]
@@ -308,6 +315,7 @@ class _Validator:
         include, exclude = DEFAULT_INCLUDE, ()
         outside_links = False
         semantic: bool | None = None
+        walk: dict[str, bool] = {}
         raw_path: str = ""
         for key, value in body.items():
             key_loc: Loc = (*loc, key)
@@ -331,6 +339,9 @@ class _Validator:
             elif key == "semantic":
                 self.typed(key_loc, f"{header} semantic", value, bool)
                 semantic = value
+            elif key in _WALK_KEYS:
+                self.typed(key_loc, f"{header} {key}", value, bool)
+                walk[key] = value
             else:
                 self.unknown(key_loc, str(key), f"tree.{name}", _TREE_KEYS)
         path = _resolve_path(raw_path, self.raw.path.parent, self.home)
@@ -344,8 +355,9 @@ class _Validator:
             self.lines.line(loc),
             outside_links,
             semantic,
+            **walk,
         )
-        self.data.trees.append((tree, self.lines.line((*loc, "path"))))
+        self.data.trees.append((tree, self.lines.line((*loc, "path")), frozenset(walk)))
 
     def patterns(self, value: Any) -> None:
         loc: Loc = ("context", "patterns")
@@ -479,12 +491,14 @@ def _merge(datas: list[_FileData], *, require_paths: bool) -> Config:
             f"than min_word_length ({context.min_word_length}) — raise max_word_length"
         )
 
+    settings = Settings(**build("settings"))
     trees: dict[str, TreeConfig] = {}
     path_lines: dict[str, int] = {}
     for data in datas:
-        for tree, path_line in data.trees:
+        for tree, path_line, walk_keys in data.trees:
             if tree.name not in trees:
-                trees[tree.name], path_lines[tree.name] = tree, path_line
+                unset = {key: getattr(settings, key) for key in _WALK_KEYS if key not in walk_keys}
+                trees[tree.name], path_lines[tree.name] = dataclasses.replace(tree, **unset), path_line
     if require_paths:
         for tree in trees.values():
             _check_tree_path(tree, path_lines[tree.name])
@@ -512,7 +526,7 @@ def _merge(datas: list[_FileData], *, require_paths: bool) -> Config:
     return Config(
         files=files,
         base_dir=base_dir,
-        settings=Settings(**build("settings")),
+        settings=settings,
         search=SearchSettings(**build("search")),
         context=context,
         trees=trees,

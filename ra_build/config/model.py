@@ -38,6 +38,9 @@ class TreeConfig:
     line: int
     outside_links: bool = False  # `allow_outside_links`: follow symlinks out of the tree
     semantic: bool | None = None  # embed its chunks; None: as `[settings] semantic` says
+    # the walk's skips (ra_query.sources.walk): the tree's key, else `[settings]`'s (load merges)
+    default_excludes: bool = True  # skip node_modules/, .git/, build/, … wherever they are
+    gitignore: bool = True  # skip what the git work tree's ignore files ignore
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ class Settings:
     agent_max_tokens: int = 8_000  # the MCP tools' budget when the caller gives none
     index_shards: int = 0  # tantivy shards built in parallel; 0: the first build's core count, at most 4
     semantic: bool = False  # embed the chunks of every tree that does not say (`[tree.x] semantic`)
+    default_excludes: bool = True  # for every tree that does not say (`[tree.x] default_excludes`)
+    gitignore: bool = True  # likewise (`[tree.x] gitignore`)
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,10 @@ class SearchSettings:
     boost_path: float = 0.1
     boost_body: float = 0.0
     semantic_weight: float = 0.55  # the dense side's share of a hybrid score (0: BM25 alone)
+    # code chunks' scores are multiplied by code_boost, test files' by test_weight too
+    # (bench/code_search.py, docs/code.md)
+    code_boost: float = 1.25
+    test_weight: float = 0.5
 
 
 @dataclass(frozen=True)

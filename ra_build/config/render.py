@@ -55,6 +55,8 @@ def render_config(config: Config) -> str:
             f"path = {_value_text(tree.path)}",
             f"include = {_value_text(tree.include)}",
             f"exclude = {_value_text(tree.exclude)}",
+            f"default_excludes = {_value_text(tree.default_excludes)}",
+            f"gitignore = {_value_text(tree.gitignore)}",
         ]
         if tree.outside_links:
             out.append("allow_outside_links = true")
@@ -96,6 +98,8 @@ def config_to_dict(config: Config) -> dict[str, Any]:
                 "include": list(t.include),
                 "exclude": list(t.exclude),
                 "allow_outside_links": t.outside_links,
+                "default_excludes": t.default_excludes,
+                "gitignore": t.gitignore,
                 "semantic": name in semantic,
                 "global": t.is_global,
                 "source": str(t.source),

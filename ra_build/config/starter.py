@@ -1,15 +1,20 @@
 """`ra init`: write a starter `.ra.toml` that defines a working tree and documents the schema.
 
 A local config goes in the given directory and, inside a git repository, `.ra/` (the index)
-is added to that directory's `.gitignore`. `--global` writes `~/.ra.toml` with a `notes` tree
-at `~/notes`, creating the folder. Every section is present as commented-out defaults, so the
-file itself shows what can be configured; it loads without warnings as written.
+is added to that directory's `.gitignore`. A directory that holds code (a programming language
+of ra_query.sources.languages; data files alone do not count) gets a tree over all of it that
+includes those languages and markdown and text; else a `docs/` folder is the tree, else the
+directory with the default include. The look for code is the build's own walk (default
+excludes, .gitignore), stopped after `CODE_SCAN_LIMIT` entries. `--global` writes `~/.ra.toml`
+with a `notes` tree at `~/notes`, creating the folder. Every section is present as commented-out
+defaults, so the file itself shows what can be configured; it loads without warnings as written.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,11 +22,46 @@ from ra_build.artifacts.atomic import write_bytes
 from ra_build.config.model import DEFAULT_INCLUDE, STEMMERS, ContextSettings, SearchSettings, Settings
 from ra_query.artifacts.paths import CONFIG_NAME, DEFAULT_DIR
 from ra_query.errors import ConfigError, InputError
+from ra_query.sources.languages import DATA_LANGUAGES, LANGUAGE_GLOBS, language_of
+from ra_query.sources.walk import walk_tree
 
 GITIGNORE_LINE = f"{DEFAULT_DIR}/"
 # Lines that already keep the index out of git, however the user spelled them.
 _IGNORES_INDEX = frozenset(f"{lead}{DEFAULT_DIR}{tail}" for lead in ("", "/") for tail in ("", "/", "/**"))
-LOCAL_EXCLUDE = (f"{DEFAULT_DIR}/**", "node_modules/**", ".venv/**")
+# node_modules/, .venv/ and the like are skipped by every tree (`default_excludes`)
+LOCAL_EXCLUDE = (f"{DEFAULT_DIR}/**",)
+CODE_SCAN_LIMIT = 20_000  # entries `ra init` looks at for code, at most
+_PROGRAMMING = {lang: globs for lang, globs in LANGUAGE_GLOBS.items() if lang not in DATA_LANGUAGES}
+
+
+@dataclass(frozen=True)
+class CodeFound:
+    """The code `ra init` found in a directory, which its tree includes."""
+
+    languages: tuple[tuple[str, int], ...]  # (language, files), the most files first
+    partial: bool  # the look stopped after CODE_SCAN_LIMIT entries
+
+    @property
+    def include(self) -> tuple[str, ...]:
+        """The tree's include: each language's globs, then markdown and text."""
+        return (*(glob for lang, _ in self.languages for glob in _PROGRAMMING[lang]), *DEFAULT_INCLUDE)
+
+    def summary(self) -> str:
+        """One line for `ra init` to print."""
+        found = ", ".join(f"{lang} ({n:,} file{'s' if n != 1 else ''})" for lang, n in self.languages)
+        where = f" in the first {CODE_SCAN_LIMIT:,} entries" if self.partial else ""
+        return f"found code{where}: {found} — the tree includes it, with markdown and text"
+
+
+def find_code(directory: Path) -> CodeFound | None:
+    """The programming languages of the files in `directory`, or None when it holds none."""
+    globs = [glob for globs in _PROGRAMMING.values() for glob in globs]
+    found = walk_tree("init", directory, globs, (), limit=CODE_SCAN_LIMIT)
+    counts = Counter(language_of(f.path) for f in found.files)
+    order = list(_PROGRAMMING)
+    found_here = [(lang, n) for lang, n in counts.items() if lang in _PROGRAMMING]
+    languages = sorted(found_here, key=lambda c: (-c[1], order.index(c[0])))
+    return CodeFound(tuple(languages), found.truncated) if languages else None
 
 
 @dataclass(frozen=True)
@@ -33,6 +73,7 @@ class InitResult:
     tree_path: Path
     gitignore: Path | None
     created_dirs: tuple[Path, ...]
+    code: CodeFound | None = None  # the code the tree includes
 
 
 def init_config(directory: Path, home: Path, *, global_: bool = False, force: bool = False) -> InitResult:
@@ -58,14 +99,16 @@ def init_config(directory: Path, home: Path, *, global_: bool = False, force: bo
         raise InputError(f"{directory} is your home folder — use: ra init --global")
     target = directory / CONFIG_NAME
     _refuse_overwrite(target, force)
-    if (directory / "docs").is_dir():
+    code = find_code(directory)
+    if code is None and (directory / "docs").is_dir():
         name, raw_path, exclude = "docs", "./docs", ()
     else:
         name, raw_path, exclude = tree_name_for(directory), ".", LOCAL_EXCLUDE
-    text = starter_text(name, raw_path, exclude, global_=False)
+    include = code.include if code is not None else None
+    text = starter_text(name, raw_path, exclude, global_=False, include=include)
     write_bytes(target, text.encode("utf-8"))
     gitignore = ensure_gitignored(directory) if in_git_repo(directory) else None
-    return InitResult(target, name, (directory / raw_path).resolve(), gitignore, ())
+    return InitResult(target, name, (directory / raw_path).resolve(), gitignore, (), code)
 
 
 def _init_global(home: Path, *, force: bool) -> InitResult:
@@ -123,8 +166,18 @@ def _aligned(rows: list[tuple[str, str]]) -> list[str]:
     ]
 
 
-def starter_text(name: str, raw_path: str, exclude: tuple[str, ...], *, global_: bool) -> str:
-    """The commented starter config: one live tree, every other section as defaults."""
+def starter_text(
+    name: str,
+    raw_path: str,
+    exclude: tuple[str, ...],
+    *,
+    global_: bool,
+    include: tuple[str, ...] | None = None,
+) -> str:
+    """The commented starter config: one live tree, every other section as defaults.
+
+    `include`: the tree's include list (None: the default, as a comment).
+    """
     s, q, c = Settings(), SearchSettings(), ContextSettings()
     where = "~/.ra.toml: your global" if global_ else ".ra.toml: this project's"
     scope = (
@@ -132,8 +185,18 @@ def starter_text(name: str, raw_path: str, exclude: tuple[str, ...], *, global_:
         if global_
         else "Trees here are local: they rank above trees from ~/.ra.toml."
     )
-    tree = [f"[tree.{name}]", f'path = "{raw_path}"', f"# include = {_toml_list(DEFAULT_INCLUDE)}"]
-    tree.append(f"exclude = {_toml_list(exclude)}" if exclude else '# exclude = ["drafts/**"]')
+    tree = [
+        f"[tree.{name}]",
+        f'path = "{raw_path}"',
+        f"include = {_toml_list(include)}" if include else f"# include = {_toml_list(DEFAULT_INCLUDE)}",
+        f"exclude = {_toml_list(exclude)}" if exclude else '# exclude = ["drafts/**"]',
+        *_aligned(
+            [
+                ("default_excludes = true", "skip node_modules/, .git/, build/, dist/, target/, vendor/, …"),
+                ("gitignore = true", "skip what the git repository's .gitignore files ignore"),
+            ]
+        ),
+    ]
     others = ", ".join(sorted(STEMMERS - {q.stemmer}))
     return "\n".join(
         [

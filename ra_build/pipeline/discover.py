@@ -34,7 +34,15 @@ __all__ = [
 
 def discover_tree(tree: TreeConfig) -> Discovery:
     """Walk `tree.path` and return the matching files in sorted path order."""
-    return walk_tree(tree.name, tree.path, tree.include, tree.exclude, outside_links=tree.outside_links)
+    return walk_tree(
+        tree.name,
+        tree.path,
+        tree.include,
+        tree.exclude,
+        outside_links=tree.outside_links,
+        default_excludes=tree.default_excludes,
+        gitignore=tree.gitignore,
+    )
 
 
 def discover_stage(tree: TreeConfig, layout: Layout) -> bool:
@@ -47,14 +55,18 @@ def discover_stage(tree: TreeConfig, layout: Layout) -> bool:
         "include": list(tree.include),
         "exclude": list(tree.exclude),
         "outside_links": tree.outside_links,
+        "default_excludes": tree.default_excludes,
+        "gitignore": tree.gitignore,
         "files": [[f.path, f.size, f.mtime_ns] for f in found.files],
         "skipped": [[s.path, s.reason] for s in found.skipped],
         "hidden": list(found.hidden),
     }
     # directory mtimes and the stat table let ra-query count stale files without walking (not
-    # build inputs: a new swap file must not re-run the chunk stage)
+    # build inputs: a new swap file must not re-run the chunk stage); the git ignore files read
+    # are in the stat table too, so that editing one makes the index stale (and the next
+    # refresh discovers again), as editing a source file does
     write_if_changed(layout.dirs(tree.name), orjson.dumps(found.dirs))
-    stat_rows = ((f.path, f.size, f.mtime_ns) for f in found.files)
+    stat_rows = ((f.path, f.size, f.mtime_ns) for f in (*found.files, *found.ignore_files))
     write_if_changed(layout.stat_table(tree.name), encode_stat_table(stat_rows))
     return write_if_changed(layout.snapshot(tree.name), orjson.dumps(snapshot))
 

@@ -100,6 +100,8 @@ def _sources(layout: Layout, tree: str) -> dict[str, Any]:
         "include": list(snapshot.get("include", [])),
         "exclude": list(snapshot.get("exclude", [])),
         "outside_links": bool(snapshot.get("outside_links", False)),
+        "default_excludes": bool(snapshot.get("default_excludes", True)),
+        "gitignore": bool(snapshot.get("gitignore", True)),
     }
 
 

@@ -82,7 +82,10 @@ def _pairs(value: object) -> list[tuple[str, int]] | None:
 class _Tree:
     """One tree as the build saw it: where its sources are, its globs, its files and directories."""
 
-    __slots__ = ("dirs", "exclude", "include", "mtimes", "name", "outside_links", "paths", "sizes", "top")
+    __slots__ = (
+        "default_excludes", "dirs", "exclude", "gitignore", "include", "mtimes", "name", "outside_links",
+        "paths", "sizes", "top",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -93,9 +96,11 @@ class _Tree:
         files: tuple[list[str], Sequence[int], Sequence[int]],
         dirs: list[tuple[str, int]] | None,
         outside_links: bool = False,
+        skips: tuple[bool, bool] = (True, True),
     ) -> None:
         self.name, self.top, self.include, self.exclude = name, top, include, exclude
         self.outside_links = outside_links  # the tree's allow_outside_links, as the build walked
+        self.default_excludes, self.gitignore = skips  # what the build's walk skipped, likewise
         self.paths, self.sizes, self.mtimes = files  # of every file the build saw, row by row
         self.dirs = dirs  # (relative dir, mtime_ns) of every directory it walked; None: no record
 
@@ -145,13 +150,14 @@ def _tree(root: str, name: str, sources: Mapping[str, Any], recorded: Files | No
     if not isinstance(top, str) or include is None or exclude is None or not os.path.isdir(top):
         return None  # no record, or artifacts moved away from their sources: nothing to compare with
     outside_links = sources.get("outside_links") is True
+    skips = (sources.get("default_excludes") is not False, sources.get("gitignore") is not False)
     if recorded is not None:
-        return _Tree(name, top, include, exclude, recorded, None, outside_links)
+        return _Tree(name, top, include, exclude, recorded, None, outside_links, skips)
     files = _files(root, name)
     if files is None:
         return None
     dirs = _pairs(_load(dirs_path(root, name)))
-    return _Tree(name, top, include, exclude, files, dirs, outside_links)
+    return _Tree(name, top, include, exclude, files, dirs, outside_links, skips)
 
 
 def _trees(
@@ -196,7 +202,8 @@ def _count_new(tree: _Tree) -> int:
 
     An added (or renamed) file changes its directory's mtime, so only directories whose mtime
     moved are listed again, and a subdirectory the build never saw is walked whole. Without a
-    directory record the whole tree is walked.
+    directory record the whole tree is walked. A git ignore file the build did not read counts
+    as one (the build records those it read with the files, so an edited one counts as modified).
     """
     top, record = tree.top, tree.dirs
     moved = _moved(tree)
@@ -206,10 +213,19 @@ def _count_new(tree: _Tree) -> int:
 
     built = set(tree.paths)
     if record is None:
-        found = walk_tree(tree.name, top, tree.include, tree.exclude, outside_links=tree.outside_links).files
+        found = walk_tree(
+            tree.name,
+            top,
+            tree.include,
+            tree.exclude,
+            outside_links=tree.outside_links,
+            default_excludes=tree.default_excludes,
+            gitignore=tree.gitignore,
+        ).files
         return sum(1 for f in found if f.path not in built)
     known = {rel for rel, _ in record}
     added = 0
+    ignore_files: set[str] = set()  # git ignore files the build did not read (new): each changes the tree
     for rel in moved:
         # list this directory again, and walk whole any subdirectory the build never saw
         fresh = walk_tree(
@@ -220,9 +236,12 @@ def _count_new(tree: _Tree) -> int:
             start=rel,
             descend=lambda d: d not in known,
             outside_links=tree.outside_links,
+            default_excludes=tree.default_excludes,
+            gitignore=tree.gitignore,
         )
         added += sum(1 for f in fresh.files if f.path not in built)
-    return added
+        ignore_files.update(f.path for f in fresh.ignore_files if f.path not in built)
+    return added + len(ignore_files)
 
 
 def _moved(tree: _Tree) -> list[str]:
@@ -240,7 +259,8 @@ def _in_moved_dirs(tree: _Tree) -> _Tree:
     moved = set(_moved(tree))
     keep = [i for i, path in enumerate(tree.paths) if path.rpartition("/")[0] in moved]
     files = ([tree.paths[i] for i in keep], [tree.sizes[i] for i in keep], [tree.mtimes[i] for i in keep])
-    return _Tree(tree.name, tree.top, tree.include, tree.exclude, files, tree.dirs, tree.outside_links)
+    skips = (tree.default_excludes, tree.gitignore)
+    return _Tree(tree.name, tree.top, tree.include, tree.exclude, files, tree.dirs, tree.outside_links, skips)
 
 
 def _bounded(trees: list[_Tree]) -> list[_Tree]:

@@ -8,7 +8,10 @@ entry), so a link never brings in what the exclude patterns or the dot rule keep
 patterns select names: `README.md → README.rst` is indexed under the link's name.)
 Symlinks to directories are not descended into (so a symlink loop cannot trap the walk).
 Dot-files and dot-directories are skipped unless a pattern names a dot entry explicitly. Exclude
-wins over include. Nothing here reads file contents.
+wins over include. Unless the tree turns them off, the directories in `DEFAULT_EXCLUDES`
+(`node_modules`, `.git`, `build`, …) are not walked wherever they are, but for a name an include
+pattern spells out, and neither is what the git work tree's ignore files ignore
+(ra_query.sources.gitignore: the only files read here, beside the listings).
 
 The build (`ra_build.pipeline.discover`) and the read-only side (`ra_query.sources.stale`, for
 directories that changed since the build) share this walk, so `ra-query` counts stale files exactly as
@@ -18,12 +21,13 @@ directories that changed since the build) share this walk, so `ra-query` counts 
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from ra_query.artifacts.paths import DEFAULT_DIR
+from ra_query.sources.gitignore import GitIgnore
 from ra_query.sources.globs import compile_globs, names_dot_entry
 
 
@@ -56,6 +60,21 @@ class Discovery:
     skipped: tuple[Skipped, ...]
     dirs: tuple[tuple[str, int], ...] = ()  # (relative dir, mtime_ns) of every directory walked
     hidden: tuple[str, ...] = ()  # dot-directories not walked (no pattern names them), relative
+    ignore_files: tuple[FoundFile, ...] = ()  # the git ignore files read ("../.gitignore" above)
+    truncated: bool = False  # stopped at `limit` entries
+
+
+# Directories no tree wants by default: version control, dependencies, caches, build output.
+DEFAULT_EXCLUDES: Final = frozenset(
+    {".git", ".venv", "__pycache__", "build", "dist", "node_modules", "target", "vendor", "venv"}
+)
+
+
+def skipped_names(include: Sequence[str]) -> frozenset[str]:
+    """The directory names the walk skips by default: `DEFAULT_EXCLUDES` but those an include
+    pattern names (`vendor/acme/**/*.md` walks every `vendor/`)."""
+    named = {segment for pattern in include for segment in pattern.split("/")}
+    return DEFAULT_EXCLUDES - named
 
 
 def walk_tree(
@@ -67,6 +86,9 @@ def walk_tree(
     start: str = "",
     descend: Callable[[str], bool] | None = None,
     outside_links: bool = False,
+    default_excludes: bool = True,
+    gitignore: bool = True,
+    limit: int = 0,
 ) -> Discovery:
     """Walk `root` and return the files matching the tree's globs, in sorted path order.
 
@@ -78,80 +100,144 @@ def walk_tree(
         start: walk only below this directory (relative to `root`; paths stay relative to `root`).
         descend: when given, a subdirectory is walked only if it returns True for its path.
         outside_links: follow a symlink whose target is outside `root` (off: skip and report it).
+        default_excludes: skip the directories named in `DEFAULT_EXCLUDES` (see `skipped_names`).
+        gitignore: skip what the git work tree's ignore files ignore (ra_query.sources.gitignore).
+        limit: stop after looking at about this many entries (0: no limit; `ra init`'s scan).
     """
-    include_re = compile_globs(include)
-    exclude_re = compile_globs(exclude)
-    allow_dots = names_dot_entry(include)
-    files: list[FoundFile] = []
-    skipped: list[Skipped] = []
-    top = os.fspath(root)
-    real_top = os.path.realpath(top)
+    walk = _Walk(name, os.fspath(root), include, exclude, outside_links, default_excludes, gitignore)
     stack = [start]
-    dirs: list[tuple[str, int]] = []
-    hidden: list[str] = []
-    while stack:
-        rel_dir = stack.pop()
-        abs_dir = os.path.join(top, rel_dir) if rel_dir else top
+    seen = 0
+    while stack and not (limit and seen >= limit):
+        seen += walk.directory(stack.pop(), stack, descend)
+    files = sorted(walk.files, key=lambda f: f.path)
+    skipped = sorted(walk.skipped, key=lambda s: s.path)
+    read = walk.ignores.read if walk.ignores is not None else []
+    ignore_files = tuple(FoundFile(name, f.path, f.abspath, f.size, f.mtime_ns) for f in read)
+    return Discovery(
+        name, tuple(files), tuple(skipped), tuple(sorted(walk.dirs)), tuple(sorted(walk.hidden)),
+        ignore_files, bool(stack),
+    )  # fmt: skip
+
+
+class _Walk:
+    """One walk's rules and what it found so far (see `walk_tree`)."""
+
+    def __init__(
+        self,
+        name: str,
+        top: str,
+        include: Sequence[str],
+        exclude: Sequence[str],
+        outside_links: bool,
+        default_excludes: bool,
+        gitignore: bool,
+    ) -> None:
+        self.name, self.top, self.outside_links = name, top, outside_links
+        self.include_re = compile_globs(include)
+        self.exclude_re = compile_globs(exclude)
+        self.allow_dots = names_dot_entry(include)
+        self.skip_names = skipped_names(include) if default_excludes else frozenset[str]()
+        self.ignores = GitIgnore(top) if gitignore else None
+        self.real_top = os.path.realpath(top)
+        self.files: list[FoundFile] = []
+        self.skipped: list[Skipped] = []
+        self.dirs: list[tuple[str, int]] = []
+        self.hidden: list[str] = []
+
+    def directory(self, rel_dir: str, stack: list[str], descend: Callable[[str], bool] | None) -> int:
+        """List one directory: take its files, put the subdirectories to walk on `stack`; return
+        how many entries it has."""
+        abs_dir = os.path.join(self.top, rel_dir) if rel_dir else self.top
         try:
-            dirs.append((rel_dir, os.stat(abs_dir).st_mtime_ns))
+            self.dirs.append((rel_dir, os.stat(abs_dir).st_mtime_ns))
             entries = list(os.scandir(abs_dir))
         except OSError as exc:
-            skipped.append(Skipped(name, rel_dir or ".", f"unreadable directory: {exc.strerror}"))
-            continue
+            self.skipped.append(Skipped(self.name, rel_dir or ".", f"unreadable directory: {exc.strerror}"))
+            return 0
+        if self.ignores is not None:
+            self.ignores.enter(rel_dir, {entry.name for entry in entries})
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.name.startswith(".") and not allow_dots:
+            if entry.name.startswith(".") and not self.allow_dots:
                 if entry.name != DEFAULT_DIR and entry.is_dir(follow_symlinks=False):  # ra's own artifacts
-                    hidden.append(rel)
+                    self.hidden.append(rel)
                 continue
             try:
                 # d_type answers is_dir/is_symlink without a syscall; only candidates are stat'ed
                 if entry.is_dir(follow_symlinks=False):
-                    if (exclude_re is None or not exclude_re.match(rel + "/")) and (
-                        descend is None or descend(rel)
-                    ):
+                    if self._walks_into(rel, entry.name) and (descend is None or descend(rel)):
                         if _utf8(entry.name):
                             stack.append(rel)
                         else:
-                            skipped.append(_not_utf8(name, rel))
+                            self.skipped.append(_not_utf8(self.name, rel))
                     continue
-                if include_re is None or not include_re.match(rel):
-                    continue
-                if exclude_re is not None and exclude_re.match(rel):
-                    continue
-                if not _utf8(entry.name):  # an id must be text: such a name cannot be one
-                    skipped.append(_not_utf8(name, rel))
-                    continue
-                if entry.is_symlink():
-                    try:
-                        st = os.stat(entry.path)
-                    except OSError:
-                        skipped.append(Skipped(name, rel, "broken or looping symlink"))
-                        continue
-                    target = os.path.realpath(entry.path)
-                    within = within_root(real_top, target)
-                    if within is None:
-                        if not outside_links:
-                            skipped.append(Skipped(name, rel, outside_reason(entry.path)))
-                            continue
-                    elif not stat.S_ISREG(st.st_mode):
-                        continue  # a link to a directory (or a device) in the tree: never followed
-                    elif (why := _unwalked(within, exclude_re, allow_dots)) is not None:
-                        shown = _shown(within)
-                        skipped.append(Skipped(name, rel, f"symlink to {shown}, {why} — not indexed"))
-                        continue
-                else:
-                    st = entry.stat(follow_symlinks=False)
+                self._file(entry, rel)
             except OSError as exc:
-                skipped.append(Skipped(name, rel, f"cannot stat: {exc.strerror}"))
-                continue
-            if stat.S_ISREG(st.st_mode):  # symlinks to directories and special files are skipped
-                files.append(FoundFile(name, rel, entry.path, st.st_size, st.st_mtime_ns))
-    files.sort(key=lambda f: f.path)
-    skipped.sort(key=lambda s: s.path)
-    dirs.sort()
-    hidden.sort()
-    return Discovery(name, tuple(files), tuple(skipped), tuple(dirs), tuple(hidden))
+                self.skipped.append(Skipped(self.name, rel, f"cannot stat: {exc.strerror}"))
+        return len(entries)
+
+    def _walks_into(self, rel: str, name: str) -> bool:
+        """Whether the subdirectory at `rel` is walked: not skipped by name, by an exclude
+        pattern, nor by git."""
+        if name in self.skip_names:
+            return False
+        if self.exclude_re is not None and self.exclude_re.match(rel + "/"):
+            return False
+        return self.ignores is None or not self.ignores.ignored(rel, True)
+
+    def _file(self, entry: os.DirEntry[str], rel: str) -> None:
+        """Take the file (or symlink) at `rel` when the tree selects it."""
+        if self.include_re is None or not self.include_re.match(rel):
+            return
+        if self.exclude_re is not None and self.exclude_re.match(rel):
+            return
+        if self.ignores is not None and self.ignores.ignored(rel, False):
+            return
+        if not _utf8(entry.name):  # an id must be text: such a name cannot be one
+            self.skipped.append(_not_utf8(self.name, rel))
+            return
+        if entry.is_symlink():
+            try:
+                st = os.stat(entry.path)
+            except OSError:
+                self.skipped.append(Skipped(self.name, rel, "broken or looping symlink"))
+                return
+            target = os.path.realpath(entry.path)
+            within = within_root(self.real_top, target)
+            if within is None:
+                if not self.outside_links:
+                    self.skipped.append(Skipped(self.name, rel, outside_reason(entry.path)))
+                    return
+            elif not stat.S_ISREG(st.st_mode):
+                return  # a link to a directory (or a device) in the tree: never followed
+            elif (why := self._unwalked(within)) is not None:
+                shown = _shown(within)
+                self.skipped.append(Skipped(self.name, rel, f"symlink to {shown}, {why} — not indexed"))
+                return
+        else:
+            st = entry.stat(follow_symlinks=False)
+        if stat.S_ISREG(st.st_mode):  # symlinks to directories and special files are skipped
+            self.files.append(FoundFile(self.name, rel, entry.path, st.st_size, st.st_mtime_ns))
+
+    def _unwalked(self, rel: str) -> str | None:
+        """Why the walk itself would not index the file at `rel` (a symlink's target in the
+        tree): a dot entry, a directory skipped by default, an exclude pattern or git drops it or
+        a directory above it. None when the walk would take it. A link must not bring in what
+        the tree's patterns keep out."""
+        parts = rel.split("/") if rel else []
+        if not self.allow_dots and any(part.startswith(".") for part in parts):
+            return "a dot entry the tree does not walk"
+        if any(part in self.skip_names for part in parts[:-1]):
+            return "in a directory ra skips by default"
+        if self.exclude_re is not None:
+            if self.exclude_re.match(rel):
+                return "which the tree's exclude patterns skip"
+            for depth in range(1, len(parts)):
+                if self.exclude_re.match("/".join(parts[:depth]) + "/"):
+                    return "which the tree's exclude patterns skip"
+        if self.ignores is not None and self.ignores.ignored_path(rel, False):
+            return "which git ignores"
+        return None
 
 
 def within_root(real_root: str, target: str) -> str | None:
@@ -163,22 +249,6 @@ def within_root(real_root: str, target: str) -> str | None:
     if not target.startswith(prefix):
         return None
     return target[len(prefix) :].replace(os.sep, "/")
-
-
-def _unwalked(rel: str, exclude_re: re.Pattern[str] | None, allow_dots: bool) -> str | None:
-    """Why the walk itself would not index the file at `rel` (a symlink's target in the tree):
-    an exclude pattern drops it or a directory above it, or it is a dot entry. None when the walk
-    would take it. A link must not bring in what the tree's patterns keep out."""
-    parts = rel.split("/") if rel else []
-    if not allow_dots and any(part.startswith(".") for part in parts):
-        return "a dot entry the tree does not walk"
-    if exclude_re is not None:
-        if exclude_re.match(rel):
-            return "which the tree's exclude patterns skip"
-        for depth in range(1, len(parts)):
-            if exclude_re.match("/".join(parts[:depth]) + "/"):
-                return "which the tree's exclude patterns skip"
-    return None
 
 
 def inside(real_root: str, path: str) -> bool:
