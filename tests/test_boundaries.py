@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 QUERY = Path(__file__).resolve().parent.parent / "ra_query"
-FORBIDDEN = ("ra_build", "doit", "markdown_it", "pyarrow")
+FORBIDDEN = ("ra_build", "doit", "markdown_it", "pyarrow", "tree_sitter")
 
 
 def _imports(path: Path) -> list[tuple[str, int, bool]]:
@@ -32,6 +32,18 @@ def test_ra_query_never_imports_ra_build_anywhere() -> None:
     assert bad == []
 
 
+def test_ra_query_never_imports_tree_sitter_anywhere() -> None:
+    """Code is parsed by the build; the read-only side reads the index (ra-query installs
+    without the grammars)."""
+    bad = [
+        f"{p.name}:{line}"
+        for p in QUERY.rglob("*.py")
+        for mod, line, _ in _imports(p)
+        if mod.split(".")[0].startswith("tree_sitter")
+    ]
+    assert bad == []
+
+
 def test_ra_query_imports_no_build_dependency_at_module_level() -> None:
     bad = [
         f"{p.name}:{line} {mod}"
@@ -46,7 +58,7 @@ def test_importing_the_query_cli_loads_no_build_module() -> None:
     code = (
         "import sys, ra_query.cli, ra_query.search.pipeline, ra_query.artifacts.store; "
         "print(','.join(m for m in sys.modules if m.split('.')[0] in "
-        "('ra_build','doit','markdown_it','pyarrow','typer')))"
+        "('ra_build','doit','markdown_it','pyarrow','typer','tree_sitter')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

@@ -293,8 +293,8 @@ def chunk_code(
     header and outline, a node per definition, members under their class."""
     encoded = text.encode("utf-8", "surrogatepass")
     parsed = parse_code(encoded, language)
-    nodes = code_nodes(path, encoded, parsed, max_chunk_size)
     lines = Lines(encoded)
+    nodes = code_nodes(path, encoded, parsed, max_chunk_size, lines)
     doc_id = doc_id_of(tree, path)
     ids = [doc_id if n.depth == 0 else f"{doc_id}#{n.slug}" for n in nodes]
     children = [0] * len(nodes)

@@ -28,6 +28,7 @@ Every range is exact: `line_start`–`line_end` and `byte_start`–`byte_end` sl
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -469,16 +470,17 @@ class Lines:
     """Line numbers of byte offsets of one encoded text."""
 
     def __init__(self, source: bytes) -> None:
-        self.breaks = [m.start() for m in re.finditer(rb"\n", source)]
+        # the offset of each line break: the running sum of the lines' lengths, each with its break
+        ends = itertools.accumulate(len(line) + 1 for line in source.split(b"\n"))
+        self.breaks = [end - 1 for end in ends][:-1]
 
     def of(self, offset: int) -> int:
         """The 1-based line holding byte `offset`."""
         return bisect.bisect_left(self.breaks, offset) + 1
 
 
-def code_nodes(path: str, source: bytes, parsed: Parsed, max_chars: int) -> list[CodeNode]:
+def code_nodes(path: str, source: bytes, parsed: Parsed, max_chars: int, lines: Lines) -> list[CodeNode]:
     """The chunk nodes of a parsed code file in document order, the document node first."""
-    lines = Lines(source)
     nodes: list[CodeNode] = []
     header = _header_span(parsed.header, source)
     outline = _outline(parsed.definitions, lines)
