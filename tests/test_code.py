@@ -395,3 +395,22 @@ def test_ra_query_reads_a_packed_code_index(repo: Path, home: Path, tmp_path: Pa
     assert ra(repo, home, "pack", "-o", str(packed)).code == 0
     run = run_cmd("ra-query", "--artifacts", str(packed), "search", "--json", "--kind", "code", "evict", cwd=tmp_path, home=home)
     assert result_ids(run)[0] == "repo:src/store.py#ChunkCache.evict"
+
+
+def test_context_of_a_code_file_puts_the_docs_about_it_before_code(repo: Path, home: Path) -> None:
+    found = result_ids(ra(repo, home, "context", "--json", "src/cache.go"))
+    assert found[0].startswith("repo:docs/caching.md")
+    assert any(i.startswith("repo:src/store.py") for i in found)
+    assert not any(i.startswith("repo:src/cache.go") for i in found)  # the input file is left out
+
+
+def test_context_weighs_a_code_files_definitions_and_imports_not_its_comments_as_headings(
+    repo: Path, home: Path
+) -> None:
+    run = ra(repo, home, "context", "--explain", "--list", "src/store.py")
+    assert run.code == 0, run.err
+    explained = run.out.split("query:")[0].splitlines()[1:]
+    terms = {line.split()[0]: line.split()[2] for line in explained if line.startswith("  ")}
+    assert terms["chunkcache"] == "heading"  # class ChunkCache(Base)
+    assert terms["readonly"] == "heading"  # def open_store(path, *, readonly=True)
+    assert terms.get("oldest") != "heading"  # only in the comment `# Evict the oldest chunk.`

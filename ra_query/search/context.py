@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from ra_query.artifacts.schema import build_analyzer, doc_id_of, stopwords_of
 from ra_query.errors import InputError
 from ra_query.sources.globs import matches
+from ra_query.sources.languages import kind_of, language_of
 from ra_query.text.files import looks_binary, read_named
 
 if TYPE_CHECKING:
@@ -57,6 +58,13 @@ CODE_WORDS = frozenset(
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*)$")
+# in a code file, the lines that say what it is about: its imports and its definitions (a `#`
+# line there is a comment, not a heading)
+_CODE_SIGNAL = re.compile(
+    r"^\s*(?:(?:export|pub(?:\([a-z]+\))?|public|private|protected|internal|static|async|abstract|final|"
+    r"default)\s+)*(?:def|class|func|fn|function|interface|struct|type|trait|impl|enum|module|namespace|"
+    r"import|from|use|using|package|require|#include)\b(.*)$"
+)
 
 
 class ContextRule(NamedTuple):
@@ -188,7 +196,8 @@ def analyze(
         for word in set(words(" ".join(_path_parts(file.relative)))):
             if usable(word) or (len(word) >= 3 and word not in CODE_WORDS and not is_stop(word)):
                 scores.add(word, 1, PATH_WEIGHT, 1)
-        weighted = _content_terms(data.decode("utf-8", "replace"), usable, options.min_term_frequency)
+        code = kind_of(language_of(file.relative)) == "code"
+        weighted = _content_terms(data.decode("utf-8", "replace"), usable, options.min_term_frequency, code)
         counts["candidates"] += len(weighted)
         for word, _, part, tf in weighted[:CANDIDATES]:
             scores.add(word, part, HEADING_WEIGHT if part == 3 else BODY_WEIGHT, tf)
@@ -249,14 +258,16 @@ class _Scores:
 
 
 def _content_terms(
-    text: str, usable: Callable[[str], bool], min_term_frequency: int
+    text: str, usable: Callable[[str], bool], min_term_frequency: int, code: bool = False
 ) -> list[tuple[str, float, int, int]]:
     """(word, weight, part, tf) of a file's content words, heaviest first: heading words (part
-    3) and body words that occur `min_term_frequency` times (part 4)."""
+    3) and body words that occur `min_term_frequency` times (part 4). In a code file the
+    words of its imports and definitions weigh as headings do."""
     heading_tf: dict[str, int] = {}
     body_tf: dict[str, int] = {}
+    signal = _CODE_SIGNAL if code else _HEADING
     for line in text.splitlines():
-        heading = _HEADING.match(line)
+        heading = signal.match(line)
         target = heading_tf if heading else body_tf
         for word in words(heading.group(1) if heading else line):
             if usable(word):
@@ -367,7 +378,8 @@ class _Idf:
 
 
 def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> TopicResult:
-    """The results for an analysis: rule includes first, then the query's, input files left out."""
+    """The results for an analysis: rule includes first, then the query's — docs before code —
+    input files left out."""
     from ra_query.search.pipeline import search_topic
 
     limit = params.limit
@@ -384,7 +396,9 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
         if analysis.exclude:  # the left-out source would set the elbow's bar for the rest
             fetch = fetch._replace(cutoff_ratio=0.0)
         found = search_topic(store, analysis.query, fetch, meaning=analysis.meaning)
-        for hit in found.hits:
+        # the documentation of what the files are about first, then the code (stable: each kind
+        # keeps its ranking)
+        for hit in sorted(found.hits, key=lambda hit: hit.record.kind == "code"):
             if len(hits) >= limit:
                 break
             if hit.record.doc_id in analysis.exclude or hit.id in analysis.exclude or hit.id in seen:
