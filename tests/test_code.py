@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ra_build.document.chunk import Chunk, chunk_file
-from ra_build.document.code import generated_reason, identifier_terms
+from ra_build.document.code import MAX_NESTING, generated_reason, identifier_terms
 from tests.conftest import Run, run_cmd
 from tests.test_chunk_properties import SETTINGS
 
@@ -414,3 +414,25 @@ def test_context_weighs_a_code_files_definitions_and_imports_not_its_comments_as
     assert terms["chunkcache"] == "heading"  # class ChunkCache(Base)
     assert terms["readonly"] == "heading"  # def open_store(path, *, readonly=True)
     assert terms.get("oldest") != "heading"  # only in the comment `# Evict the oldest chunk.`
+
+
+def test_the_mcp_search_tools_kind_keeps_code_or_docs(repo: Path, home: Path) -> None:
+    from tests.conftest import BIN
+    from tests.test_mcp import serve
+
+    assert ra(repo, home, "update").code == 0
+    with serve([str(BIN / "ra-query"), "mcp"], repo, home) as server:
+        code = server.ok("search", {"queries": "chunk cache", "kind": "code"})
+        docs = server.ok("search", {"queries": "chunk cache", "kind": "docs"})
+    code_results, docs_results = code["queries"][0]["results"], docs["queries"][0]["results"]
+    assert code_results and all(r["kind"] == "code" for r in code_results)
+    assert [r["id"] for r in docs_results] == ["repo:docs/caching.md#caching"]
+    assert code_results[0]["symbol"]
+
+
+def test_definitions_nested_thousands_deep_are_chunked_without_falling_over() -> None:
+    source = "".join(f"namespace n{i} {{\n" for i in range(3000)) + "int f() { return 1; }\n" + "}\n" * 3000
+    chunks = chunks_of("deep.cpp", source)
+    assert max(c.depth for c in chunks.values()) <= MAX_NESTING + 2
+    deepest = max(chunks.values(), key=lambda c: c.depth)
+    assert "int f() { return 1; }" in deepest.body
