@@ -307,3 +307,21 @@ def test_without_the_extra_a_semantic_build_and_its_searches_fall_back_to_bm25_w
     assert "vectors" not in open_store(kb / ".ra").manifest
     search = run_cmd("ra", "search", "--json", "lsof port", cwd=kb, home=home, env=env)
     assert search.code == 0 and ids(search)[0] == "docs:ports.md#lsof"
+
+
+def test_a_hybrid_search_hands_aggregation_only_its_best_candidate_limit_of_fused_chunks(tmp_path: Path) -> None:
+    """Sections near in meaning must not all reach aggregation and merge into their page: the
+    section the words found stays a result of its own."""
+    page = (
+        "# Git\n\nWorking with git.\n\n## Stash\n\nSave uncommitted changes aside with git stash.\n\n"
+        "## Commit\n\nRecord staged changes in the repository history.\n\n"
+        "## Branch\n\nStart a separate line of development in the repository.\n\n"
+        "## Merge\n\nJoin two lines of development of the repository together.\n"
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = semantic_kb(tmp_path, {"git.md": page})
+    assert run_build(load_config(kb, home), kb / ".ra").failures == []
+    run = ra(kb, home, "search", "--json", "--candidate-limit", "2", "uncommitted changes git stash")
+    assert run.code == 0, run.err
+    assert ids(run)[0] == "docs:git.md#stash"

@@ -295,6 +295,7 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
     )
     hybrid_on = not params.raw and params.semantic_weight > 0
     hybrid_on = hybrid_on and (store.has_vectors() or params.semantic_asked)
+    fused_limit = params.candidate_limit  # what aggregation sees, fused or not
     if hybrid_on and store.has_vectors():  # as many BM25 candidates as dense ones: fused fairly
         params = params._replace(candidate_limit=max(params.candidate_limit, DENSE_K))
     run = _Run(store, params)
@@ -337,7 +338,7 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
                 relaxed = fuzzy and compiler.required and not params.strict
     fused: dict[str, Fused] = {}
     if hybrid_on:
-        found, fused, hybrid_note = _hybrid(run, node, found, relaxed, meaning)
+        found, fused, hybrid_note = _hybrid(run, node, found, relaxed, meaning, fused_limit)
         note = _also(note, hybrid_note) if hybrid_note else note
     explain.append(
         f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
@@ -364,10 +365,16 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
 
 
 def _hybrid(
-    run: _Run, node: Node | None, found: list[tuple[ChunkRecord, float]], relaxed: bool, meaning: str | None
+    run: _Run,
+    node: Node | None,
+    found: list[tuple[ChunkRecord, float]],
+    relaxed: bool,
+    meaning: str | None,
+    limit: int,
 ) -> tuple[list[tuple[ChunkRecord, float]], dict[str, "Fused"], str | None]:
-    """BM25's candidates fused with the chunks nearest the query's meaning (ra_query.search.hybrid);
-    (candidates, how each was ranked, a note when the dense side could not run)."""
+    """BM25's candidates fused with the chunks nearest the query's meaning (ra_query.search.hybrid),
+    the best `limit` of them; (candidates, how each was ranked, a note when the dense side could
+    not run)."""
     from ra_query.search import hybrid
 
     store, params = run.store, run.params
@@ -405,7 +412,9 @@ def _hybrid(
         run.records.setdefault(record.id, record)
         boosted.append((record, score * run.boost(record)))
     boosted.sort(key=lambda pair: (-pair[1], pair[0].id))
-    fused = hybrid.fuse(found, boosted, params.semantic_weight)
+    # the best `candidate_limit` go on, as BM25's do in a lexical search: aggregation would
+    # otherwise see both sides' 50 and merge sections whose every part is near in meaning
+    fused = hybrid.fuse(found, boosted, params.semantic_weight)[:limit]
     return [(f.record, f.score) for f in fused], {f.record.id: f for f in fused}, None
 
 
