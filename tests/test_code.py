@@ -436,3 +436,9 @@ def test_definitions_nested_thousands_deep_are_chunked_without_falling_over() ->
     assert max(c.depth for c in chunks.values()) <= MAX_NESTING + 2
     deepest = max(chunks.values(), key=lambda c: c.depth)
     assert "int f() { return 1; }" in deepest.body
+
+
+def test_a_code_result_shows_its_file_and_lines_in_its_breadcrumb(repo: Path, home: Path) -> None:
+    run = ra(repo, home, "search", "--list", "ChunkCache Search")
+    assert run.code == 0, run.err
+    assert "repo:src/cache.go#ChunkCache.Search  src/cache.go:11-15 › ChunkCache › Search" in run.out

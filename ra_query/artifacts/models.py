@@ -105,6 +105,14 @@ class ChunkRecord(NamedTuple):
         starts with its signature)."""
         return "#" * self.depth + " " + self.title if self.depth > 0 and self.kind != "code" else None
 
+    def crumb(self, separator: str = " › ") -> str:
+        """The breadcrumb as shown; a definition's file with its lines (`src/db.py:45-67 › Pool ›
+        get`), so an agent can go to it without asking for the range."""
+        parts = list(self.breadcrumb)
+        if self.kind == "code" and self.depth > 0 and parts:
+            parts[0] = f"{parts[0]}:{self.line_start}-{self.line_end}"
+        return separator.join(parts)
+
     def content(self) -> str:
         """The chunk as an agent reads it: heading line, blank line, body."""
         heading = self.heading_line

@@ -178,7 +178,7 @@ def _render_get(result: GetResult) -> str:
     lines = [header(result.id)]
     for chunk in result.chunks:
         if chunk.breadcrumb:
-            lines.append(f"> {BREADCRUMB_SEP.join(chunk.breadcrumb)}")
+            lines.append(f"> {chunk.crumb(BREADCRUMB_SEP)}")
         lines.append("")
         lines.append(chunk.content().strip("\r\n"))
     return "\n".join(lines) + "\n"

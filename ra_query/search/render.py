@@ -33,7 +33,7 @@ def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, m
 
 def _hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, marks: bool) -> str:
     record = hit.record
-    crumb = " › ".join(record.breadcrumb)
+    crumb = record.crumb()
     also = f"  also: {', '.join(hit.also)}\n" if hit.also else ""
     if mode == "list":
         snippet = hit.snippet if marks else _EM.sub(r"\1", hit.snippet)
