@@ -5,6 +5,7 @@ reads chunks working on them."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -442,3 +443,23 @@ def test_a_code_result_shows_its_file_and_lines_in_its_breadcrumb(repo: Path, ho
     run = ra(repo, home, "search", "--list", "ChunkCache Search")
     assert run.code == 0, run.err
     assert "repo:src/cache.go#ChunkCache.Search  src/cache.go:11-15 › ChunkCache › Search" in run.out
+
+
+def test_the_examples_of_docs_code_md_are_what_ra_makes() -> None:
+    """Each example pair of docs/code.md (a source block, then the chunks listed below it)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "code.md").read_text(encoding="utf-8")
+    section = text.split("## One example per language family", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(\w*)\n(.*?)```", section, re.S)
+    pairs = [(blocks[i][1], blocks[i + 1][1]) for i in range(0, len(blocks) - 1, 2)]
+    assert len(pairs) == 6
+    for source, listing in pairs:
+        rows = [line.split() for line in listing.splitlines() if line.strip()]
+        path = rows[0][0].split(":", 1)[1].split("#", 1)[0]
+        doc, _ = chunk_file("repo", path, source.encode())
+        assert doc is not None
+        made = {c.id: (f"L{c.line_start}-{c.line_end}", c.title) for c in doc.chunks[1:]}
+        for chunk_id, lines, *title in rows:
+            assert chunk_id in made, (path, chunk_id, sorted(made))
+            assert made[chunk_id][0] == lines, (chunk_id, made[chunk_id])
+            # the title, then maybe a note in parentheses
+            assert " ".join(title).startswith(made[chunk_id][1]), (chunk_id, made[chunk_id][1], title)
