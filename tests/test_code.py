@@ -463,3 +463,8 @@ def test_the_examples_of_docs_code_md_are_what_ra_makes() -> None:
             assert made[chunk_id][0] == lines, (chunk_id, made[chunk_id])
             # the title, then maybe a note in parentheses
             assert " ".join(title).startswith(made[chunk_id][1]), (chunk_id, made[chunk_id][1], title)
+
+
+def test_a_comment_after_the_last_definition_is_still_a_chunk() -> None:
+    chunks = chunks_of("tail.py", "def f():\n    pass\n\n# a note about the frobnicator\n")
+    assert [c.body for c in chunks.values()][-1] == "# a note about the frobnicator"

@@ -219,6 +219,8 @@ class _Walker:
             pending = []
             out.append(self.definition(node, target, name, start, prefix, crumbs, top=top))
             gaps.append([])
+        # comments after the last statement: no definition follows to take them
+        gaps[-1].extend(Span(n.start_byte, n.end_byte) for n in pending)
 
     def unwrap(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The definition `node` is or wraps (decorators, `export`, `template<…>`), or None."""
