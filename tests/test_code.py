@@ -468,3 +468,11 @@ def test_the_examples_of_docs_code_md_are_what_ra_makes() -> None:
 def test_a_comment_after_the_last_definition_is_still_a_chunk() -> None:
     chunks = chunks_of("tail.py", "def f():\n    pass\n\n# a note about the frobnicator\n")
     assert [c.body for c in chunks.values()][-1] == "# a note about the frobnicator"
+
+
+def test_a_statement_longer_than_max_chunk_size_is_cut_into_block_parts() -> None:
+    table = "TABLE = [\n" + "".join(f"    ({i}, 'value {i}'),\n" for i in range(400)) + "]\n\n\ndef f():\n    return TABLE\n"
+    chunks = chunks_of("table.py", table, max_chunk_size=2000)
+    assert [s for s in chunks if s.startswith("TABLE")][:3] == ["TABLE", "TABLE.2", "TABLE.3"]
+    assert all(len(c.body) <= 2000 for c in chunks.values())
+    assert "f" in chunks

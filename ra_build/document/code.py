@@ -505,15 +505,19 @@ def _emit(
     slugs: _Slugs,
     max_chars: int,
 ) -> None:
-    if isinstance(item, Span):
-        start = _line_start(source, item.start)
-        body = _decode(source, Span(start, item.end))
-        title = _first_line_of(body)
-        word = next((w for w in _WORD.findall(title) if w not in _KEYWORDS), "block")
-        slug = slugs.next(f"{crumbs[-1] + '.' if depth > 1 else ''}{word}")
-        nodes.append(
-            CodeNode(slug, parent, depth, title, "block", "", (*crumbs, title), body, start, item.end)
-        )
+    if isinstance(item, Span):  # statements; longer than max_chars, cut into parts at line breaks
+        first = ""
+        whole = Span(_line_start(source, item.start), item.end)
+        for k, part in enumerate(_parts(source, whole, max_chars), 1):
+            body = _decode(source, part)
+            title = _first_line_of(body)
+            if k == 1:
+                word = next((w for w in _WORD.findall(title) if w not in _KEYWORDS), "block")
+                first = slug = slugs.next(f"{crumbs[-1] + '.' if depth > 1 else ''}{word}")
+            else:
+                slug = slugs.next(f"{first}.{k}")
+            crumb = (*crumbs, title)
+            nodes.append(CodeNode(slug, parent, depth, title, "block", "", crumb, body, part.start, part.end))
         return
     start = _line_start(source, item.span.start)
     end = item.body_start if item.children else item.span.end
@@ -592,8 +596,8 @@ class _Slugs:
 
 def _header_span(spans: list[Span], source: bytes) -> Span | None:
     """The leading statements the document node holds: up to `HEADER_LINES` lines of them."""
-    if not spans:
-        return None
+    if not spans or source.count(b"\n", spans[0].start, spans[0].end) >= HEADER_LINES:
+        return None  # a first statement this long is a block of its own
     header = Span(_line_start(source, spans[0].start), spans[0].end)
     for span in spans[1:]:
         if source.count(b"\n", header.start, span.end) >= HEADER_LINES:
