@@ -330,7 +330,7 @@ class _Walker:
             end = min(end, self.source.find(b"=>", node.start_byte, node.end_byte) % (node.end_byte + 1))
         head = self.source[node.start_byte : end]
         if body is None or node.type in ("type_declaration", "struct_item", "enum_item"):
-            head = head.split(b"{", 1)[0]
+            head = head.split(b"{", 1)[0]  # `const f = function (a) {…}`, `type X struct {…}`
         text = _SPACE.sub(" ", head.decode("utf-8", "replace")).strip().rstrip("{:=").strip()
         if len(text) > SIGNATURE_CHARS:
             text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
