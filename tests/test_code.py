@@ -476,3 +476,15 @@ def test_a_statement_longer_than_max_chunk_size_is_cut_into_block_parts() -> Non
     assert [s for s in chunks if s.startswith("TABLE")][:3] == ["TABLE", "TABLE.2", "TABLE.3"]
     assert all(len(c.body) <= 2000 for c in chunks.values())
     assert "f" in chunks
+
+
+def test_a_yaml_file_nested_thousands_deep_is_chunked_not_a_crash() -> None:
+    """tree-sitter-yaml 0.7 kills the process on this; ra reads YAML by its lines."""
+    source = "- " * 3000 + "x\n" + "".join("  " * i + f"k{i}:\n" for i in range(300)) + "  " * 300 + "v: 1\n"
+    doc, _ = chunk_file("t", "deep.yaml", ("top: 1\n" + source).encode())
+    assert doc is not None and doc.chunks[1].slug == "top"
+
+
+def test_a_yaml_comment_is_searchable_text_of_the_key_below_it() -> None:
+    chunks = chunks_of("ci.yaml", "name: x\n\n# the frobnicator runs nightly\njobs:\n  build: 1\n")
+    assert chunks["jobs"].body.startswith("# the frobnicator runs nightly\njobs:")

@@ -144,6 +144,8 @@ def generated_reason(data: bytes) -> str | None:
 def parse_code(encoded: bytes, language: str) -> Parsed:
     """The definitions, header and blocks of a code file's UTF-8 bytes."""
     warnings: list[str] = []
+    if language == "yaml":
+        return yaml_entries(encoded)
     try:
         parser = parser_for(language)
     except GrammarMissing as exc:
@@ -151,6 +153,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     root = parser.parse(encoded).root_node
     if language in DATA_GRAMMARS:
         parsed = _data_entries(root, encoded, language)
+        if root.has_error:  # a broken data file: its lines, not a partial tree that drops some
+            return Parsed([], [], _paragraphs(encoded), ["syntax errors: chunked at blank lines"])
     else:
         parsed = _Walker(GRAMMARS[language], encoded).file(root)
     if root.has_error:
@@ -387,8 +391,51 @@ def _paragraphs(source: bytes) -> list[Span]:
     return merged
 
 
+# a YAML line that starts a top-level key: at column 0, not a comment, a list item, a document
+# marker or a directive; the key is what precedes its `:` (quoted or plain)
+_YAML_KEY = re.compile(rb"""^(?!---|\.\.\.|[#%\-\s?])("[^"\n]*"|'[^'\n]*'|[^:\n]*?):(?:[ \t]|$)""", re.M)
+
+
+def yaml_entries(source: bytes) -> Parsed:
+    """YAML: a chunk per top-level key, found by its line (no parser: tree-sitter's YAML grammar
+    crashes on deep nesting, and a key's line is all a chunk needs). A key's chunk runs from the
+    comments right above it to the next key's; what precedes the first key is the header."""
+    starts = [
+        (m.start(), m.group(1).decode("utf-8", "replace").strip().strip("\"'"))
+        for m in _YAML_KEY.finditer(source)
+    ]
+    if not starts:
+        return Parsed([], [], _paragraphs(source), [])
+    definitions: list[Definition] = []
+    bounds = [_comments_above(source, start) for start, _ in starts] + [len(source)]
+    for k, (start, name) in enumerate(starts):
+        span = _trimmed(source, Span(bounds[k], bounds[k + 1]))
+        definitions.append(
+            Definition("key", name, name, _first_line_at(source, start), span, span.end, crumbs=(name,))
+        )
+    header = _trimmed(source, Span(0, bounds[0]))
+    return Parsed([header] if header.end > header.start else [], definitions, [], [])
+
+
+def _comments_above(source: bytes, start: int) -> int:
+    """`start` moved up over the comment lines right above it (no blank line between)."""
+    while start > 0:
+        line = source.rfind(b"\n", 0, start - 1) + 1
+        if not source[line:start].lstrip().startswith(b"#"):
+            break
+        start = line
+    return start
+
+
+def _first_line_at(source: bytes, start: int) -> str:
+    end = source.find(b"\n", start)
+    return (
+        source[start : end if end >= 0 else len(source)].decode("utf-8", "replace").strip()[:SIGNATURE_CHARS]
+    )
+
+
 def _data_entries(root: tree_sitter.Node, source: bytes, language: str) -> Parsed:
-    """TOML, YAML, JSON: a chunk per top-level table or key; what comes before them is the header."""
+    """TOML, JSON: a chunk per top-level table or key; what comes before them is the header."""
     entries: list[tuple[tree_sitter.Node, str]] = []
     header: list[Span] = []
     if language == "toml":

@@ -234,10 +234,10 @@ GRAMMARS: dict[str, Grammar] = {
         {"function_definition": "function"},
     ),
 }
-# data formats: one chunk per top-level key or table (code._data_entries)
+# data formats: one chunk per top-level key or table (code._data_entries; YAML is read by its
+# lines, code.yaml_entries: tree-sitter-yaml 0.7 crashes the process on deeply nested input)
 DATA_GRAMMARS: dict[str, tuple[str, str]] = {
     "toml": ("tree_sitter_toml", "language"),
-    "yaml": ("tree_sitter_yaml", "language"),
     "json": ("tree_sitter_json", "language"),
 }
 
