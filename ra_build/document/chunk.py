@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ra_build.document.code import Lines, code_nodes, parse_code
+from ra_build.document.code import CodeNode, Lines, code_nodes, parse_code
 from ra_build.document.frontmatter import NO_FRONTMATTER, Frontmatter, parse_frontmatter
 from ra_build.document.markdown import UTF8_BOM, Heading, decode, file_bytes, find_headings
 from ra_build.document.memo import TextMemo
@@ -303,10 +303,7 @@ def chunk_code(
         positions[k] = children[node.parent]
         children[node.parent] += 1
 
-    def file_byte(offset: int) -> int:
-        if byte_length is None:
-            return byte_offset + offset
-        return byte_offset + byte_length(0, len(encoded[:offset].decode("utf-8", "surrogatepass")))
+    file_byte = _file_offsets(encoded, byte_offset, byte_length, nodes)
 
     chunks = []
     for k, node in enumerate(nodes):
@@ -381,6 +378,26 @@ def _nodes(
             chunk_id, ids[parent], heading.level, position, siblings, slug, chunk_title, "heading",
             breadcrumb, body, start, end,
         )  # fmt: skip
+
+
+def _file_offsets(
+    encoded: bytes, byte_offset: int, byte_length: Callable[[int, int], int] | None, nodes: list[CodeNode]
+) -> Callable[[int], int]:
+    """Where each offset of the code nodes into `encoded` (the decoded text, encoded again) is in
+    the file: shifted by a BOM, and where decoding replaced bytes, counted through the characters
+    (one pass over the sorted offsets: a file with an invalid byte costs what a valid one does)."""
+    if byte_length is None:
+        return lambda offset: byte_offset + offset
+    offsets = sorted({n.start for n in nodes} | {n.end for n in nodes})
+    at: dict[int, int] = {}
+    chars = file_at = previous = 0
+    for offset in offsets:
+        count = len(encoded[previous:offset].decode("utf-8", "surrogatepass"))
+        file_at += byte_length(chars, chars + count)
+        chars += count
+        at[offset] = byte_offset + file_at
+        previous = offset
+    return at.__getitem__
 
 
 class _Ranges:
