@@ -488,3 +488,33 @@ def test_a_yaml_file_nested_thousands_deep_is_chunked_not_a_crash() -> None:
 def test_a_yaml_comment_is_searchable_text_of_the_key_below_it() -> None:
     chunks = chunks_of("ci.yaml", "name: x\n\n# the frobnicator runs nightly\njobs:\n  build: 1\n")
     assert chunks["jobs"].body.startswith("# the frobnicator runs nightly\njobs:")
+
+
+def test_a_class_stays_a_result_beside_its_methods_that_matched(tmp_path: Path, home: Path) -> None:
+    root = tmp_path / "pool"
+    root.mkdir()
+    (root / "pool.py").write_text(
+        "class ConnectionPool:\n    \"\"\"Keeps database connections for reuse.\"\"\"\n\n"
+        "    def acquire(self):\n        \"\"\"Take a connection from the ConnectionPool.\"\"\"\n\n"
+        "    def release(self, conn):\n        \"\"\"Give a connection back to the ConnectionPool.\"\"\"\n"
+    )
+    (root / ".ra.toml").write_text('[tree.pool]\npath = "."\ninclude = ["**/*.py"]\n')
+    found = result_ids(ra(root, home, "search", "--json", "--cutoff-ratio", "0", "ConnectionPool database connections"))
+    assert found[0] == "pool:pool.py#ConnectionPool"
+    assert "pool:pool.py#ConnectionPool.acquire" in found  # not hidden by the class around it
+    assert "pool:pool.py" not in found  # the file's node yields to what is inside it
+
+
+def test_matches_of_a_code_file_node_without_a_header_show_no_outline_line(repo: Path, home: Path) -> None:
+    (repo / "src" / "bare.py").write_text("def frobnicate():\n    return 1\n")
+    run = ra(repo, home, "search", "--matches", "frobnicate")
+    assert run.code == 0, run.err
+    assert "outline" not in run.out
+    assert "L1: def frobnicate():" in run.out
+
+
+def test_matches_number_a_code_line_after_a_form_feed_as_the_file_does(repo: Path, home: Path) -> None:
+    (repo / "src" / "ff.py").write_text("def a():\n    pass\n\x0c\ndef zebra():\n    return 'striped'\n")
+    run = ra(repo, home, "search", "--matches", "striped")
+    assert run.code == 0, run.err
+    assert "L5:     return 'striped'" in run.out

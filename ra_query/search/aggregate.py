@@ -64,10 +64,11 @@ Limit
 
 Code
     A code file's chunks are definitions: an agent asking where something is wants the
-    definition, not the class or file around it. So the members of a code chunk never merge
-    into it, and when a code chunk and a chunk inside it are both results, the inner one stays
-    and the outer one goes (a file's node holds an outline naming every definition in it; a
-    class's holds its signature and fields) — the reverse of the ancestor dedup above.
+    definition, not the file around it. So the members of a code chunk never merge into it; a
+    class and its method are both results when both matched (a class's chunk is its own part —
+    signature, docstring, fields — which its methods do not repeat); and when a code file's node
+    and a chunk inside it are both results, the inner one stays and the file's node goes (its
+    outline names every definition in it) — the reverse of the ancestor dedup above.
 
 `aggregation=False` skips aggregation and dedup: the candidates become plain results.
 """
@@ -256,11 +257,11 @@ def _without_nested(active: dict[str, _Node], records: _Records) -> list[str]:
             if parent_id is None or parent_id in seen:
                 break
             if parent_id in active:
-                ancestor = active[parent_id]
-                if ancestor.record.code and not ancestor.aggregated:
-                    outer_code.add(parent_id)
-                else:
+                ancestor = active[parent_id].record
+                if not ancestor.code:
                     nested = True
+                elif ancestor.depth == 0:
+                    outer_code.add(parent_id)  # a code file's node: its outline names what matched
                 break
             if current.depth - 1 <= shallowest:
                 break

@@ -60,10 +60,12 @@ def numbered_lines(chunk: ChunkRecord) -> list[tuple[int, str]]:
     A body is stored without the blank lines around it and ends on `line_end`, so its first
     line is `line_end - (lines in body) + 1`; the heading is on `line_start`.
     """
-    body = chunk.body.splitlines()
     if chunk.kind == "code":  # a code body starts on line_start; a file's outline is not in the file
-        last = chunk.line_end
-        return [(chunk.line_start + i, line) for i, line in enumerate(body) if chunk.line_start + i <= last]
+        if chunk.byte_end <= chunk.byte_start:
+            return []
+        lines = chunk.body.split("\n")[: chunk.line_end - chunk.line_start + 1]  # lines as ra counts them
+        return [(chunk.line_start + i, line.rstrip("\r")) for i, line in enumerate(lines)]
+    body = chunk.body.splitlines()
     first = chunk.line_end - len(body) + 1
     numbered = [(first + i, line) for i, line in enumerate(body)]
     heading = chunk.heading_line
