@@ -246,6 +246,13 @@ def test_generated_and_minified_files_are_recognised() -> None:
     assert generated_reason(PY.encode()) is None
 
 
+def test_a_generator_script_and_a_file_with_one_long_line_are_not_generated_nor_minified() -> None:
+    generator = b'"""Makes tables."""\n\n\n\n\n\nHEADER = "# This file was automatically generated"\n'
+    assert generated_reason(generator) is None
+    one_long_line = PY.encode() * 30 + b"WORDS = '" + b"w" * 6000 + b"'\n"
+    assert generated_reason(one_long_line) is None
+
+
 @SETTINGS
 @given(
     st.lists(

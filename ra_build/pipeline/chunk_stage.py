@@ -43,6 +43,7 @@ from ra_build.document.code import generated_reason
 from ra_build.pipeline.discover import read_snapshot
 from ra_build.pipeline.workers import worker_init
 from ra_query.sources.walk import inside, outside_reason, within_root
+from ra_query.text.files import looks_binary
 from ra_query.text.tokens import encoding
 
 PARALLEL_MIN_FILES = 256
@@ -123,7 +124,8 @@ def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: Chunk
     """Classify and chunk the bytes of one file, however they were read (a cluster reads them
     through fsspec). Never raises for a bad file: it reports it."""
     sha = hashlib.sha256(data).hexdigest()
-    if kind_for_path(path) == "code" and (why := generated_reason(data)) is not None:
+    code = kind_for_path(path) == "code" and not looks_binary(data)  # binary is reported as binary
+    if code and (why := generated_reason(data)) is not None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", why)
     doc, replaced = chunk_file(tree, path, data, max_chunk_size=settings.max_chunk_size)
     if doc is None:
