@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ra_query.search.render import View
 
 DEFAULT_HTTP_PORT = 8765  # `--http` without `--port`
-# the source kinds `--kind` takes (ra_query.sources.languages.SourceKind; not imported: cold start)
+# the source kinds `--kind` takes (ra_query.sources.languages.KINDS; not imported: cold start)
 KINDS = ("docs", "code")
 
 

@@ -362,6 +362,15 @@ def test_kind_and_lang_filter_the_results(repo: Path, home: Path) -> None:
     assert coded and all(not i.startswith("repo:docs/") for i in coded)
 
 
+def test_a_lang_filter_takes_the_names_people_use_and_rejects_unknown_ones(repo: Path, home: Path) -> None:
+    assert result_ids(ra(repo, home, "search", "--json", "chunk cache lang:golang"))[0].startswith("repo:src/cache.go")
+    run = ra(repo, home, "search", "chunk cache lang:klingon")
+    assert run.code == 2
+    assert "lang:klingon: no such language — the languages: bash, c, cpp, csharp" in run.err
+    run = ra(repo, home, "search", "cache kind:pictures")
+    assert run.code == 2 and "kind:pictures: no such kind — the kinds: docs, code" in run.err
+
+
 def test_an_unknown_kind_is_a_usage_error(repo: Path, home: Path) -> None:
     run = ra(repo, home, "search", "--kind", "pictures", "cache")
     assert run.code == 2

@@ -292,7 +292,8 @@ def chunk_code(
     """The chunk tree of a code file (ra_build.document.code): a document node with the file's
     header and outline, a node per definition, members under their class."""
     encoded = text.encode("utf-8", "surrogatepass")
-    parsed = parse_code(encoded, language)
+    # a .tsx file is TypeScript to a `lang:` filter, parsed with the TSX grammar (JSX in it)
+    parsed = parse_code(encoded, "tsx" if path.lower().endswith(".tsx") else language)
     lines = Lines(encoded)
     nodes = code_nodes(path, encoded, parsed, max_chunk_size, lines)
     doc_id = doc_id_of(tree, path)

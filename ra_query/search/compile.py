@@ -36,10 +36,12 @@ import re
 from typing import TYPE_CHECKING
 
 from ra_query.artifacts.schema import FILTER_FIELDS
+from ra_query.errors import InputError
 from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
+from ra_query.sources.languages import KINDS, LANGUAGES, canonical_language
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     import tantivy
 
@@ -252,8 +254,10 @@ class Compiler:
         languages are lower case (`lang:Go` is `lang:go`); tree names are matched as written."""
         import tantivy
 
-        if field != "tree":
-            value = value.lower()
+        if field == "lang":
+            value = _known(canonical_language(value), f"lang:{value}", "languages", sorted(LANGUAGES))
+        elif field == "kind":
+            value = _known(value.lower() if value.lower() in KINDS else None, f"kind:{value}", "kinds", KINDS)
         return tantivy.Query.const_score_query(tantivy.Query.term_query(self.schema, field, value), 0.0)
 
     def _fields(self, field: str | None) -> dict[str, float]:
@@ -411,6 +415,13 @@ def _any(queries: list[tantivy.Query]) -> tantivy.Query:
     import tantivy
 
     return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
+
+
+def _known(value: str | None, written: str, what: str, known: Sequence[str]) -> str:
+    """`value`, or an error naming the values there are when it is None."""
+    if value is None:
+        raise InputError(f"{written}: no such {what[:-1]} — the {what}: {', '.join(known)}")
+    return value
 
 
 def _boosted(query: tantivy.Query, boost: float) -> tantivy.Query:

@@ -22,7 +22,7 @@ CODE_EXTENSIONS: Final[dict[str, str]] = {
     "ts": "typescript",
     "mts": "typescript",
     "cts": "typescript",
-    "tsx": "tsx",
+    "tsx": "typescript",  # parsed with the TSX grammar (ra_build.document.code)
     "go": "go",
     "rs": "rust",
     "java": "java",
@@ -56,6 +56,24 @@ LANGUAGE_GLOBS: Final[dict[str, tuple[str, ...]]] = {
 DATA_LANGUAGES: Final = frozenset({"toml", "yaml", "json"})
 CODE_LANGUAGES: Final = frozenset(CODE_EXTENSIONS.values())
 LANGUAGES: Final = CODE_LANGUAGES | frozenset(DOC_EXTENSIONS.values())
+
+
+# what people also call the languages (`lang:c++`, `lang:golang`)
+ALIASES: Final[dict[str, str]] = {
+    "c++": "cpp", "cxx": "cpp", "c#": "csharp", "cs": "csharp", "golang": "go", "ts": "typescript",
+    "tsx": "typescript", "js": "javascript", "jsx": "javascript", "py": "python", "python3": "python",
+    "sh": "bash", "shell": "bash", "zsh": "bash", "yml": "yaml", "rb": "ruby", "rs": "rust", "md": "markdown",
+    "txt": "text",
+}  # fmt: skip
+KINDS: Final = ("docs", "code")
+
+
+def canonical_language(name: str) -> str | None:
+    """The language a `lang:` filter names, by its name or an alias, in any case; None when ra
+    knows no such language."""
+    lowered = name.lower()
+    lowered = ALIASES.get(lowered, lowered)
+    return lowered if lowered in LANGUAGES else None
 
 
 def language_of(path: str) -> str:
