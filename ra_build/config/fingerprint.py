@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from ra_build.config.model import Config, TreeConfig
+from ra_build.document.grammars import grammar_versions
 from ra_query.artifacts.schema import SCHEMA_VERSION
 
 # bumped when chunking output changes for the same input and settings
@@ -41,6 +42,7 @@ def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
         "max_file_size": config.settings.max_file_size,
         "max_chunk_size": config.settings.max_chunk_size,
         "chunker": CHUNKER_VERSION,
+        "grammars": grammar_versions(),  # a grammar upgrade re-chunks the code
     }
 
 

@@ -11,6 +11,7 @@ wheels; nothing is downloaded), imported only when a file of the language is chu
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
@@ -30,8 +31,6 @@ class Grammar:
     bodies: frozenset[str] = frozenset()  # the node types of a container's body
     wrappers: frozenset[str] = frozenset()  # nodes that wrap one definition (decorators, export)
     attached: frozenset[str] = frozenset({"comment"})  # siblings joining the next definition
-    header: frozenset[str] = frozenset()  # top-level statements of a file's header (imports)
-    docstring: bool = False  # a body's first string is the definition's doc (Python)
     members: dict[str, str] = field(default_factory=dict)  # a definition's kind inside a container
 
 
@@ -48,7 +47,7 @@ _JS_DEFS = {
     "internal_module": "namespace",
     "module": "namespace",
     "abstract_method_signature": "method",
-    # `const f = (…) => …`: see code._declared_function
+    # `const f = (…) => …`: a function when its value is one (code._Walker.name_of)
     "lexical_declaration": "function",
     "variable_declaration": "function",
 }
@@ -58,7 +57,6 @@ _JS = {
     "bodies": frozenset({"class_body", "statement_block"}),
     "wrappers": frozenset({"export_statement", "ambient_declaration"}),
     "attached": frozenset({"comment", "decorator"}),
-    "header": frozenset({"import_statement"}),
 }
 
 GRAMMARS: dict[str, Grammar] = {
@@ -69,8 +67,6 @@ GRAMMARS: dict[str, Grammar] = {
         containers=frozenset({"class_definition"}),
         bodies=frozenset({"block"}),
         wrappers=frozenset({"decorated_definition"}),
-        header=frozenset({"import_statement", "import_from_statement", "future_import_statement"}),
-        docstring=True,
         members={"function_definition": "method"},
     ),
     "javascript": Grammar("tree_sitter_javascript", "language", **_JS),
@@ -84,7 +80,6 @@ GRAMMARS: dict[str, Grammar] = {
             "method_declaration": "method",
             "type_declaration": "type",
         },
-        header=frozenset({"package_clause", "import_declaration"}),
     ),
     "rust": Grammar(
         "tree_sitter_rust",
@@ -104,7 +99,6 @@ GRAMMARS: dict[str, Grammar] = {
         containers=frozenset({"trait_item", "impl_item", "mod_item"}),
         bodies=frozenset({"declaration_list"}),
         attached=frozenset({"line_comment", "block_comment", "attribute_item"}),
-        header=frozenset({"use_declaration", "extern_crate_declaration", "inner_attribute_item"}),
         members={"function_item": "method", "function_signature_item": "method"},
     ),
     "java": Grammar(
@@ -129,7 +123,6 @@ GRAMMARS: dict[str, Grammar] = {
         ),
         bodies=frozenset({"class_body", "interface_body", "enum_body", "enum_body_declarations"}),
         attached=frozenset({"line_comment", "block_comment"}),
-        header=frozenset({"package_declaration", "import_declaration"}),
     ),
     "c": Grammar(
         "tree_sitter_c",
@@ -142,7 +135,6 @@ GRAMMARS: dict[str, Grammar] = {
             "union_specifier": "union",
         },
         attached=_C_COMMENTS,
-        header=frozenset({"preproc_include"}),
     ),
     "cpp": Grammar(
         "tree_sitter_cpp",
@@ -160,7 +152,6 @@ GRAMMARS: dict[str, Grammar] = {
         containers=frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
         bodies=frozenset({"field_declaration_list", "declaration_list"}),
         wrappers=frozenset({"template_declaration", "declaration", "linkage_specification"}),
-        header=frozenset({"preproc_include", "using_declaration"}),
         members={"function_definition": "method"},
     ),
     "csharp": Grammar(
@@ -189,7 +180,6 @@ GRAMMARS: dict[str, Grammar] = {
             }
         ),
         bodies=frozenset({"declaration_list"}),
-        header=frozenset({"using_directive", "file_scoped_namespace_declaration"}),
     ),
     "ruby": Grammar(
         "tree_sitter_ruby",
@@ -226,7 +216,6 @@ GRAMMARS: dict[str, Grammar] = {
             }
         ),
         bodies=frozenset({"declaration_list", "compound_statement", "enum_declaration_list"}),
-        header=frozenset({"php_tag", "namespace_use_declaration"}),
     ),
     "bash": Grammar(
         "tree_sitter_bash",
@@ -240,6 +229,27 @@ DATA_GRAMMARS: dict[str, tuple[str, str]] = {
     "toml": ("tree_sitter_toml", "language"),
     "json": ("tree_sitter_json", "language"),
 }
+
+
+@cache
+def grammar_versions() -> dict[str, str]:
+    """Which build of tree-sitter and of each grammar package is installed, as the size and
+    mtime of their compiled modules ("" when missing): an upgrade can change the chunks of the
+    same file, so the chunk stage's settings hold these (ra_build.config.fingerprint
+    .tree_settings) and a change re-chunks every file. Nothing is imported: a few stat calls."""
+    import importlib.util
+
+    modules = ["tree_sitter", *(g.module for g in GRAMMARS.values()), *(m for m, _ in DATA_GRAMMARS.values())]
+    found: dict[str, str] = {}
+    for module in dict.fromkeys(modules):
+        spec = importlib.util.find_spec(module)
+        folder = os.path.dirname(spec.origin) if spec is not None and spec.origin else None
+        names = sorted(n for n in os.listdir(folder) if n.endswith((".so", ".pyd"))) if folder else []
+        stats = [os.stat(os.path.join(folder, n)) for n in names] if folder else []
+        found[module] = ",".join(
+            f"{n}:{s.st_size}:{s.st_mtime_ns}" for n, s in zip(names, stats, strict=True)
+        )
+    return found
 
 
 class GrammarMissing(Exception):
