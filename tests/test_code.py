@@ -534,3 +534,17 @@ def test_matches_number_a_code_line_after_a_form_feed_as_the_file_does(repo: Pat
     run = ra(repo, home, "search", "--matches", "striped")
     assert run.code == 0, run.err
     assert "L5:     return 'striped'" in run.out
+
+
+def test_a_block_never_renames_a_definition() -> None:
+    chunks = chunks_of("k.py", "class A:\n    class K:\n        pass\n    x = 1\n\n\nclass K:\n    def x(self):\n        pass\n")
+    assert chunks["K.x"].title == "def x(self)"
+
+
+def test_a_class_whose_own_part_is_longer_than_max_chunk_size_is_cut_and_keeps_its_methods() -> None:
+    doc = "\n".join(f"    The pool keeps connection number {i} warm for reuse." for i in range(200))
+    source = f'class Pool:\n    """\n{doc}\n    """\n\n    def get(self):\n        return 1\n'
+    chunks = chunks_of("pool.py", source, max_chunk_size=2000)
+    assert all(len(c.body) <= 2000 for c in chunks.values())
+    assert chunks["Pool.2"].parent_id == "src:pool.py#Pool"
+    assert chunks["Pool.get"].parent_id == "src:pool.py#Pool"

@@ -537,6 +537,7 @@ def code_nodes(path: str, source: bytes, parsed: Parsed, max_chars: int, lines: 
     extra = [s for s in parsed.header if header is None or s.start >= header.end]
     blocks = [*_grouped(extra, source), *parsed.blocks]
     slugs = _Slugs()
+    _reserve(parsed.definitions, slugs)  # definitions first: a block never renames a definition
     items: list[tuple[int, Definition | Span]] = [(d.span.start, d) for d in parsed.definitions]
     items += [(b.start, b) for b in blocks]
     items.sort(key=lambda item: item[0])
@@ -573,36 +574,33 @@ def _emit(
     end = item.body_start if item.children else item.span.end
     body_span = _trimmed(source, Span(start, end))
     symbol = item.qualified
-    slug = slugs.next(symbol)
+    slug = slugs.reserved[id(item)]
     breadcrumb = (crumbs[0], *item.crumbs)
     text = _decode(source, body_span)
     me = len(nodes)
-    if len(text) > max_chars and not item.children:
-        parts = _parts(source, body_span, max_chars)
-        first = parts[0]
-        nodes.append(CodeNode(slug, parent, depth, item.signature, item.kind, symbol, breadcrumb,
-                              _decode(source, first), first.start, first.end))  # fmt: skip
-        for k, part in enumerate(parts[1:], start=2):
-            title = f"{item.signature} (part {k})"
-            crumb = (*breadcrumb, f"part {k}")
-            text = _decode(source, part)
-            nodes.append(
-                CodeNode(
-                    slugs.next(f"{slug}.{k}"),
-                    me,
-                    depth + 1,
-                    title,
-                    "part",
-                    symbol,
-                    crumb,
-                    text,
-                    part.start,
-                    part.end,
-                )
+    # a definition (or a class's own part) longer than max_chars: its first part is its node,
+    # the others its first children
+    parts = _parts(source, body_span, max_chars) if len(text) > max_chars else [body_span]
+    first = parts[0]
+    nodes.append(CodeNode(slug, parent, depth, item.signature, item.kind, symbol, breadcrumb,
+                          _decode(source, first), first.start, first.end))  # fmt: skip
+    for k, part in enumerate(parts[1:], start=2):
+        title, crumb = f"{item.signature} (part {k})", (*breadcrumb, f"part {k}")
+        part_slug = slugs.next(f"{slug}.{k}")
+        nodes.append(
+            CodeNode(
+                part_slug,
+                me,
+                depth + 1,
+                title,
+                "part",
+                symbol,
+                crumb,
+                _decode(source, part),
+                part.start,
+                part.end,
             )
-        return
-    nodes.append(CodeNode(slug, parent, depth, item.signature, item.kind, symbol, breadcrumb, text,
-                          body_span.start, body_span.end))  # fmt: skip
+        )
     members: list[tuple[int, Definition | Span]] = [(c.span.start, c) for c in item.children]
     members += [(b.start, b) for b in item.blocks]
     members.sort(key=lambda m: m[0])
@@ -628,11 +626,19 @@ def _parts(source: bytes, span: Span, max_chars: int) -> list[Span]:
     return [p for p in parts if p.end > p.start]
 
 
+def _reserve(definitions: list[Definition], slugs: _Slugs) -> None:
+    """Give every definition its slug, in document order, before any block takes one."""
+    for definition in definitions:
+        slugs.reserved[id(definition)] = slugs.next(definition.qualified)
+        _reserve(definition.children, slugs)
+
+
 class _Slugs:
     """Unique slugs within one file: a repeated name gets `-1`, `-2`, …"""
 
     def __init__(self) -> None:
         self.seen: dict[str, int] = {}
+        self.reserved: dict[int, str] = {}  # a definition's slug, by id() of the Definition
 
     def next(self, name: str) -> str:
         base = _SPACE.sub("-", name.strip()) or "block"
