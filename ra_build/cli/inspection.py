@@ -34,12 +34,10 @@ def render_inspect(doc: Document, *, display_path: str, max_chunk_size: int) -> 
     """
     kind = f"code ({doc.language})" if doc.kind == "code" else doc.kind
     lines = [f"File: {display_path}", f"Type: {kind}"]
-    if doc.kind == "code":
-        pass  # code has no frontmatter
-    elif doc.frontmatter:
+    if doc.frontmatter:
         lines.append("Frontmatter:")
         lines.extend(f"  {key}: {_value(value)}" for key, value in doc.frontmatter.items())
-    else:
+    elif doc.kind != "code":  # code has no frontmatter to speak of
         lines.append("Frontmatter: none")
     if doc.tags:
         lines.append(f"Tags: {', '.join(doc.tags)}")

@@ -52,10 +52,6 @@ _TEST_PATH = re.compile(
     r"\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.(?:java|cs|kt|php)$"
 )
 
-
-def is_test_path(path: str) -> bool:
-    """Whether `path` is a test file (`tests/…`, `test_x.py`, `x_test.go`, `x.spec.ts`, `XTest.java`)."""
-    return _TEST_PATH.search(path) is not None
 SNIPPET_CHARS = 150
 # bounds on what one search may cost, whatever the caller asks (issue 10): a limit or candidate
 # limit past these makes tantivy allocate for them up front; a query past MAX_QUERY_WORDS is
@@ -66,6 +62,11 @@ MAX_QUERY_WORDS = 1000
 RELAXED_NOTE = "nothing has every phrase and field term; showing chunks with any of the words"
 NOTHING_TO_SEARCH = "no words to search for (tree: and -word only filter) — add a word"
 _WORD = re.compile(r"\w+")
+
+
+def is_test_path(path: str) -> bool:
+    """Whether `path` is a test file (`tests/…`, `test_x.py`, `x_test.go`, `x.spec.ts`, `XTest.java`)."""
+    return _TEST_PATH.search(path) is not None
 
 
 class SearchParams(NamedTuple):
@@ -143,7 +144,7 @@ def _setting_problem(name: str, value: object) -> str | None:
         return None if isinstance(value, bool) else "not true or false"
     if name in ("global_trees", "trees", "kinds"):
         ok = isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)  # pyright: ignore[reportUnknownVariableType]
-        return None if ok else "not a list of tree names"
+        return None if ok else ("not a list of kinds" if name == "kinds" else "not a list of tree names")
     if name == "boosts":
         ok = isinstance(value, dict) and all(
             isinstance(k, str) and _number(v) and 0 <= v <= 1000  # type: ignore[operator]
