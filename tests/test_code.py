@@ -548,3 +548,45 @@ def test_a_class_whose_own_part_is_longer_than_max_chunk_size_is_cut_and_keeps_i
     assert all(len(c.body) <= 2000 for c in chunks.values())
     assert chunks["Pool.2"].parent_id == "src:pool.py#Pool"
     assert chunks["Pool.get"].parent_id == "src:pool.py#Pool"
+
+
+PIECES = {
+    "m.py": ["def f(a):\n    return a\n", "class K:\n    x = 1\n\n    def m(self):\n        pass\n",
+             "# a comment\n", "\n", "X = 'é ✓'\n", "@dec\ndef g():\n    '''doc'''\n", "if x:\n    y()\n",
+             "def broken(:\n", "    indented = 1\n", "import os\n"],
+    "m.go": ["package m\n", "import \"fmt\"\n", "// Doc.\nfunc F() {\n\tfmt.Println(1)\n}\n",
+             "type T struct {\n\tA int\n}\n", "func (t *T) M() int { return t.A }\n", "var v = 1\n", "\n", "func {\n"],
+    "m.ts": ["import { a } from 'b';\n", "export function f(x: number): number { return x; }\n",
+             "class C {\n  m(): void {}\n}\n", "const g = (y) => y;\n", "let z = 1;\n", "\n", "interface I { a: string }\n"],
+    "m.yaml": ["key: 1\n", "# note\nlist:\n  - a\n", "nested:\n  inner: 2\n", "---\n", "\n", "- item\n"],
+    "m.toml": ["a = 1\n", "[table]\nb = 2\n", "# note\n", "\n", "[[arr]]\nc = 3\n"],
+}
+
+
+@SETTINGS
+@given(
+    st.sampled_from(sorted(PIECES)).flatmap(
+        lambda path: st.tuples(st.just(path), st.lists(st.sampled_from(PIECES[path]), max_size=10), st.booleans(), st.booleans())
+    )
+)
+def test_every_line_of_a_code_file_with_words_is_in_some_chunk_and_every_range_slices_the_file(
+    case: tuple[str, list[str], bool, bool],
+) -> None:
+    path, pieces, crlf, bom = case
+    text = "".join(pieces)
+    data = text.replace("\n", "\r\n").encode() if crlf else text.encode()
+    data = b"\xef\xbb\xbf" + data if bom else data
+    doc, _ = chunk_file("t", path, data)
+    assert doc is not None
+    assert len({c.id for c in doc.chunks}) == len(doc.chunks)
+    covered: set[int] = set()
+    for chunk in doc.chunks:
+        if chunk.depth == 0 and chunk.byte_end <= chunk.byte_start:
+            continue
+        if chunk.depth:
+            assert data[chunk.byte_start : chunk.byte_end].decode().replace("\r\n", "\n") == chunk.body.replace("\r\n", "\n")
+        covered.update(range(chunk.line_start, chunk.line_end + 1))
+    lines = data.decode("utf-8-sig").replace("\r\n", "\n").split("\n")
+    for number, line in enumerate(lines, start=1):
+        if re.search(r"\w", line) and line.strip() not in ("end",):
+            assert number in covered, (path, number, line, text)
