@@ -590,3 +590,11 @@ def test_every_line_of_a_code_file_with_words_is_in_some_chunk_and_every_range_s
     for number, line in enumerate(lines, start=1):
         if re.search(r"\w", line) and line.strip() not in ("end",):
             assert number in covered, (path, number, line, text)
+
+
+def test_each_type_of_a_go_type_group_is_a_chunk() -> None:
+    source = "package a\n\ntype (\n\t// A is a.\n\tA struct{ x int }\n\tB interface {\n\t\tN() int\n\t}\n)\n"
+    chunks = chunks_of("g.go", source)
+    assert list(chunks) == ["", "A", "B"]
+    assert chunks["B"].title == "type B interface"
+    assert chunks["A"].body.endswith("// A is a.\n\tA struct{ x int }")

@@ -153,14 +153,14 @@ def test_ls_into_a_pipe_that_closes_early_exits_0(kb: Path, home: Path) -> None:
     assert (pipeline.returncode, pipeline.stderr) == (0, "")
 
 
-def test_status_and_check_count_the_dot_directories_not_walked(ra: Callable[..., Run], kb: Path) -> None:
-    for hidden in (".git", ".github", ".vscode"):
+def test_status_and_check_count_the_directories_not_walked(ra: Callable[..., Run], kb: Path) -> None:
+    for hidden in (".git", ".github", "build"):
         (kb / hidden).mkdir(exist_ok=True)
         (kb / hidden / "x.md").write_text("# Hidden\n", encoding="utf-8")
     assert ra("update", cwd=kb).code == 0
-    assert "3 dot-directories not walked" in ra("status", cwd=kb).out
+    assert "3 directories not walked (dot, default excludes)" in ra("status", cwd=kb).out
     check = ra("check", cwd=kb)
-    assert "ra: note: tree docs: 3 dot-directories not walked (.git, .github, .vscode)" in check.out
+    assert "ra: note: tree docs: 3 directories not walked (.git, .github, build)" in check.out
     assert check.code == 0  # a note sets no exit code
 
 

@@ -31,7 +31,7 @@ class TreeStatus:
     files: int
     chunks: int
     skipped: int
-    hidden: int = 0  # dot-directories the last build did not walk
+    hidden: int = 0  # dot-directories and default excludes the last build did not walk
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def render_status(st: Status) -> str:
         lines.append(
             f"  {t.name} ({t.scope}) {t.path}: {t.files} files, {t.chunks} chunks"
             + (f", {t.skipped} skipped" if t.skipped else "")
-            + (f", {t.hidden} dot-directories not walked" if t.hidden else "")
+            + (f", {t.hidden} directories not walked (dot, default excludes)" if t.hidden else "")
         )
     if not st.trees:
         lines.append("  (none) — add a [tree.NAME] section to .ra.toml")
@@ -222,8 +222,8 @@ def check(config: Config, artifacts: Path) -> list[Finding]:
                 Finding(
                     "note",
                     where,
-                    f"{len(found.hidden)} dot-directories not walked ({shown}) — "
-                    'name one in include (e.g. ".github/**/*.md") to index it',
+                    f"{len(found.hidden)} directories not walked ({shown}) — name one in include "
+                    '(".github/**/*.md", "vendor/acme/**/*.go") to index it, or set default_excludes = false',
                 )
             )
     fresh = freshness(config, layout)

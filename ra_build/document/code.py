@@ -207,6 +207,19 @@ class _Walker:
                     pending = []
                 pending.append(node)
                 continue
+            if node.type == "type_declaration" and len(specs := _type_specs(node)) > 1:
+                # Go's `type ( A struct{…}; B interface{…} )`: a chunk per type
+                start = pending[0].start_byte if pending else node.start_byte
+                if pending and node.start_point.row > _last_row(pending[-1]) + 1:
+                    gaps[-1].extend(Span(n.start_byte, n.end_byte) for n in pending)
+                    start = node.start_byte
+                pending = []
+                for k, spec in enumerate(specs):
+                    out.append(
+                        self.grouped_type(spec, start if k == 0 else _comments_before(spec), prefix, crumbs)
+                    )
+                    gaps.append([])
+                continue
             target = self.unwrap(node)
             if (
                 target is not None
@@ -329,6 +342,19 @@ class _Walker:
                     ]
         return found
 
+    def grouped_type(
+        self, spec: tree_sitter.Node, start: int, prefix: str, crumbs: tuple[str, ...]
+    ) -> Definition:
+        """One type of a Go `type ( … )` group, from `start` (its comments, or the group's opening)."""
+        named = spec.child_by_field_name("name")
+        name = self.text(named) if named is not None else "type"
+        head = self.source[spec.start_byte : spec.end_byte].split(b"\n", 1)[0].split(b"{", 1)[0]
+        signature = "type " + _SPACE.sub(" ", head.decode("utf-8", "replace")).strip()
+        span = Span(start, spec.end_byte)
+        return Definition(
+            "type", name, f"{prefix}{name}", signature, span, spec.end_byte, crumbs=(*crumbs, name)
+        )
+
     def signature(self, node: tree_sitter.Node) -> str:
         """The definition up to its body, on one line: `def f(a, b=1) -> int`."""
         body = node.child_by_field_name("body")
@@ -342,6 +368,20 @@ class _Walker:
         if len(text) > SIGNATURE_CHARS:
             text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
         return text
+
+
+def _type_specs(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    return [c for c in node.named_children if c.type in ("type_spec", "type_alias")]
+
+
+def _comments_before(node: tree_sitter.Node) -> int:
+    """Where `node` starts with the comment lines right above it (no blank line between)."""
+    start, row = node.start_byte, node.start_point.row
+    sibling = node.prev_named_sibling
+    while sibling is not None and sibling.type == "comment" and _last_row(sibling) + 1 >= row:
+        start, row = sibling.start_byte, sibling.start_point.row
+        sibling = sibling.prev_named_sibling
+    return start
 
 
 def _receiver_type(walker: _Walker, receiver: tree_sitter.Node) -> str | None:

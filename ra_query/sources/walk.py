@@ -59,7 +59,7 @@ class Discovery:
     files: tuple[FoundFile, ...]
     skipped: tuple[Skipped, ...]
     dirs: tuple[tuple[str, int], ...] = ()  # (relative dir, mtime_ns) of every directory walked
-    hidden: tuple[str, ...] = ()  # dot-directories not walked (no pattern names them), relative
+    hidden: tuple[str, ...] = ()  # dot-directories and DEFAULT_EXCLUDES not walked, relative
     ignore_files: tuple[FoundFile, ...] = ()  # the git ignore files read ("../.gitignore" above)
     truncated: bool = False  # stopped at `limit` entries
 
@@ -142,7 +142,7 @@ class _Walk:
         self.files: list[FoundFile] = []
         self.skipped: list[Skipped] = []
         self.dirs: list[tuple[str, int]] = []
-        self.hidden: list[str] = []
+        self.hidden: list[str] = []  # dot-directories and default excludes not walked
 
     def directory(self, rel_dir: str, stack: list[str], descend: Callable[[str], bool] | None) -> int:
         """List one directory: take its files, put the subdirectories to walk on `stack`; return
@@ -180,6 +180,7 @@ class _Walk:
         """Whether the subdirectory at `rel` is walked: not skipped by name, by an exclude
         pattern, nor by git."""
         if name in self.skip_names:
+            self.hidden.append(rel)  # reported with the dot-directories: not walked, by default
             return False
         if self.exclude_re is not None and self.exclude_re.match(rel + "/"):
             return False
