@@ -598,3 +598,18 @@ def test_each_type_of_a_go_type_group_is_a_chunk() -> None:
     assert list(chunks) == ["", "A", "B"]
     assert chunks["B"].title == "type B interface"
     assert chunks["A"].body.endswith("// A is a.\n\tA struct{ x int }")
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "slugs"),
+    [
+        ("a.cpp", 'extern "C" {\nint f() { return 1; }\n}\n', ["", "f"]),
+        ("v.cpp", "template <typename T> T V<A<T>>::get() { return t; }\n", ["", "V.get"]),
+        ("b.rb", "class B\n  class << self\n    def m; end\n  end\nend\n", ["", "B", "B.m"]),
+        ("m.ts", "declare module 'foo' {\n  export function x(): void;\n}\n", ["", "foo"]),
+    ],
+)
+def test_blocks_that_only_hold_definitions_and_decorated_names_give_plain_ids(
+    path: str, source: str, slugs: list[str]
+) -> None:
+    assert list(chunks_of(path, source)) == slugs

@@ -55,6 +55,9 @@ _FUNCTION_VALUES = frozenset({
     "arrow_function", "function_expression", "function", "generator_function", "class",
 })  # fmt: skip
 _SPACE = re.compile(r"\s+")
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+# blocks whose members are defined as if they stood where the block does
+_TRANSPARENT = frozenset({"linkage_specification", "singleton_class"})
 # what a C or C++ declarator chain ends in: the name of what it declares
 _DECLARATOR_NAMES = frozenset({
     "identifier", "field_identifier", "type_identifier", "qualified_identifier", "destructor_name",
@@ -207,6 +210,14 @@ class _Walker:
                     pending = []
                 pending.append(node)
                 continue
+            if node.type in _TRANSPARENT and (inner := node.child_by_field_name("body")) is not None:
+                # C++ `extern "C" { … }`, Ruby `class << self … end`: what they hold is defined
+                # where they stand
+                if pending:
+                    gaps[-1].extend(Span(n.start_byte, n.end_byte) for n in pending)
+                    pending = []
+                self.members(inner, prefix, crumbs, out, gaps, top=top)
+                continue
             if node.type == "type_declaration" and len(specs := _type_specs(node)) > 1:
                 # Go's `type ( A struct{…}; B interface{…} )`: a chunk per type
                 start = pending[0].start_byte if pending else node.start_byte
@@ -304,7 +315,11 @@ class _Walker:
             if top
             else self.g.members.get(node.type, self.g.definitions[node.type])
         )
-        display = name.replace("::", ".")
+        # `V<T>::get` → `V.get`, `'foo'` (a TypeScript module) → `foo`
+        display = name
+        while "<" in display and (bare := _TEMPLATE_ARGS.sub("", display)) != display:
+            display = bare
+        display = display.replace("::", ".").strip("'\"`")
         qualified_prefix = prefix
         own_crumbs = crumbs
         if node.type == "method_declaration" and (receiver := node.child_by_field_name("receiver")):
