@@ -64,11 +64,12 @@ Limit
 
 Code
     A code file's chunks are definitions: an agent asking where something is wants the
-    definition, not the file around it. So the members of a code chunk never merge into it; a
-    class and its method are both results when both matched (a class's chunk is its own part —
-    signature, docstring, fields — which its methods do not repeat); and when a code file's node
-    and a chunk inside it are both results, the inner one stays and the file's node goes (its
-    outline names every definition in it) — the reverse of the ancestor dedup above.
+    definition, not the file around it. So the members of a code chunk never merge into it, and
+    when a code chunk and a chunk inside it are both results, the inner one stays; the outer one
+    goes when it is a file's node (its outline names every definition in it) or scored below
+    the inner one, and stays beside it when it scored as high (a class's chunk is its own part —
+    signature, docstring, fields — which its methods do not repeat) — the reverse of the
+    ancestor dedup above.
 
 `aggregation=False` skips aggregation and dedup: the candidates become plain results.
 """
@@ -260,8 +261,9 @@ def _without_nested(active: dict[str, _Node], records: _Records) -> list[str]:
                 ancestor = active[parent_id].record
                 if not ancestor.code:
                     nested = True
-                elif ancestor.depth == 0:
-                    outer_code.add(parent_id)  # a code file's node: its outline names what matched
+                elif ancestor.depth == 0 or ancestor.score < node.record.score:
+                    outer_code.add(parent_id)  # a code file's node (its outline names what matched),
+                    # or a class that matched less than its member
                 break
             if current.depth - 1 <= shallowest:
                 break
