@@ -310,7 +310,8 @@ override what you know in general. Trees: {named}.
 - Before changing files, call `context` with their paths: the docs that fit them.
 - Before deciding how to do something, `search` it; several topics in one call: queries=[...]. \
 Plain words are ranked (a sentence or an error message works); "exact phrase", -exclude, \
-tree:NAME narrow it.
+tree:NAME narrow it; kind="code" or "docs" keeps the code (functions, classes, with file:lines) \
+or the docs.
 - Results are chunks with ids; `get` returns one in full, or a whole document (tree:path).
 - Answers fit max_tokens (default 8000); list=true gives snippets only; tokens.omitted_ids \
 lists what was left out.
