@@ -12,15 +12,18 @@ The chunk tree of a code file:
   last line. A container's body is its own part: from its first line to its first member (its
   signature, doc comment, fields), as a markdown heading's body runs to its first subheading;
 - a **block** node for the statements between definitions (constants, `if __name__ ==
-  "__main__":`), grouped in runs of at most `BLOCK_LINES` lines.
+  "__main__":`, a comment after the last definition), grouped in runs of at most `BLOCK_LINES`
+  lines.
 
 Titles are signatures (`def open_store(path, *, readonly=True)`); breadcrumbs are `path ›
 Class › method`; slugs are qualified names (`Class.method`, a Go method by its receiver type:
 `ChunkCache.Search`), so an id stays the same when other code moves; a repeated name gets `-1`,
-`-2`. A definition longer than `max_chunk_size` characters is cut at its statements (never
-mid-line) into parts, each a child (`name.2`, `name.3`, …). A file with syntax errors is chunked
-from tree-sitter's partial tree with a warning; without definitions (or without its grammar) it
-is cut into blocks of lines at its blank lines.
+`-2`; definitions take their slugs before blocks do. A definition (or a class's own part, or a
+statement) longer than `max_chunk_size` characters is cut at line breaks into parts, each a
+child (`name.2`, `name.3`, …). A file with syntax errors is chunked from tree-sitter's partial
+tree with a warning; without definitions (or without its grammar) it is cut into blocks of
+lines at its blank lines. YAML is read by its lines (`yaml_entries`), TOML and JSON by their
+top-level tables and keys (`_data_entries`).
 
 Every range is exact: `line_start`–`line_end` and `byte_start`–`byte_end` slice the file.
 """
