@@ -55,7 +55,17 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, add_settings, clean_env, entry_command, git_head, run_ra, verdict, worktree
+from common import (
+    REPO,
+    add_set_option,
+    add_settings,
+    clean_env,
+    entry_command,
+    git_head,
+    run_ra,
+    verdict,
+    worktree,
+)
 from quality import _is_empty, default_params, grep_top, load, modes_of, questions
 
 sys.path.insert(0, str(REPO))
@@ -428,13 +438,7 @@ def main() -> None:
     parser.add_argument(
         "--check", action="store_true", help="check the answers against the corpora, then stop"
     )
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="SECTION.KEY=VALUE",
-        help="a .ra.toml setting for the builds (TOML value), e.g. search.code_boost=1.1",
-    )
+    add_set_option(parser, "search.code_boost=1.1")
     args = parser.parse_args()
     add_settings(parser, args.set, SETTINGS, "search.code_boost=1.1")
     corpora = corpora_from(args.corpus, parser)

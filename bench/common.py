@@ -47,6 +47,17 @@ def verdict(ok: bool) -> str:
 # ---- running ra ---------------------------------------------------------------------------------
 
 
+def add_set_option(parser: argparse.ArgumentParser, example: str) -> None:
+    """The `--set SECTION.KEY=VALUE` option (repeatable) of a benchmark that builds projects."""
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
+        help=f"a .ra.toml setting for the builds (TOML value), e.g. {example}",
+    )
+
+
 def add_settings(
     parser: argparse.ArgumentParser, given: list[str], into: dict[str, dict[str, str]], example: str
 ) -> None:

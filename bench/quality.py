@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, add_settings, build_project, corpus_folder, git_head, verdict
+from common import REPO, add_set_option, add_settings, build_project, corpus_folder, git_head, verdict
 
 sys.path.insert(0, str(REPO))
 
@@ -633,13 +633,7 @@ def main() -> None:
     )
     parser.add_argument("--label", default="", help="a note recorded with the figures")
     parser.add_argument("--no-record", action="store_true", help="print only")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="SECTION.KEY=VALUE",
-        help="a .ra.toml setting for the builds (TOML value), e.g. search.boost.title=0.5",
-    )
+    add_set_option(parser, "search.boost.title=0.5")
     args = parser.parse_args()
     add_settings(parser, args.set, SETTINGS, "search.boost.title=0.5")
     if args.semantic:
