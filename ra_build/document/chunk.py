@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ra_build.document.code import CodeNode, Lines, code_nodes, parse_code
+from ra_build.document.code import CodeNode, Lines, UniqueNames, code_nodes, parse_code
 from ra_build.document.frontmatter import NO_FRONTMATTER, Frontmatter, parse_frontmatter
 from ra_build.document.markdown import UTF8_BOM, Heading, decode, file_bytes, find_headings
 from ra_build.document.memo import TextMemo
@@ -125,17 +125,11 @@ class Slugger:
     """
 
     def __init__(self) -> None:
-        self._seen: dict[str, int] = {}
+        self._names = UniqueNames()
 
     def slug(self, text: str) -> str:
         """Return the next unique slug for a heading text."""
-        base = slugify(text) or "heading"
-        result = base
-        while result in self._seen:
-            self._seen[base] += 1
-            result = f"{base}-{self._seen[base]}"
-        self._seen[result] = 0
-        return result
+        return self._names.unique(slugify(text) or "heading")
 
 
 def content_hash(title: str, breadcrumb: Iterable[str], tags: Iterable[str], body: str) -> str:

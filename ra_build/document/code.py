@@ -691,21 +691,32 @@ def _reserve(definitions: list[Definition], slugs: _Slugs) -> None:
         _reserve(definition.children, slugs)
 
 
-class _Slugs:
-    """Unique slugs within one file: a repeated name gets `-1`, `-2`, …"""
+class UniqueNames:
+    """Unique names within one document, the way github-slugger makes them (markdown's
+    `chunk.Slugger` and code's slugs share it): repeats get `-1`, `-2`, …, skipping any suffix
+    that collides with a name given literally."""
 
     def __init__(self) -> None:
         self.seen: dict[str, int] = {}
-        self.reserved: dict[int, str] = {}  # a definition's slug, by id() of the Definition
 
-    def next(self, name: str) -> str:
-        base = _SPACE.sub("-", name.strip()) or "block"
+    def unique(self, base: str) -> str:
         result = base
         while result in self.seen:
             self.seen[base] += 1
             result = f"{base}-{self.seen[base]}"
         self.seen[result] = 0
         return result
+
+
+class _Slugs(UniqueNames):
+    """The slugs of one code file: qualified names, spaces made `-`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reserved: dict[int, str] = {}  # a definition's slug, by id() of the Definition
+
+    def next(self, name: str) -> str:
+        return self.unique(_SPACE.sub("-", name.strip()) or "block")
 
 
 def _header_span(spans: list[Span], source: bytes) -> Span | None:
