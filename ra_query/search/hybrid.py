@@ -10,8 +10,9 @@ The two rankings are fused by min-max normalisation: each list's scores scaled t
 `(1 - w) * bm25 + w * dense` with `w` = `semantic_weight` (0.55 by default) over the top 50 of
 each side; a chunk only one side found gets 0 from the other. Chosen with bench/quality.py over
 min-max weights 0.3–0.7, reciprocal-rank fusion, other normalisations and fewer BM25
-candidates (docs/searching.md has the table). The fused list then goes through ra's
-aggregation, elbow cutoff and limit as a BM25 list does.
+candidates (docs/searching.md has the table). The best `candidate_limit` of the fused list
+then go through ra's aggregation, elbow cutoff and limit as BM25's candidates do
+(ra_query.search.pipeline: both sides' 50 let a page's sections merge into the page).
 """
 
 from __future__ import annotations
