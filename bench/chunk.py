@@ -33,6 +33,7 @@ from common import DEFAULT_TARBALL, REPO, git_head, place_corpus
 sys.path.insert(0, str(REPO))
 
 from ra_build.document.chunk import chunk_document
+from ra_build.document.grammars import GRAMMARS, parser_for
 from ra_build.document.markdown import decode
 from ra_build.pipeline.chunk_stage import ChunkSettings, parse_batch
 from ra_query.sources.languages import CODE_EXTENSIONS
@@ -99,6 +100,9 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     count_tokens("warm up the encoding")  # loading cl100k is not part of the figure
+    if args.code:  # nor is loading a grammar: once per worker process, not per MB
+        for language in GRAMMARS:
+            parser_for(language)
 
     with tempfile.TemporaryDirectory(prefix="ra-bench-") as scratch:
         if args.dir is not None:

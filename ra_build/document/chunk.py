@@ -208,12 +208,14 @@ def chunk_document(
     """
     if kind is None:
         kind = kind_for_path(path)
-    counter = _remembered_count if count_tokens is _count_tokens else count_tokens
     if kind == "code":
+        # a code file's chunk texts rarely repeat (versioned docs copies do): remembering them
+        # cost a tenth of code chunking and saved nothing
         return chunk_code(
             tree, path, text, language_of(path), size=size, byte_offset=byte_offset, byte_length=byte_length,
-            count_tokens=counter, max_chunk_size=max_chunk_size,
+            count_tokens=count_tokens, max_chunk_size=max_chunk_size,
         )  # fmt: skip
+    counter = _remembered_count if count_tokens is _count_tokens else count_tokens
     if kind == "markdown":
         front = parse_frontmatter(text)
         headings = find_headings(text, front.body_start, front.body_line)
