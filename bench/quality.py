@@ -489,6 +489,12 @@ def reworded(pages: Path, work: Path) -> dict[str, Any]:
     return reworded_figures(open_store(build("tldr", pages, work / "reworded")), pages)
 
 
+def _answer_line_shown(item: dict[str, Any], printed: str) -> bool:
+    """Whether `printed` holds the start (25 characters) of a line the item's `why` quotes."""
+    quoted = re.findall(r"'([^']{8,})", item["why"])
+    return any(line[:25] in printed for line in quoted)
+
+
 def reworded_figures(store: Any, pages: Path) -> dict[str, Any]:
     """The reworded questions over the built tldr index `store` (of `pages`), per mode, and grep's."""
     from ra_query.commands import search_command
@@ -498,7 +504,7 @@ def reworded_figures(store: Any, pages: Path) -> dict[str, Any]:
     figures: dict[str, Any] = {"queries": len(items)}
     for mode in modes_of(store):
         params = default_params(store, mode)
-        hit1 = hit5 = results = empty = 0
+        hit1 = hit5 = results = empty = shown = 0
         tokens: list[int] = []
         for item in items:
             payload = json.loads(search_command(store, [item["question"]], params, json=True).text)
@@ -507,8 +513,11 @@ def reworded_figures(store: Any, pages: Path) -> dict[str, Any]:
             results += len(found)
             empty += sum(_is_empty(r) for r in found)
             hit1 += bool(paths[:1]) and paths[0] in item["answers"]
-            hit5 += any(p in item["answers"] for p in paths[:5])
-            tokens.append(count_tokens(search_command(store, [item["question"]], params).text))
+            found5 = any(p in item["answers"] for p in paths[:5])
+            hit5 += found5
+            printed = search_command(store, [item["question"]], params).text
+            tokens.append(count_tokens(printed))
+            shown += found5 and _answer_line_shown(item, printed)
         n = len(items)
         side = {
             "hit@1": round(hit1 / n, 3),
@@ -516,6 +525,9 @@ def reworded_figures(store: Any, pages: Path) -> dict[str, Any]:
             "mean_results": round(results / n, 2),
             "mean_tokens": round(statistics.fmean(tokens), 1),
             "empty_results": empty,
+            # of the questions whose answer page is in the top 5: the printed text holds a line
+            # the answer's `why` quotes (excerpts can leave it out; a few quotes are paraphrased)
+            "answer_lines_shown": f"{shown}/{hit5}",
         }
         figures |= side if mode == "lexical" else {"hybrid": side}
     if shutil.which("rg") is not None:

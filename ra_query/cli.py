@@ -185,6 +185,7 @@ def _run(
             explain=args.explain,
             colour=use_colour(sys.stdout, env),
             stale=stale.result,  # asked for after the search: the walk overlaps it
+            whole=args.whole,
         )
     sys.stdout.write(output.text)
     return output.code

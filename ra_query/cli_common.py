@@ -49,6 +49,12 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--list", action="store_true", help="ids, breadcrumbs and ~150-character snippets")
     view.add_argument("--matches", action="store_true", help="only the lines that match")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="print every result whole (a long prose result is otherwise an excerpt: its lead and "
+        "the blocks with the query's words, ⋯ for what is left out)",
+    )
     parser.add_argument("-o", "--output", choices=("full", "list", "matches", "json"), help="output mode")
     parser.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
     parser.add_argument(

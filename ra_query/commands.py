@@ -44,19 +44,27 @@ def search_command(
     explain: bool = False,
     colour: bool = False,
     stale: int | Callable[[], int | None] | None = None,
+    whole: bool = False,
 ) -> Output:
     """Search every topic, fit one token budget across them, render; exit 1 when nothing matched.
+
+    A long prose result shows its excerpt (ra_query.search.focus) unless `whole`.
 
     `stale` is the count of changed source files, or a getter for it that is called only after
     the search (so a count running in another process overlaps the search).
     """
     topics = search(store, queries, params)
-    outcome = budgeted(topics, view, max_tokens, build_analyzer(store.stemmer), marks=json or colour)
+    if whole:
+        topics = [topic._replace(focus=frozenset()) for topic in topics]
+    analyzer = build_analyzer(store.stemmer)
+    outcome = budgeted(topics, view, max_tokens, analyzer, marks=json or colour)
     code = 0 if any(t.hits for t in topics) else 1
     if callable(stale):
         stale = stale()
     if json:
-        payload = to_json(topics, outcome, list_mode=view == "list", stale=stale, explain=explain)
+        payload = to_json(
+            topics, outcome, list_mode=view == "list", stale=stale, explain=explain, analyzer=analyzer
+        )
         return Output(dumps(payload), code)
     text = render_text(topics, outcome, colour=colour, explain=explain)
     if stale:

@@ -131,6 +131,14 @@ ContextLimit = Annotated[
 ListMode = Annotated[
     bool, Field(strict=True, description="Return snippets only, omit full content (default: false)")
 ]
+Whole = Annotated[
+    bool,
+    Field(
+        strict=True,
+        description="Return every result's full content; otherwise a long docs result is an excerpt "
+        "(its lead and the blocks with the query's words, ⋯ for the rest; get has it all) (default: false)",
+    ),
+]
 ChunkId = Annotated[str, Field(description="Chunk ID (tree:path#heading) or document ID (tree:path)")]
 Kind = Annotated[
     Literal["any", "docs", "code"],
@@ -183,6 +191,7 @@ def search_payload(
     stale: int | None = None,
     mode: str = "auto",
     kind: str = "any",
+    whole: bool = False,
 ) -> dict[str, Any]:
     """What the `search` tool returns: `ra search --json`'s payload for the same arguments.
 
@@ -193,9 +202,13 @@ def search_payload(
         raise InputError("queries is empty — give at least one query")
     budget = agent_budget(store, max_tokens)
     topics = search(store, queries, search_params(store, limit, mode, kind))
+    if whole:
+        topics = [topic._replace(focus=frozenset()) for topic in topics]
     view = "list" if list_mode else "full"
-    outcome = budgeted(topics, view, budget, build_analyzer(store.stemmer))
-    return with_hint(to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False))
+    analyzer = build_analyzer(store.stemmer)
+    outcome = budgeted(topics, view, budget, analyzer)
+    payload = to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False, analyzer=analyzer)
+    return with_hint(payload)
 
 
 def agent_budget(store: Store, max_tokens: int | None) -> int:
@@ -364,6 +377,7 @@ def build_server(
         list: ListMode = False,
         mode: Mode = "auto",
         kind: Kind = "any",
+        whole: Whole = False,
     ) -> Payload:
         topics = [queries] if isinstance(queries, str) else queries
         return answer(
@@ -376,6 +390,7 @@ def build_server(
                 stale=staleness(store),
                 mode=mode,
                 kind=kind,
+                whole=whole,
             )
         )
 

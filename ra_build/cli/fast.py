@@ -66,6 +66,7 @@ def run_search(argv: list[str], early: StaleCheck | None = None) -> int:
             explain=args.explain,
             colour=use_colour(sys.stdout, dict(os.environ)),
             stale=0,  # current, or just refreshed
+            whole=args.whole,
         )
 
     from ra_build.refresh.stamp import stamped_store

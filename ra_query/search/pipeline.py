@@ -185,6 +185,7 @@ class TopicResult(NamedTuple):
     fuzzy: bool = False
     note: str | None = None
     explain: tuple[str, ...] = ()
+    focus: frozenset[str] = frozenset()  # the terms that are not stop words: what excerpts show
 
 
 class _Run:
@@ -362,7 +363,9 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
             if params.strict and not params.raw
             else "no results — try fewer or different words"
         )
-    return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain))
+    is_stop = stopwords_of(store.stemmer)
+    focus = frozenset(t for t in terms if not is_stop(t))
+    return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain), focus)
 
 
 def _hybrid(

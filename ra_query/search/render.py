@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from ra_query.artifacts.models import ChunkRecord
 from ra_query.search.budget import Budgeted, BudgetOutcome, apply_budget
+from ra_query.search.focus import excerpt_of
 from ra_query.search.pipeline import SearchHit, TopicResult, matching_words
 from ra_query.text.textsafe import printable
 
@@ -24,14 +25,29 @@ _HEADER = re.compile(r"^(─── .* ───)$", re.MULTILINE)
 _EM = re.compile(r"<em>(.*?)</em>")
 
 
-def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, marks: bool = True) -> str:
+def hit_text(
+    hit: SearchHit,
+    mode: View,
+    terms: frozenset[str],
+    analyzer: Any,
+    marks: bool = True,
+    focus: frozenset[str] | None = None,
+) -> str:
     """One hit as plain text in view `mode`, control characters escaped (ra_query.text.textsafe);
     `marks` keeps the <em> around matches in snippets (colour turns them into highlights; text
-    for a pipe or a file is better without them)."""
-    return printable(_hit_text(hit, mode, terms, analyzer, marks))
+    for a pipe or a file is better without them). With `focus` (the query's content words) the
+    full view shows a long prose chunk as an excerpt (ra_query.search.focus)."""
+    return printable(_hit_text(hit, mode, terms, analyzer, marks, focus))
 
 
-def _hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, marks: bool) -> str:
+def _hit_text(
+    hit: SearchHit,
+    mode: View,
+    terms: frozenset[str],
+    analyzer: Any,
+    marks: bool,
+    focus: frozenset[str] | None,
+) -> str:
     record = hit.record
     crumb = record.crumb()
     also = f"  also: {', '.join(hit.also)}\n" if hit.also else ""
@@ -51,7 +67,10 @@ def _hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, 
             + "\n"
         )
     also = f"> also: {', '.join(hit.also)}\n" if hit.also else ""
-    return f"─── {record.id} ───\n> {crumb}\n{also}\n{record.content()}\n"
+    shown = excerpt_of(record, focus, analyzer) if focus else None
+    # a page's top heading is its whole breadcrumb: the heading line below says it already
+    crumb_line = "" if record.breadcrumb == (record.title,) and record.heading_line else f"> {crumb}\n"
+    return f"─── {record.id} ───\n{crumb_line}{also}\n{shown or record.content()}\n"
 
 
 def numbered_lines(chunk: ChunkRecord) -> list[tuple[int, str]]:
@@ -81,17 +100,19 @@ def budgeted(
     stored for its content, and loading the encoding (~100 ms) is left to searches that
     need it.
     """
+
+    def text_of(topic: TopicResult, hit: SearchHit) -> str:
+        return hit_text(hit, view, topic.terms, analyzer, marks, topic.focus or None)
+
     if max_tokens is None:
         kept = tuple(
-            Budgeted(
-                t, rank, h.record, hit_text(h, view, topic.terms, analyzer, marks), h.record.tokens, False
-            )
+            Budgeted(t, rank, h.record, text_of(topic, h), h.record.tokens, False)
             for t, topic in enumerate(topics)
             for rank, h in enumerate(topic.hits, start=1)
         )
         return BudgetOutcome(kept, sum(k.tokens for k in kept), 0, False, None)
     return apply_budget(
-        [[(h.record, hit_text(h, view, t.terms, analyzer, marks)) for h in t.hits] for t in topics],
+        [[(h.record, text_of(topic, h)) for h in topic.hits] for topic in topics],
         max_tokens,
     )
 
@@ -140,8 +161,12 @@ def to_json(
     list_mode: bool,
     stale: int | None,
     explain: bool,
+    analyzer: Any = None,
 ) -> dict[str, Any]:
-    """Seed 000's shape, `queries[] → {query, results[], total_matches}`, plus ra's extras."""
+    """Seed 000's shape, `queries[] → {query, results[], total_matches}`, plus ra's extras.
+
+    With the `analyzer`, a long prose result's `content` is its excerpt (`excerpt: true`), as
+    the full view prints it."""
     kept = {(item.topic, item.record.id): item for item in outcome.kept}
     queries: list[dict[str, Any]] = []
     for t, topic in enumerate(topics):
@@ -172,8 +197,14 @@ def to_json(
             if r.symbol:
                 result["symbol"] = r.symbol
             if not list_mode:
-                result["content"] = r.content() if not item.truncated else _content_of(item.text)
+                shown = excerpt_of(r, topic.focus, analyzer) if analyzer is not None else None
+                if item.truncated:
+                    result["content"] = _content_of(item.text)
+                else:
+                    result["content"] = shown or r.content()
                 result["truncated"] = item.truncated
+                if shown:
+                    result["excerpt"] = True
             if hit.aggregated:
                 result["constituents"] = list(hit.constituents)
             if hit.also:

@@ -1,0 +1,205 @@
+"""Excerpts of long prose results (ra_query.search.focus): what a search shows of a page-sized chunk.
+
+Unit tests on the block rule with the real analyzer, a property over random markdown, and real
+`ra-query` processes and a real MCP client over a small built tree.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ra_query.artifacts.schema import build_analyzer
+from ra_query.search.focus import GAP, blocks_of, focused
+from tests.conftest import BIN, Run, build, run_cmd
+from tests.test_mcp import serve
+
+ANALYZER = build_analyzer("english")
+
+# a tldr-shaped page: a lead, then items of a description ending in ":" and its command
+ITEMS = [
+    ("Unstage everything", "git reset"),
+    ("Interactively unstage portions of a file", "git reset --patch path/to/file"),
+    ("Undo the last commit, keeping its changes in the filesystem", "git reset HEAD~"),
+    ("Discard any uncommitted changes, staged or not", "git reset --hard"),
+    ("Reset the repository to a given commit", "git reset --hard commit"),
+    ("Print the reflog to find a lost state", "git reflog"),
+]
+PAGE = "# git reset\n\n> Undo commits or unstage changes by resetting the current HEAD.\n\n" + "".join(
+    f"- {text}:\n\n`{command}`\n\n" for text, command in ITEMS
+)
+
+
+def words(*terms: str) -> frozenset[str]:
+    return frozenset(t for term in terms for t in ANALYZER.analyze(term))
+
+
+def body_of(page: str) -> str:
+    return page.split("\n\n", 1)[1].strip("\n")
+
+
+def test_blocks_are_runs_of_lines_between_blank_lines() -> None:
+    assert blocks_of("a\nb\n\nc\n\n\nd") == ["a\nb", "c", "d"]
+
+
+def test_a_fenced_code_block_is_one_block_even_with_blank_lines_inside() -> None:
+    body = "intro\n\n```python\nx = 1\n\ny = 2\n```\n\nafter"
+    assert blocks_of(body) == ["intro", "```python\nx = 1\n\ny = 2\n```", "after"]
+
+
+def test_a_fence_is_closed_only_by_a_fence_of_its_own_character_and_length() -> None:
+    body = "````\n```\n\nstill code\n````\n\nafter"
+    assert blocks_of(body) == ["````\n```\n\nstill code\n````", "after"]
+
+
+def test_an_excerpt_keeps_the_heading_the_lead_and_the_matching_item_with_its_command() -> None:
+    shown = focused("# git reset", body_of(PAGE), words("undo", "last", "commit", "keep"), ANALYZER)
+    assert shown is not None
+    assert shown.startswith("# git reset\n\n> Undo commits")
+    assert "- Undo the last commit, keeping its changes in the filesystem:\n\n`git reset HEAD~`" in shown
+    assert "reflog" not in shown
+
+
+def test_each_run_of_blocks_left_out_is_one_gap_line() -> None:
+    shown = focused("# git reset", body_of(PAGE), words("reflog"), ANALYZER)
+    assert shown is not None
+    assert shown.split("\n\n") == [
+        "# git reset",
+        "> Undo commits or unstage changes by resetting the current HEAD.",
+        GAP,
+        "- Print the reflog to find a lost state:",
+        "`git reflog`",
+    ]
+
+
+def test_at_most_two_matching_blocks_are_shown_the_ones_with_most_query_words() -> None:
+    shown = focused("# git reset", body_of(PAGE), words("unstage", "portions", "file", "reset"), ANALYZER)
+    assert shown is not None
+    assert "- Interactively unstage portions of a file:" in shown  # all four, with its command
+    assert "- Unstage everything:" in shown  # unstage, and reset in its command
+    assert "Reset the repository" not in shown  # reset alone
+
+
+def test_a_page_that_shares_no_word_with_the_query_shows_its_lead() -> None:
+    shown = focused("# git reset", body_of(PAGE), words("dice"), ANALYZER)
+    assert (
+        shown == "# git reset\n\n> Undo commits or unstage changes by resetting the current HEAD.\n\n" + GAP
+    )
+
+
+def test_an_excerpt_that_would_leave_nothing_out_is_not_made() -> None:
+    assert focused("# a", "lead\n\nmatch here", words("match"), ANALYZER) is None
+
+
+_LINE = st.text(alphabet="abc xyz:-", min_size=1, max_size=12).filter(str.strip)
+_BLOCK = st.one_of(
+    st.lists(_LINE, min_size=1, max_size=3).map("\n".join),
+    st.lists(st.one_of(_LINE, st.just("")), max_size=3).map(
+        lambda lines: "```\n" + "\n".join(lines) + "\n```"
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_BLOCK, min_size=1, max_size=12, unique=True), st.sets(st.sampled_from(["abc", "xyz", "a", "b"]))
+)
+def test_an_excerpt_is_the_lead_and_whole_blocks_in_order_with_a_gap_for_each_run_left_out(
+    blocks: list[str], query: set[str]
+) -> None:
+    body = "\n\n".join(blocks)
+    parts = blocks_of(body)
+    shown = focused("# h", body, words(*query), ANALYZER)
+    if shown is None:
+        return
+    heading, *rest = blocks_of(shown)
+    assert heading == "# h" and rest[0] == parts[0]
+    previous, gap = 0, False
+    for block in rest[1:]:
+        if block == GAP:
+            gap = True
+            continue
+        index = parts.index(block, previous + 1)
+        assert gap == (index != previous + 1)
+        previous, gap = index, False
+    assert (rest[-1] == GAP) == (previous != len(parts) - 1)
+
+
+# ---- as a user runs it ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tree with the tldr-shaped page, a short page and a Python file; built once."""
+    base = tmp_path_factory.mktemp("focus")
+    root, home = base / "kb", base / "home"
+    (root / "docs").mkdir(parents=True)
+    home.mkdir()
+    (root / ".ra.toml").write_text('[tree.docs]\npath = "docs"\ninclude = ["**/*.md", "**/*.py"]\n')
+    (root / "docs" / "git-reset.md").write_text(PAGE)
+    (root / "docs" / "short.md").write_text("# Short\n\nA reflog note that is short.\n")
+    code = "def reflog_entries(repo):\n" + "".join(f"    step_{i} = repo.reflog({i})\n" for i in range(60))
+    (root / "docs" / "reflog.py").write_text(code)
+    build(root, home)
+    return root, home
+
+
+def rq(kb: tuple[Path, Path], *args: str) -> Run:
+    root, home = kb
+    return run_cmd("ra-query", "--artifacts", str(root / ".ra"), *args, cwd=root, home=home)
+
+
+def test_search_prints_a_long_page_as_its_excerpt(kb: tuple[Path, Path]) -> None:
+    run = rq(kb, "search", "-t", "docs", "--kind", "docs", "print the reflog")
+    assert run.code == 0, run.err
+    assert "- Print the reflog to find a lost state:\n\n`git reflog`" in run.out
+    assert f"\n\n{GAP}\n\n" in run.out
+    assert "Unstage everything" not in run.out
+
+
+def test_a_pages_top_heading_is_not_repeated_as_its_breadcrumb(kb: tuple[Path, Path]) -> None:
+    run = rq(kb, "search", "print the reflog")
+    assert run.out.startswith("─── docs:git-reset.md#git-reset ───\n\n# git reset\n\n> Undo commits")
+
+
+def test_whole_prints_the_page_whole(kb: tuple[Path, Path]) -> None:
+    run = rq(kb, "search", "--whole", "print the reflog")
+    assert run.code == 0, run.err
+    assert "Unstage everything" in run.out and GAP not in run.out
+
+
+def test_a_short_page_and_a_code_chunk_are_never_cut(kb: tuple[Path, Path]) -> None:
+    run = rq(kb, "search", "--json", "--cutoff-ratio", "0", "reflog")
+    results = json.loads(run.out)["queries"][0]["results"]
+    by_path = {r["path"]: r for r in results}
+    assert by_path["short.md"]["content"] == "# Short\n\nA reflog note that is short."
+    assert "step_59 = repo.reflog(59)" in by_path["reflog.py"]["content"]
+    assert not any(r.get("excerpt") for r in results if r["path"] != "git-reset.md")
+
+
+def test_json_content_is_the_excerpt_and_says_so(kb: tuple[Path, Path]) -> None:
+    run = rq(kb, "search", "--json", "print the reflog")
+    page = next(r for r in json.loads(run.out)["queries"][0]["results"] if r["path"] == "git-reset.md")
+    assert page["excerpt"] is True
+    assert GAP in page["content"] and "Unstage everything" not in page["content"]
+
+
+def test_get_prints_the_chunk_whole(kb: tuple[Path, Path]) -> None:
+    run = rq(kb, "get", "docs:git-reset.md#git-reset")
+    assert run.code == 0, run.err
+    assert "Unstage everything" in run.out and GAP not in run.out
+
+
+def test_the_mcp_search_tool_excerpts_unless_asked_for_whole_results(kb: tuple[Path, Path]) -> None:
+    root, home = kb
+    with serve([str(BIN / "ra-query"), "--artifacts", str(root / ".ra"), "mcp"], root, home) as server:
+        cut = server.ok("search", {"queries": "print the reflog"})["queries"][0]["results"]
+        whole = server.ok("search", {"queries": "print the reflog", "whole": True})["queries"][0]["results"]
+    page = next(r for r in cut if r["path"] == "git-reset.md")
+    assert page["excerpt"] is True and "Unstage everything" not in page["content"]
+    page = next(r for r in whole if r["path"] == "git-reset.md")
+    assert "excerpt" not in page and "Unstage everything" in page["content"]
