@@ -281,7 +281,7 @@ def _block_parser(*, setext: bool) -> MarkdownIt:
     the block tokenizer itself), through `_HeadingBlockParser`.
 
     The inline rule is the slow half of markdown-it and we only need the raw text of each
-    heading, which `plain_text` cleans up.
+    heading, which `heading_texts` reads into a title and a slug text.
     """
     parser = MarkdownIt("commonmark")
     parser.block = _HeadingBlockParser(setext=setext)
