@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,6 +72,72 @@ def test_slugs_match_every_fixture_of_github_slugger_in_order() -> None:
 )
 def test_slug_characters_follow_unicode_categories_as_github_does(heading: str, slug: str) -> None:
     assert slugify(heading) == slug
+
+
+# GitHub slugs a heading's rendered text content, not its markdown: cases of each way the two
+# differ, with the slugs GitHub's own parser and github-slugger give (the fixture's README).
+RENDERED_TEXT = Path(__file__).parent / "fixtures" / "github-slugger" / "ra-rendered-text.json"
+RENDERED_TEXT_CASES: list[dict[str, Any]] = json.loads(RENDERED_TEXT.read_text(encoding="utf-8"))
+
+
+def test_the_rendered_text_goldens_hold_cases_of_each_way_text_and_markdown_differ() -> None:
+    kinds = {case["kind"] for case in RENDERED_TEXT_CASES}
+    assert kinds == {"line-break", "image", "inline-html", "hyphens"}
+
+
+@pytest.mark.parametrize(
+    "case", RENDERED_TEXT_CASES, ids=[f"{c['kind']}: {c['from']}" for c in RENDERED_TEXT_CASES]
+)
+def test_a_heading_gets_the_slug_github_gives_its_rendered_text(case: dict[str, Any]) -> None:
+    doc = chunk_document("docs", "g.md", case["markdown"])
+    # GitHub's slug of an empty text is empty; ra names it `heading`
+    assert [c.slug for c in doc.chunks[1:]] == [slug or "heading" for slug in case["slugs"]]
+
+
+def test_a_multi_line_setext_heading_slugs_its_lines_without_a_separator() -> None:
+    doc = chunk_document("docs", "g.md", "Line one\nline two\n===\n\ntext\n")
+    assert doc.chunks[1].slug == "line-oneline-two"
+
+
+def test_a_multi_line_setext_heading_title_reads_its_lines_as_one() -> None:
+    doc = chunk_document("docs", "g.md", "Line one\nline two\n===\n\ntext\n")
+    assert doc.chunks[1].title == "Line one line two"
+
+
+def test_an_image_adds_nothing_to_the_slug_but_its_alt_text_to_the_title() -> None:
+    heading = chunk_document("docs", "g.md", "# Image ![alt text](x.png) here\ntext\n").chunks[1]
+    assert (heading.slug, heading.title) == ("image--here", "Image alt text here")
+
+
+def test_a_heading_of_only_an_image_slugs_to_heading() -> None:
+    doc = chunk_document("docs", "g.md", "# [![Build status](b.svg)](https://ci)\ntext\n")
+    assert (doc.chunks[1].slug, doc.chunks[1].title) == ("heading", "Build status")
+
+
+def test_inline_html_tags_add_nothing_to_the_slug() -> None:
+    doc = chunk_document("docs", "g.md", '# foo <a href="x">\na\n# <span>In</span> <!-- c -->b\nb\n')
+    assert [c.slug for c in doc.chunks[1:]] == ["foo-", "in-b"]
+
+
+def test_a_generic_type_outside_code_is_a_tag_to_the_slug_but_stays_in_the_title() -> None:
+    heading = chunk_document("docs", "g.md", "# The Result<T> Type!\ntext\n").chunks[1]
+    assert (heading.slug, heading.title) == ("the-result-type", "The Result<T> Type!")
+
+
+def test_a_tag_githubs_tagfilter_escapes_stays_in_the_slug() -> None:
+    heading = chunk_document("docs", "g.md", "# foo <script> bar\ntext\n").chunks[1]
+    assert heading.slug == "foo-script-bar"
+
+
+def test_leading_trailing_and_repeated_hyphens_stay_in_the_slug() -> None:
+    text = "# ` a`\na\n# foo <b>\nb\n# `  ``  `\nc\n# !!! ???\nd\n"
+    assert [c.slug for c in chunk_document("docs", "g.md", text).chunks[1:]] == ["-a", "foo-", "--", "-"]
+
+
+def test_a_heading_whose_rendered_text_slugs_to_nothing_becomes_heading() -> None:
+    text = "# !!!\na\n# <Warning>\nb\n# ![logo](l.png)\nc\n"
+    slugs = [c.slug for c in chunk_document("docs", "g.md", text).chunks[1:]]
+    assert slugs == ["heading", "heading-1", "heading-2"]
 
 
 def test_repeated_headings_get_numbered_slugs() -> None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from ra_build.document.frontmatter import frontmatter_title, normalize_tags, parse_frontmatter
-from ra_build.document.markdown import decode, find_headings, line_starts, plain_text
+from ra_build.document.markdown import decode, find_headings, heading_texts, line_starts, plain_text
 
 # --- decode -------------------------------------------------------------------------------------
 
@@ -312,6 +317,52 @@ def test_plain_text_keeps_intraword_underscores_and_lone_stars() -> None:
 
 def test_plain_text_unescapes_backslash_escapes_and_entities() -> None:
     assert plain_text(r"\*not emphasis\* \# &amp; &copy;") == "*not emphasis* # & ©"
+
+
+# --- the text a slug is made of -----------------------------------------------------------------
+
+# GitHub's rendered text content of headings (tests/fixtures/github-slugger/README.md)
+RENDERED_TEXT = Path(__file__).parent / "fixtures" / "github-slugger" / "ra-rendered-text.json"
+RENDERED_TEXT_CASES: list[dict[str, Any]] = json.loads(RENDERED_TEXT.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "case", RENDERED_TEXT_CASES, ids=[f"{c['kind']}: {c['from']}" for c in RENDERED_TEXT_CASES]
+)
+def test_a_headings_slug_text_is_the_text_content_github_renders(case: dict[str, Any]) -> None:
+    assert [h.slug_text for h in find_headings(case["markdown"])] == case["text_content"]
+
+
+def test_the_slug_text_of_a_line_break_is_a_newline() -> None:
+    assert heading_texts("one  \ntwo\\\nthree\n four")[1] == "one\ntwo\nthree\nfour"
+
+
+def test_the_slug_text_leaves_out_images_but_the_title_keeps_their_alt_text() -> None:
+    assert heading_texts("See ![the logo](l.png) here") == ("See the logo here", "See  here")
+
+
+def test_the_slug_text_leaves_out_every_inline_html_tag_and_comment() -> None:
+    texts = heading_texts("<b>Bold</b> Result<T> <!-- note --> end")
+    assert texts == ("Bold Result<T>  end", "Bold Result  end")
+
+
+def test_the_slug_text_keeps_the_tags_githubs_tagfilter_escapes() -> None:
+    assert heading_texts("a <script> b </STYLE> c")[1] == "a <script> b </STYLE> c"
+
+
+def test_the_slug_text_is_not_stripped_where_the_title_is() -> None:
+    assert heading_texts("![x](x.png) name <a>") == ("x name", " name ")
+
+
+def test_the_slug_text_decodes_entities_and_escapes() -> None:
+    assert heading_texts("&nbsp;a &amp; \\<b\\>")[1] == "\u00a0a & <b>"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(" \t\nab-.é\u00a0", max_size=30).map(lambda s: s.strip(" \t\n")))
+def test_a_heading_without_markup_gets_the_slug_text_the_inline_parser_gives(content: str) -> None:
+    # such headings skip the inline parser; a `&amp;` at the end makes it run
+    assert heading_texts(content)[1] + "&" == heading_texts(content + "&amp;")[1]
 
 
 # --- the tuned block tokenizer against markdown-it's own ----------------------------------------

@@ -25,8 +25,8 @@ from ra_build.document.markdown import (
     _HeadingState,  # pyright: ignore[reportPrivateUsage]
     _may_have_setext,  # pyright: ignore[reportPrivateUsage]
     find_headings,
+    heading_texts,
     line_starts,
-    plain_text,
 )
 
 EXAMPLES = settings(max_examples=1500, deadline=None)
@@ -78,14 +78,16 @@ def _stock_find_headings(text: str, start: int = 0, first_line: int = 0) -> list
         if token.type != "heading_open" or token.level or token.map is None:
             continue
         first, end = token.map
+        title, slug_text = heading_texts(tokens[index + 1].content, env.get("references"))
         headings.append(
             Heading(
                 int(token.tag[1]),
-                plain_text(tokens[index + 1].content, env.get("references")),
+                title,
                 first + first_line,
                 end + first_line,
                 start + marks[first],
                 start + (marks[end] if end < len(marks) else len(source)),
+                slug_text,
             )
         )
     return headings

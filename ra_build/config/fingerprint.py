@@ -18,9 +18,11 @@ from ra_query.artifacts.schema import SCHEMA_VERSION
 
 # bumped when chunking output changes for the same input and settings
 CHUNKER_VERSION = (
-    5  # 2: chunk tables sharded by path; 3: github-slugger slugs, markdown-it titles, deep nests;
+    6  # 2: chunk tables sharded by path; 3: github-slugger slugs, markdown-it titles, deep nests;
     # 4: `#` and `%` escaped in ids, one U+FFFD per undecodable byte (ranges slice the file);
-    # 5: code files chunked by tree-sitter; kind, language and symbol columns
+    # 5: code files chunked by tree-sitter; kind, language and symbol columns;
+    # 6: slugs of the heading's rendered text, as GitHub makes them (line breaks, images and
+    # inline HTML add nothing; leading, trailing and repeated hyphens stay)
 )
 
 

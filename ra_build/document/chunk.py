@@ -102,8 +102,8 @@ def file_stem(path: str) -> str:
 
 
 def slugify(text: str) -> str:
-    """GitHub's slug of a heading's text (github-slugger): may be empty (the caller substitutes
-    `heading`).
+    """github-slugger's slug of a text (a heading's rendered text content, `Heading.slug_text`):
+    may be empty (the caller substitutes `heading`); hyphens are kept where they fall.
 
     Lowercase, then drop every character of the Unicode categories GitHub drops — other numbers
     (`²`, `₂`, `½`), all punctuation but connector punctuation (`_`, `‿`) and `-`, symbols,
@@ -128,7 +128,8 @@ class Slugger:
         self._names = UniqueNames()
 
     def slug(self, text: str) -> str:
-        """Return the next unique slug for a heading text."""
+        """Return the next unique slug for a heading's text (`Heading.slug_text`: what GitHub
+        renders); only a text that slugs to nothing at all becomes `heading`."""
         return self._names.unique(slugify(text) or "heading")
 
 
@@ -356,7 +357,7 @@ def _nodes(
         heading = headings[j]
         parent = parents[node - 1]
         chunk_title = heading.text
-        slug = slug_of(chunk_title)
+        slug = slug_of(heading.slug_text)  # GitHub slugs what it renders, not the title
         chunk_id = f"{doc_id}#{slug}"
         ids.append(chunk_id)
         breadcrumb = (

@@ -281,7 +281,7 @@ def _block_parser(*, setext: bool) -> MarkdownIt:
     the block tokenizer itself), through `_HeadingBlockParser`.
 
     The inline rule is the slow half of markdown-it and we only need the raw text of each
-    heading, which `plain_text` cleans up.
+    heading, which `heading_texts` reads into a title and a slug text.
     """
     parser = MarkdownIt("commonmark")
     parser.block = _HeadingBlockParser(setext=setext)
@@ -332,11 +332,13 @@ _match_end = operator.methodcaller("end")
 
 
 class Heading(NamedTuple):
-    """A top-level CommonMark heading: its level, plain text and 0-based line range.
+    """A top-level CommonMark heading: its level, plain text, 0-based line range and the text its
+    slug is made from.
 
     `first_line` is the heading's first line; `end_line` is the line after its last one (a
     setext heading spans its text lines and the underline). `start` is the character offset of
     the first line, `span_start` that of the line after the heading (or the end of the text).
+    `text` is the title (`heading_texts`); `slug_text` the rendered text content GitHub slugs.
     """
 
     level: int
@@ -345,6 +347,7 @@ class Heading(NamedTuple):
     end_line: int
     start: int
     span_start: int
+    slug_text: str
 
 
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -421,6 +424,7 @@ def find_headings(text: str, start: int = 0, first_line: int = 0) -> list[Headin
             h.end_line + first_line,
             h.start + start,
             h.span_start + start,
+            h.slug_text,
         )
         for h in found
     ]
@@ -454,22 +458,24 @@ def _headings_of(source: str) -> tuple[Heading, ...]:
         if token.map is None:
             continue
         first, end = token.map
+        title, slug_text = heading_texts(inline.content, references)
         headings.append(
             Heading(
                 int(token.tag[1]),
-                plain_text(inline.content, references),
+                title,
                 first,
                 end,
                 marks[first],
                 marks[end] if end < mark_count else size,
+                slug_text,
             )
         )
     return tuple(headings)
 
 
 _HTML_TAG = re.compile(r"<!--.*?-->|</?([A-Za-z][A-Za-z0-9\-]*)(?:\s[^<>]*)?/?>", re.DOTALL)
-# Only real HTML elements are removed: `Result<T>` is a type, not a tag, and GitHub shows it
-# as text (its slug is `resultt`).
+# Only real HTML elements are removed from a title: `Result<T>` reads as a type, so the title
+# keeps it, although CommonMark parses `<T>` as a tag and GitHub's slug drops it.
 _HTML_ELEMENTS = frozenset(
     (
         *("a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "details"),
@@ -478,44 +484,64 @@ _HTML_ELEMENTS = frozenset(
         *("time", "tt", "u", "var", "wbr"),
     )
 )
+# The tags GitHub's tagfilter (a GFM extension) escapes: GitHub shows them as text.
+_FILTERED_TAG = re.compile(
+    r"</?(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)(?=[\s/>])",
+    re.IGNORECASE,
+)
 # a heading without any of these is plain text already
 _MARKUP = re.compile(r"[\\`*_\[<&!]")
 _INLINE = MarkdownIt("commonmark")
 
 
 def plain_text(content: str, references: dict[str, Any] | None = None) -> str:
-    """The text of a heading's raw inline markdown, read by markdown-it's inline parser.
+    """The title of a heading's raw inline markdown (`heading_texts`)."""
+    return heading_texts(content, references)[0]
 
-    Code spans keep their content; links keep their text and images their alt text (so a
-    badge heading `[![alt](img)](url)` is `alt`) — reference links too, when `references`
-    (the document's link definitions, as markdown-it collects them) defines their label;
-    autolinks keep their URL; emphasis markers, and tags of real HTML elements, vanish; escapes
-    and entities are decoded; line breaks (a multi-line setext heading) become one space.
+
+def heading_texts(content: str, references: dict[str, Any] | None = None) -> tuple[str, str]:
+    """The title of a heading's raw inline markdown, and the text GitHub makes its slug from.
+
+    Both are read by markdown-it's inline parser. The title is what reads well: code spans
+    keep their content; links keep their text and images their alt text (so a badge heading
+    `[![alt](img)](url)` is `alt`) — reference links too, when `references` (the document's
+    link definitions, as markdown-it collects them) defines their label; autolinks keep their
+    URL; emphasis markers, and tags of real HTML elements, vanish; escapes and entities are
+    decoded; line breaks (a multi-line setext heading) become one space; the ends are stripped.
+
+    The slug text is the heading's rendered text content, the way GitHub feeds it to
+    github-slugger: the same, except that images and inline HTML (tags and comments) add
+    nothing but the tags GitHub's tagfilter escapes, each line break is a `\n` (which the
+    slug rule drops), and nothing is stripped.
     """
     if _MARKUP.search(content) is None:
         if "\n" in content:
-            return " ".join(line.strip() for line in content.split("\n")).strip()
-        return content.strip()
-    # Only links read `references`, and every link has a `[`: without one the text is the
+            lines = content.split("\n")
+            title = " ".join(line.strip() for line in lines).strip()
+            # markdown-it drops the spaces before a line break and the spaces and tabs after it
+            return title, "\n".join(line.rstrip(" ").lstrip(" \t") for line in lines)
+        return content.strip(), content
+    # Only links read `references`, and every link has a `[`: without one the texts are the
     # same for every document, and versioned documentation repeats its headings.
     shared = not references or "[" not in content
-    text = _PLAIN_TEXTS.get(content) if shared else None
-    if text is None:
+    texts = _HEADING_TEXTS.get(content) if shared else None
+    if texts is None:
         tokens = _INLINE.parseInline(content, {"references": references} if references else {})
-        text = _plain(tokens[0].children or []).strip() if tokens else ""
+        children = (tokens[0].children or []) if tokens else []
+        texts = _title(children).strip(), _slug_text(children)
         if shared:
-            if len(_PLAIN_TEXTS) >= _PLAIN_TEXTS_MAX:
-                _PLAIN_TEXTS.clear()  # a bound on memory; a miss only costs the parse
-            _PLAIN_TEXTS[content] = text
-    return text
+            if len(_HEADING_TEXTS) >= _HEADING_TEXTS_MAX:
+                _HEADING_TEXTS.clear()  # a bound on memory; a miss only costs the parse
+            _HEADING_TEXTS[content] = texts
+    return texts
 
 
-# The plain text of heading markdown the inline parser read, by that markdown.
-_PLAIN_TEXTS: dict[str, str] = {}
-_PLAIN_TEXTS_MAX = 50_000
+# The title and slug text of heading markdown the inline parser read, by that markdown.
+_HEADING_TEXTS: dict[str, tuple[str, str]] = {}
+_HEADING_TEXTS_MAX = 50_000
 
 
-def _plain(children: list[Token]) -> str:
+def _title(children: list[Token]) -> str:
     out: list[str] = []
     for token in children:
         if token.type in ("text", "code_inline"):
@@ -523,7 +549,7 @@ def _plain(children: list[Token]) -> str:
         elif token.type in ("softbreak", "hardbreak"):
             out.append(" ")
         elif token.type == "image":
-            out.append(_plain(token.children or []))
+            out.append(_title(token.children or []))
         elif token.type == "html_inline":
             tag = _HTML_TAG.fullmatch(token.content)
             dropped = tag is not None and (tag[1] is None or tag[1].lower() in _HTML_ELEMENTS)
@@ -531,10 +557,24 @@ def _plain(children: list[Token]) -> str:
     return "".join(out)
 
 
+def _slug_text(children: list[Token]) -> str:
+    """The text content of the HTML GitHub renders for these inline tokens."""
+    out: list[str] = []
+    for token in children:
+        if token.type in ("text", "code_inline"):
+            out.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            out.append("\n")  # `\n`, or `<br />\n`: an element has no text of its own
+        elif token.type == "html_inline" and _FILTERED_TAG.match(token.content):
+            out.append(token.content)
+    return "".join(out)
+
+
 __all__ = [
     "Heading",
     "decode",
     "find_headings",
+    "heading_texts",
     "line_starts",
     "plain_text",
 ]
