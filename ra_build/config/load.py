@@ -27,6 +27,7 @@ from ra_build.config.model import (
     DEFAULT_INCLUDE,
     STEMMERS,
     TREE_NAME,
+    UPSTREAM_INCLUDE,
     Config,
     ContextRule,
     ContextSettings,
@@ -35,7 +36,7 @@ from ra_build.config.model import (
     TreeConfig,
 )
 from ra_build.config.toml_lines import LineIndex, Loc, toml_str
-from ra_query.artifacts.paths import CONFIG_NAME
+from ra_query.artifacts.paths import CONFIG_NAME, DEFAULT_DIR, UPSTREAM_DIR
 from ra_query.errors import ConfigError
 
 _DOC_ID = re.compile(r"[A-Za-z0-9_-]+:.+")
@@ -121,7 +122,10 @@ NO_EFFECT = {
 }
 # tree keys that default to the `[settings]` key of the same name (set in `_merge`)
 _WALK_KEYS = ("default_excludes", "gitignore")
-_TREE_KEYS = ("path", "include", "exclude", "allow_outside_links", "semantic", *_WALK_KEYS)
+_UPSTREAM_KEYS = ("urls", "sitemap", "refresh")
+_TREE_KEYS = ("path", *_UPSTREAM_KEYS, "include", "exclude", "allow_outside_links", "semantic", *_WALK_KEYS)
+_DURATION = re.compile(r"([0-9]+)([dhm])")
+_SECONDS = {"d": 86_400, "h": 3_600, "m": 60}
 _RULE_KEYS = ("match", "trees", "terms", "include")
 _TYPE_WANTED = {
     int: "an integer",
@@ -310,9 +314,17 @@ class _Validator:
             )
         if not isinstance(body, dict):
             raise self.error(loc, f"{header} must be a table, got {_type_name(body)}")
-        if "path" not in body:
+        upstream = "urls" in body or "sitemap" in body
+        if "path" in body and upstream:
+            raise self.error(
+                (*loc, "urls" if "urls" in body else "sitemap"),
+                f"{header} has both path and {'urls' if 'urls' in body else 'sitemap'} — a tree is a folder "
+                "(path) or pages to fetch (urls, sitemap): split it into two trees",
+            )
+        if "path" not in body and not upstream:
             raise self.error(loc, f"{header} is missing the required key 'path' — add path = \"./docs\"")
         include, exclude = DEFAULT_INCLUDE, ()
+        fetched: dict[str, Any] = {}
         outside_links = False
         semantic: bool | None = None
         walk: dict[str, bool] = {}
@@ -342,9 +354,16 @@ class _Validator:
             elif key in _WALK_KEYS:
                 self.typed(key_loc, f"{header} {key}", value, bool)
                 walk[key] = value
+            elif key in _UPSTREAM_KEYS:
+                fetched.update(self.upstream_key(key_loc, f"{header} {key}", key, value))
             else:
                 self.unknown(key_loc, str(key), f"tree.{name}", _TREE_KEYS)
-        path = _resolve_path(raw_path, self.raw.path.parent, self.home)
+        if upstream:  # include and exclude pick the sitemap's URLs by path; the walk reads the cache
+            fetched.update(url_include=include if "include" in body else (), url_exclude=exclude)
+            include, exclude = UPSTREAM_INCLUDE, ()
+            path = self.raw.path.parent / DEFAULT_DIR / UPSTREAM_DIR / name
+        else:
+            path = _resolve_path(raw_path, self.raw.path.parent, self.home)
         tree = TreeConfig(
             name,
             path,
@@ -356,8 +375,31 @@ class _Validator:
             outside_links,
             semantic,
             **walk,
+            **fetched,
         )
         self.data.trees.append((tree, self.lines.line((*loc, "path")), frozenset(walk)))
+
+    def upstream_key(self, loc: Loc, label: str, key: str, value: Any) -> dict[str, Any]:
+        """An upstream tree's `urls`, `sitemap` or `refresh`, checked, as TreeConfig fields."""
+        if key == "refresh":
+            self.typed(loc, label, value, str)
+            match = _DURATION.fullmatch(value.strip())
+            if match is None or int(match[1]) == 0:
+                wanted = 'use Nd, Nh or Nm ("7d", "12h", "30m")'
+                raise self.error(loc, f"{label} {toml_str(value)} is not a duration — {wanted}")
+            return {"refresh": int(match[1]) * _SECONDS[match[2]]}
+        if key == "urls":
+            urls = self.strings(loc, label, value)
+            if not urls:
+                raise self.error(loc, f"{label} is empty — list the pages to fetch, or remove the tree")
+        else:
+            self.typed(loc, label, value, str)
+            urls = (value,)
+        for url in urls:
+            problem = url_problem(url)
+            if problem:
+                raise self.error(loc, f"{label} {toml_str(url)} {problem}")
+        return {"urls": tuple(urls)} if key == "urls" else {"sitemap": urls[0]}
 
     def patterns(self, value: Any) -> None:
         loc: Loc = ("context", "patterns")
@@ -501,7 +543,8 @@ def _merge(datas: list[_FileData], *, require_paths: bool) -> Config:
                 trees[tree.name], path_lines[tree.name] = dataclasses.replace(tree, **unset), path_line
     if require_paths:
         for tree in trees.values():
-            _check_tree_path(tree, path_lines[tree.name])
+            if not tree.upstream:  # its cache is made by the first sync
+                _check_tree_path(tree, path_lines[tree.name])
 
     rules: list[ContextRule] = []
     rule_lines: list[int] = []
@@ -535,6 +578,23 @@ def _merge(datas: list[_FileData], *, require_paths: bool) -> Config:
         key_sources={key: path for key, (_, _, path) in values.items()},
         global_file=global_file,
     )
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` cannot be fetched (the end of a message), or None: only absolute http(s) URLs."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 — a bad port raises here
+    except ValueError as exc:
+        return f"is not a URL ({exc}) — use https://host/path"
+    if parts.scheme.lower() not in ("http", "https"):
+        scheme = f"scheme {parts.scheme!r}" if parts.scheme else "no scheme"
+        return f"has {scheme} — only http:// and https:// pages are fetched"
+    if not parts.hostname:
+        return "has no host — use https://host/path"
+    return None
 
 
 def _check_tree_path(tree: TreeConfig, line: int) -> None:

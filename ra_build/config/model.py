@@ -23,6 +23,8 @@ STEMMERS = frozenset(
     }
 )  # fmt: skip
 TREE_NAME = re.compile(r"[A-Za-z0-9_-]+")
+DEFAULT_REFRESH = 7 * 86_400  # an upstream page is due a week after it was fetched
+UPSTREAM_INCLUDE = ("**/*.md",)  # what an upstream tree's cache holds: one markdown file a page
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,19 @@ class TreeConfig:
     # the walk's skips (ra_query.sources.walk): the tree's key, else `[settings]`'s (load merges)
     default_excludes: bool = True  # skip node_modules/, .git/, build/, … wherever they are
     gitignore: bool = True  # skip what the git work tree's ignore files ignore
+    # an upstream tree (ra_build.upstream): pages fetched from `urls` and/or the `sitemap`'s URLs
+    # whose path matches `url_include` and not `url_exclude` (the tree's include / exclude);
+    # `path` is then its download cache, `<.ra>/upstream/<name>`, and `include` UPSTREAM_INCLUDE
+    urls: tuple[str, ...] = ()
+    sitemap: str | None = None
+    refresh: int = DEFAULT_REFRESH  # seconds until a fetched page is due again (`refresh = "7d"`)
+    url_include: tuple[str, ...] = ()
+    url_exclude: tuple[str, ...] = ()
+
+    @property
+    def upstream(self) -> bool:
+        """Whether the tree's pages are fetched (`urls` or `sitemap`) rather than a folder's."""
+        return bool(self.urls or self.sitemap)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ra_build.config.load import KEYS, NO_EFFECT, Key
-from ra_build.config.model import Config
+from ra_build.config.model import Config, TreeConfig
 from ra_build.config.toml_lines import toml_str
 
 
@@ -49,15 +49,17 @@ def render_config(config: Config) -> str:
     if not config.trees:
         out += ["", "# No trees configured. Add one with: ra init"]
     for tree in config.trees.values():
-        out += [
-            "",
-            f"[tree.{tree.name}]  # from {tree.source} ({'global' if tree.is_global else 'local'})",
-            f"path = {_value_text(tree.path)}",
-            f"include = {_value_text(tree.include)}",
-            f"exclude = {_value_text(tree.exclude)}",
-            f"default_excludes = {_value_text(tree.default_excludes)}",
-            f"gitignore = {_value_text(tree.gitignore)}",
-        ]
+        out += ["", f"[tree.{tree.name}]  # from {tree.source} ({'global' if tree.is_global else 'local'})"]
+        if tree.upstream:
+            out += _upstream_lines(tree)
+        else:
+            out += [
+                f"path = {_value_text(tree.path)}",
+                f"include = {_value_text(tree.include)}",
+                f"exclude = {_value_text(tree.exclude)}",
+                f"default_excludes = {_value_text(tree.default_excludes)}",
+                f"gitignore = {_value_text(tree.gitignore)}",
+            ]
         if tree.outside_links:
             out.append("allow_outside_links = true")
         if tree.semantic is not None:
@@ -75,6 +77,28 @@ def render_config(config: Config) -> str:
         out.append(f"terms = {_value_text(rule.terms)}")
         out.append(f"include = {_value_text(rule.include)}")
     return "\n".join(out) + "\n"
+
+
+def _upstream_lines(tree: TreeConfig) -> list[str]:
+    """An upstream tree's keys: what it fetches, how often, and where its cache is."""
+    out = [f"urls = {_value_text(tree.urls)}"] if tree.urls else []
+    if tree.sitemap:
+        out.append(f"sitemap = {_value_text(tree.sitemap)}")
+    out += [
+        f"include = {_value_text(tree.url_include)}  # URL paths, of the sitemap's pages",
+        f"exclude = {_value_text(tree.url_exclude)}",
+        f"refresh = {_value_text(duration_text(tree.refresh))}",
+        f"# cache: {tree.path}",
+    ]
+    return out
+
+
+def duration_text(seconds: int) -> str:
+    """`refresh` as written: 604800 → `7d`, 43200 → `12h`, 90 → `90m`... in the largest whole unit."""
+    for unit, size in (("d", 86_400), ("h", 3_600)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds // 60}m"
 
 
 def config_to_dict(config: Config) -> dict[str, Any]:
@@ -104,6 +128,17 @@ def config_to_dict(config: Config) -> dict[str, Any]:
                 "global": t.is_global,
                 "source": str(t.source),
                 "line": t.line,
+                **(
+                    {
+                        "urls": list(t.urls),
+                        "sitemap": t.sitemap,
+                        "url_include": list(t.url_include),
+                        "url_exclude": list(t.url_exclude),
+                        "refresh": duration_text(t.refresh),
+                    }
+                    if t.upstream
+                    else {}
+                ),
             }
             for name, t in config.trees.items()
         },

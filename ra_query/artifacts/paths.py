@@ -43,6 +43,10 @@ CHECKSUMS = ".checksums.json"
 STAMP = ".config-stamp.json"
 VECTORS_DIR = "vectors"
 VECTORS_META = "meta.json"  # in VECTORS_DIR
+# an upstream tree's download cache, in the DEFAULT_DIR beside the config file that defines the
+# tree: UPSTREAM_DIR/<tree>/<host>/<path>.md, one page a file, and UPSTREAM_DIR/<tree>.json,
+# its manifest (ra_build.upstream.cache)
+UPSTREAM_DIR = "upstream"
 
 # tantivy's own files in an index directory: the list of segments, its locks, and its record of
 # the files it manages (used only to garbage-collect, which a reader never does)
