@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 DEFAULT_HTTP_PORT = 8765  # `--http` without `--port`
 # the source kinds `--kind` takes (ra_query.sources.languages.KINDS; not imported: cold start)
-KINDS = ("docs", "code")
+KINDS = ("docs", "code", "upstream")
 
 
 SEARCH_DESCRIPTION = (

@@ -141,7 +141,7 @@ Whole = Annotated[
 ]
 ChunkId = Annotated[str, Field(description="Chunk ID (tree:path#heading) or document ID (tree:path)")]
 Kind = Annotated[
-    Literal["any", "docs", "code"],
+    Literal["any", "docs", "code", "upstream"],
     Field(
         description="Only chunks of this source kind: docs (markdown, text) or code (functions, "
         "classes, methods; config files) (default: any)"

@@ -188,12 +188,22 @@ def update(
             "here) or tcp://HOST:PORT (a running scheduler). Needs: pip install 'ra-kb\\[dask]'.",
         ),
     ] = None,
+    refresh_upstream: Annotated[
+        bool,
+        typer.Option(
+            "--refresh-upstream",
+            help="Fetch every page of the upstream trees now (conditional requests), not only those due.",
+        ),
+    ] = False,
 ) -> None:
-    """Bring the index up to date with the configured trees (incrementally)."""
+    """Bring the index up to date with the configured trees (incrementally); first fetch the
+    upstream trees' pages that are missing or due."""
     from ra_build.cli.update import update_command
 
     # a plain `ra update` reaches update_command without typer (ra_build.cli.update.plain_update)
-    update_command(full=full, no_wait=no_wait, artifacts=artifacts, cluster=cluster)
+    update_command(
+        full=full, no_wait=no_wait, artifacts=artifacts, cluster=cluster, refresh_upstream=refresh_upstream
+    )
 
 
 @app.command()

@@ -17,8 +17,11 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster: str | None) -> None:
-    """`ra update`: build, report the files with problems, print the one-line summary."""
+def update_command(
+    *, full: bool, no_wait: bool, artifacts: str | None, cluster: str | None, refresh_upstream: bool = False
+) -> None:
+    """`ra update`: fetch the upstream pages that are due, build, report the files with
+    problems, print the one-line summary."""
     from ra_build.artifacts.tables import arrow_without_pandas
 
     arrow_without_pandas()  # this process is ra's own
@@ -29,6 +32,10 @@ def update_command(*, full: bool, no_wait: bool, artifacts: str | None, cluster:
         parse_spec(cluster)  # a bad SPEC is an error before anything is read
     config = load_config()
     target = config.artifacts(artifacts, os.environ)
+    if any(tree.upstream for tree in config.trees.values()):
+        from ra_build.upstream.sync import sync_upstream
+
+        sync_upstream(config, force=refresh_upstream, notify=warn)
     from ra_build.pipeline.progress import ProgressBar
 
     progress = ProgressBar() if sys.stderr.isatty() else None
@@ -78,8 +85,10 @@ def _update_summary(target: Path, results: dict[str, object], seconds: float) ->
 def plain_update(argv: list[str]) -> dict[str, Any] | None:
     """The options of an `ra update` that needs no typer (flags and `--opt VALUE` only), or None:
     `--help`, a usage error or anything unusual goes through typer, which words them."""
-    options: dict[str, Any] = {"full": False, "no_wait": False, "artifacts": None, "cluster": None}
-    flags = {"--full": "full", "--no-wait": "no_wait"}
+    options: dict[str, Any] = {
+        "full": False, "no_wait": False, "artifacts": None, "cluster": None, "refresh_upstream": False
+    }  # fmt: skip
+    flags = {"--full": "full", "--no-wait": "no_wait", "--refresh-upstream": "refresh_upstream"}
     valued = {"--artifacts": "artifacts", "--cluster": "cluster"}
     i = 0
     while i < len(argv):

@@ -63,7 +63,7 @@ class Chunk:
     line_end: int
     tokens: int
     content_hash: str
-    kind: SourceKind = "docs"  # docs | code
+    kind: SourceKind = "docs"  # docs | code | upstream
     language: str = "markdown"  # ra_query.sources.languages: markdown, text, python, go, …
     symbol: str = ""  # a code chunk's qualified name (`Class.method`); "" for docs
 
@@ -160,11 +160,17 @@ def _remembered_count(text: str) -> int:
 
 
 def chunk_file(
-    tree: str, path: str, data: bytes, *, max_chunk_size: int = DEFAULT_MAX_CHUNK
+    tree: str,
+    path: str,
+    data: bytes,
+    *,
+    max_chunk_size: int = DEFAULT_MAX_CHUNK,
+    source_kind: SourceKind = "docs",
 ) -> tuple[Document | None, bool]:
     """The chunk tree of a file's bytes as a build makes it, or None for a binary file; and
     whether undecodable bytes were replaced (one U+FFFD each: the ranges still slice the file).
-    A code definition longer than `max_chunk_size` characters is cut into parts."""
+    A code definition longer than `max_chunk_size` characters is cut into parts. `source_kind`
+    is the source kind of a markdown or text file's chunks: `upstream` in an upstream tree."""
     if looks_binary(data):
         return None, False
     text, replaced = decode(data)
@@ -172,7 +178,7 @@ def chunk_file(
     byte_length = file_bytes(data) if replaced else None
     doc = chunk_document(
         tree, path, text, size=len(data), byte_offset=bom, byte_length=byte_length,
-        max_chunk_size=max_chunk_size,
+        max_chunk_size=max_chunk_size, source_kind=source_kind,
     )  # fmt: skip
     return doc, replaced
 
@@ -188,6 +194,7 @@ def chunk_document(
     byte_length: Callable[[int, int], int] | None = None,
     count_tokens: Callable[[str], int] = _count_tokens,
     max_chunk_size: int = DEFAULT_MAX_CHUNK,
+    source_kind: SourceKind = "docs",
 ) -> Document:
     """Split a document into its chunk tree.
 
@@ -203,6 +210,7 @@ def chunk_document(
             decoding replaced bytes); by default the length of its UTF-8 form.
         count_tokens: the token counter (cl100k_base by default).
         max_chunk_size: a code definition longer than this (characters) is cut into parts.
+        source_kind: the source kind of a markdown or text document's chunks (`docs`, `upstream`).
 
     Returns:
         The document with its chunks in document order, the document node first.
@@ -255,7 +263,7 @@ def chunk_document(
                 line_end,
                 counter(chunk_text),
                 content_hash(chunk_title, breadcrumb, tags, body),
-                "docs",
+                source_kind,
                 kind,
             )
         )

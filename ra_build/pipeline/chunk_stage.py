@@ -42,6 +42,7 @@ from ra_build.document.chunk import Document, chunk_file, kind_for_path
 from ra_build.document.code import generated_reason
 from ra_build.pipeline.discover import read_snapshot
 from ra_build.pipeline.workers import worker_init
+from ra_query.sources.languages import SourceKind
 from ra_query.sources.walk import inside, outside_reason, within_root
 from ra_query.text.files import looks_binary
 from ra_query.text.tokens import encoding
@@ -61,6 +62,7 @@ class ChunkSettings:
     max_chunk_size: int
     chunker: int = CHUNKER_VERSION
     outside_links: bool = False  # the tree's allow_outside_links
+    source: str = "docs"  # the source kind of its markdown: `upstream` in an upstream tree
 
 
 # ── chunk ───────────────────────────────────────────────────────────────────────────────────
@@ -127,7 +129,8 @@ def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: Chunk
     code = kind_for_path(path) == "code" and not looks_binary(data)  # binary is reported as binary
     if code and (why := generated_reason(data)) is not None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", why)
-    doc, replaced = chunk_file(tree, path, data, max_chunk_size=settings.max_chunk_size)
+    source: SourceKind = "upstream" if settings.source == "upstream" else "docs"
+    doc, replaced = chunk_file(tree, path, data, max_chunk_size=settings.max_chunk_size, source_kind=source)
     if doc is None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", "binary file")
     warnings = list(doc.warnings)
@@ -347,8 +350,11 @@ def nothing_to_retry(layout: Layout, tree: str) -> bool:
         return False
 
 
-def _settings_key(settings: ChunkSettings) -> dict[str, int]:
-    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}
+def _settings_key(settings: ChunkSettings) -> dict[str, object]:
+    key = {name: getattr(settings, name) for name in settings.__dataclass_fields__}
+    if key["source"] == "docs":  # as before the field existed: a docs tree is not parsed again
+        del key["source"]
+    return key
 
 
 def _last_settings(layout: Layout, tree: str) -> object:

@@ -45,6 +45,7 @@ from ra_build.pipeline.embed_stage import EmbedTexts, embed_stage
 from ra_build.pipeline.index_stage import RunJobs, index_stage
 from ra_build.pipeline.lock import BuildLock
 from ra_build.pipeline.manifest import manifest_stage
+from ra_build.upstream.cache import manifest_path
 from ra_query.artifacts.paths import VECTORS_META
 from ra_query.errors import RaError
 
@@ -128,7 +129,8 @@ def make_tasks(
     def task_chunk() -> Iterator[dict[str, Any]]:
         """Parse and chunk new or changed files of each tree into its Parquet tables."""
         for tree in trees:
-            settings = dataclasses.replace(chunk_settings, outside_links=tree.outside_links)
+            source = "upstream" if tree.upstream else "docs"
+            settings = dataclasses.replace(chunk_settings, outside_links=tree.outside_links, source=source)
             yield _chunk_task(errors, config, tree, layout, settings, file_progress, parse)
 
     def task_index() -> dict[str, Any]:
@@ -229,11 +231,14 @@ def _manifest_task(errors: StageErrors, config: Config, layout: Layout, names: l
     chash = config_hash(config)
     search = search_defaults(config)
     vectors = [str(layout.vectors_dir / VECTORS_META)] if config.semantic_trees() else []
+    # an upstream tree's pages and sync dates, from its cache's manifest (a sync that only
+    # heard 304s changes the dates, not the chunks)
+    upstream = {t.name: manifest_path(t.path) for t in config.trees.values() if t.upstream}
+    synced = [str(path) for path in upstream.values() if path.is_file()]
+    args = (layout, names, chash, config.search.stemmer, search, bool(vectors), upstream)
     return {
-        "actions": [
-            _call(errors, manifest_stage, layout, names, chash, config.search.stemmer, search, bool(vectors))
-        ],
-        "file_dep": [str(layout.index_state)] + [str(layout.file_table(n)) for n in names] + vectors,
+        "actions": [_call(errors, manifest_stage, *args)],
+        "file_dep": [str(layout.index_state)] + [str(layout.file_table(n)) for n in names] + vectors + synced,
         "targets": [str(layout.manifest)],
         "uptodate": [config_changed({"config_hash": chash, "search": search})],
         "verbosity": 0,

@@ -20,6 +20,7 @@ import orjson
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.tables import concat_file_tables, read_file_rows
+from ra_build.upstream.cache import read_manifest
 from ra_query.artifacts.packed import file_sha256
 from ra_query.artifacts.paths import CHECKSUMS, MANIFEST_NAME
 from ra_query.artifacts.schema import FORMAT_VERSION, SCHEMA_VERSION
@@ -116,6 +117,24 @@ def _vectors(layout: Layout, semantic: bool) -> dict[str, Any] | None:
     return {k: meta[k] for k in ("model", "model_sha256", "dimensions", "dtype", "trees")}
 
 
+def upstream_entry(cache_manifest: Path) -> dict[str, Any]:
+    """An upstream tree's sync dates and, per cached page (by its path), its URL and fetch date."""
+    manifest = read_manifest(cache_manifest.parent / cache_manifest.stem)
+    cached = [page for page in manifest.pages.values() if page.sha256]
+    return {
+        "synced_at": _iso(manifest.synced_at),
+        "pages": {
+            page.path: {"url": page.url, "fetched_at": _iso(page.fetched_at), "status": page.status}
+            for page in sorted(cached, key=lambda p: p.path)
+        },
+        "due": _iso(min((page.next_refresh_after for page in cached), default=0.0)),
+    }
+
+
+def _iso(seconds: float) -> str | None:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds)) if seconds else None
+
+
 def manifest_stage(
     layout: Layout,
     trees: list[str],
@@ -123,13 +142,16 @@ def manifest_stage(
     stemmer: str,
     search: Mapping[str, Any] | None = None,
     semantic: bool = False,
+    upstream: Mapping[str, Path] | None = None,
 ) -> dict[str, Any]:
     """Concatenate the file tables and write manifest.json atomically; return the manifest.
 
     `search` (the configured search settings, `ra_build.config.fingerprint.search_defaults`) is
     recorded so that `ra-query`, which has no configuration, searches the artifacts the same
     way. With `semantic` (some tree is) the vectors' model and row counts are recorded; without,
-    vectors a build made before are removed.
+    vectors a build made before are removed. `upstream` names the cache manifest of each upstream
+    tree: its pages' URLs and sync dates go in the tree's entry (`upstream_entry`), so a packed
+    index says where each page came from and when.
     """
     concat_file_tables([layout.file_table(t) for t in trees], layout.files_table)
     vectors = _vectors(layout, semantic)
@@ -143,6 +165,8 @@ def manifest_stage(
             "skipped": sum(1 for r in rows if r.status != "ok"),
             "sources": _sources(layout, tree),
         }
+        if upstream and tree in upstream:
+            per_tree[tree]["upstream"] = upstream_entry(upstream[tree])
     _share_index_reads(layout)
     checksums = _checksums(layout)
     manifest: dict[str, Any] = {

@@ -78,6 +78,17 @@ class Store:
         entries = cast(dict[str, object], raw)
         return {name: cast(dict[str, Any], e) for name, e in entries.items() if isinstance(e, dict)}
 
+    def page_url(self, tree: str, path: str) -> str | None:
+        """The URL an upstream tree's page was fetched from (its cached file's `path`), as the
+        manifest records it; None for a file of a folder tree."""
+        entry = self.trees().get(tree, {}).get("upstream")
+        if not isinstance(entry, dict):
+            return None
+        pages = cast(dict[str, Any], entry).get("pages")
+        page = cast(dict[str, Any], pages).get(path) if isinstance(pages, dict) else None
+        url = cast(dict[str, Any], page).get("url") if isinstance(page, dict) else None
+        return url if isinstance(url, str) else None
+
     def has_vectors(self) -> bool:
         """Whether the build embedded some tree (the manifest says; nothing is opened)."""
         return isinstance(self.manifest.get("vectors"), dict)

@@ -164,6 +164,7 @@ class SearchHit(NamedTuple):
     snippet: str = ""
     parts: tuple[ChunkRecord, ...] = ()  # the chunks shown, in document order (a section's all)
     also: tuple[str, ...] = ()  # results with the same content, shown once as this one
+    url: str | None = None  # where an upstream page was fetched from
 
     @property
     def id(self) -> str:
@@ -486,6 +487,7 @@ def _hit(run: _Run, shown: Shown, terms: frozenset[str]) -> SearchHit:
         snippet=snippet(record.body, terms, run.analyzer),
         parts=parts,
         also=shown.also,
+        url=run.store.page_url(record.tree, record.path) if record.kind == "upstream" else None,
     )
 
 

@@ -70,7 +70,8 @@ def _hit_text(
     shown = excerpt_of(record, focus, analyzer) if focus else None
     # a page's top heading is its whole breadcrumb: the heading line below says it already
     crumb_line = "" if record.breadcrumb == (record.title,) and record.heading_line else f"> {crumb}\n"
-    return f"─── {record.id} ───\n{crumb_line}{also}\n{shown or record.content()}\n"
+    url = f"> {hit.url}\n" if hit.url else ""
+    return f"─── {record.id} ───\n{crumb_line}{url}{also}\n{shown or record.content()}\n"
 
 
 def numbered_lines(chunk: ChunkRecord) -> list[tuple[int, str]]:
@@ -196,6 +197,8 @@ def to_json(
             }
             if r.symbol:
                 result["symbol"] = r.symbol
+            if hit.url:
+                result["url"] = hit.url
             if not list_mode:
                 shown = excerpt_of(r, topic.focus, analyzer) if analyzer is not None else None
                 if item.truncated:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-SourceKind = Literal["docs", "code"]
+SourceKind = Literal["docs", "code", "upstream"]  # upstream: pages fetched by an upstream tree
 
 # extension (lower case, without the dot) -> language name; the names are what `lang:` filters on
 CODE_EXTENSIONS: Final[dict[str, str]] = {
@@ -65,7 +65,7 @@ ALIASES: Final[dict[str, str]] = {
     "sh": "bash", "shell": "bash", "zsh": "bash", "yml": "yaml", "rb": "ruby", "rs": "rust", "md": "markdown",
     "txt": "text",
 }  # fmt: skip
-KINDS: Final = ("docs", "code")
+KINDS: Final = ("docs", "code", "upstream")
 
 
 def canonical_language(name: str) -> str | None:

@@ -1,0 +1,428 @@
+"""Upstream trees (issue 23): pages fetched from real HTTP servers on 127.0.0.1, cached as
+markdown with a manifest, refreshed with conditional requests, searched beside the docs, and kept
+when the network or the page fails. Real `ra` and `ra-query` processes throughout."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Run, run_cmd
+from tests.upstream_server import Route, Site, page, serving
+
+DEPS = page(
+    "Dependencies",
+    (
+        "First steps",
+        "<p>Declare a dependency with <code>Depends</code> and the framework injects it into your path "
+        "operation function when a request arrives.</p><pre><code>def common(q: str):\n    return q\n</code></pre>",
+    ),
+    (
+        "Sub dependencies",
+        "<p>Dependencies can depend on other dependencies, and each is cached per request.</p>",
+    ),
+)
+BODY = page(
+    "Request body",
+    (
+        "Pydantic models",
+        "<p>Declare the request body as a Pydantic model and the framework reads and validates the JSON "
+        "body for you.</p><table><tr><th>type</th><th>meaning</th></tr><tr><td>str</td><td>text</td></tr></table>",
+    ),
+)
+LAST_MODIFIED = "Wed, 21 Oct 2025 07:28:00 GMT"
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    routes = {
+        "/guide/dependencies/": Route(DEPS, etag='"deps-1"', last_modified=LAST_MODIFIED),
+        "/guide/body/": Route(BODY, last_modified=LAST_MODIFIED),
+    }
+    with serving(Site(routes)) as running:
+        yield running
+
+
+class Project:
+    """A project folder with a `.ra.toml` and the HOME its commands run with."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.home = root / "home"
+        self.home.mkdir(parents=True)
+
+    def config(self, text: str) -> None:
+        (self.root / ".ra.toml").write_text(text)
+
+    def ra(self, *args: str, env: dict[str, str] | None = None) -> Run:
+        return run_cmd("ra", *args, cwd=self.root, home=self.home, env=env)
+
+    def rq(self, *args: str) -> Run:
+        return run_cmd(
+            "ra-query", "--artifacts", str(self.root / ".ra"), *args, cwd=self.root, home=self.home
+        )
+
+    @property
+    def cache(self) -> Path:
+        return self.root / ".ra" / "upstream" / "fw"
+
+    def manifest(self) -> dict[str, Any]:
+        return json.loads((self.root / ".ra" / "upstream" / "fw.json").read_text())
+
+    def pages(self) -> dict[str, dict[str, Any]]:
+        return {p["url"]: p for p in self.manifest()["pages"]}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path / "project")
+
+
+def urls_tree(site: Site, *paths: str, refresh: str = "7d") -> str:
+    urls = ", ".join(f'"{site.url(p)}"' for p in paths)
+    return f'[tree.fw]\nurls = [{urls}]\nrefresh = "{refresh}"\n'
+
+
+def search_json(project: Project, *args: str) -> list[dict[str, Any]]:
+    run = project.ra("search", "--json", *args)
+    assert run.code in (0, 1), run.err
+    return json.loads(run.out)["queries"][0]["results"]
+
+
+# ---- configuration --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tree", "message"),
+    [
+        (
+            'urls = ["ftp://example.org/a"]',
+            "urls \"ftp://example.org/a\" has scheme 'ftp' — only http:// and https://",
+        ),
+        ('urls = ["example.org/a"]', 'urls "example.org/a" has no scheme — only http:// and https://'),
+        ('urls = ["https:///a"]', 'urls "https:///a" has no host'),
+        ("urls = []", "urls is empty"),
+        ('urls = "https://example.org/a"', "urls must be an array of strings"),
+        ('sitemap = ["https://example.org/s.xml"]', "sitemap must be a string"),
+        (
+            'urls = ["https://example.org/a"]\nrefresh = "7 days"',
+            'refresh "7 days" is not a duration — use Nd, Nh or Nm',
+        ),
+        ('urls = ["https://example.org/a"]\nrefresh = "0d"', 'refresh "0d" is not a duration'),
+        ('urls = ["https://example.org/a"]\npath = "docs"', "has both path and urls"),
+    ],
+)
+def test_a_bad_upstream_key_is_an_error_with_file_line_and_key(
+    project: Project, tree: str, message: str
+) -> None:
+    project.config(f"[tree.fw]\n{tree}\n")
+    run = project.ra("update")
+    assert run.code == 2
+    assert f"{project.root / '.ra.toml'}:" in run.err and "[tree.fw]" in run.err
+    assert message in run.err
+
+
+def test_config_shows_an_upstream_trees_pages_refresh_and_cache(project: Project) -> None:
+    project.config(
+        '[tree.fw]\nsitemap = "https://example.org/sitemap.xml"\ninclude = ["/guide/**"]\nrefresh = "12h"\n'
+    )
+    run = project.ra("config")
+    assert run.code == 0, run.err
+    assert 'sitemap = "https://example.org/sitemap.xml"' in run.out
+    assert 'include = ["/guide/**"]  # URL paths' in run.out
+    assert 'refresh = "12h"' in run.out
+    assert f"# cache: {project.cache}" in run.out
+
+
+# ---- fetch, cache, index --------------------------------------------------------------------------
+
+
+def test_update_fetches_the_pages_converts_them_and_indexes_them_as_upstream(
+    project: Project, site: Site
+) -> None:
+    project.config(urls_tree(site, "/guide/dependencies/", "/guide/body/"))
+    run = project.ra("update")
+    assert run.code == 0, run.err
+    cached = (project.cache / f"127.0.0.1_{site.port}" / "guide" / "dependencies.md").read_text()
+    assert cached.startswith(f'---\nurl: "{site.url("/guide/dependencies/")}"\n---\n\n# Dependencies\n')
+    assert "## First steps" in cached and "```\ndef common(q: str):\n    return q\n```" in cached
+    assert "¶" not in cached and "Navigation menu" not in cached and "Copyright footer" not in cached
+    results = search_json(project, "--kind", "upstream", "validates the JSON body")
+    assert results[0]["id"] == f"fw:127.0.0.1_{site.port}/guide/body.md#pydantic-models"
+    assert results[0]["kind"] == "upstream"
+    assert results[0]["url"] == site.url("/guide/body/")
+    assert "| type | meaning |" in results[0]["content"]
+
+
+def test_every_request_says_it_is_ra(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    assert project.ra("update").code == 0
+    assert site.requests("/guide/body/")[0].headers["user-agent"].startswith("ra/")
+
+
+def test_the_manifest_records_each_pages_fetch(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/dependencies/"))
+    assert project.ra("update").code == 0
+    entry = project.pages()[site.url("/guide/dependencies/")]
+    assert entry["path"] == f"127.0.0.1_{site.port}/guide/dependencies.md"
+    assert entry["final_url"] == site.url("/guide/dependencies/")
+    assert entry["etag"] == '"deps-1"' and entry["last_modified"] == LAST_MODIFIED
+    assert entry["status"] == "ok"
+    data = (project.cache / entry["path"]).read_bytes()
+    assert entry["size"] == len(data)
+    import hashlib
+
+    assert entry["sha256"] == hashlib.sha256(data).hexdigest()
+    assert entry["next_refresh_after"] - entry["fetched_at"] == pytest.approx(7 * 86400)
+
+
+def test_a_page_that_is_not_due_is_not_asked_for_again(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/dependencies/"))
+    assert project.ra("update").code == 0
+    assert project.ra("update").code == 0
+    assert len(site.requests("/guide/dependencies/")) == 1
+
+
+def test_a_due_page_is_asked_for_conditionally_and_a_304_parses_nothing(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/dependencies/", "/guide/body/"))
+    assert project.ra("update").code == 0
+    cached = project.cache / f"127.0.0.1_{site.port}" / "guide" / "dependencies.md"
+    before = cached.stat().st_mtime_ns
+    run = project.ra("update", "--refresh-upstream")
+    assert run.code == 0, run.err
+    assert ", 0 parsed" in run.out
+    again = site.requests("/guide/dependencies/")[-1].headers
+    assert again["if-none-match"] == '"deps-1"' and again["if-modified-since"] == LAST_MODIFIED
+    assert site.requests("/guide/body/")[-1].headers["if-modified-since"] == LAST_MODIFIED
+    assert cached.stat().st_mtime_ns == before
+    assert project.pages()[site.url("/guide/dependencies/")]["status"] == "not-modified"
+
+
+def test_a_page_past_its_refresh_time_is_fetched_by_a_plain_update(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/dependencies/", refresh="1m"))
+    assert project.ra("update").code == 0
+    manifest_file = project.root / ".ra" / "upstream" / "fw.json"
+    manifest = project.manifest()
+    manifest["pages"][0]["next_refresh_after"] = 0
+    manifest_file.write_text(json.dumps(manifest))
+    assert project.ra("update").code == 0
+    assert len(site.requests("/guide/dependencies/")) == 2
+
+
+def test_a_changed_page_replaces_its_cached_copy_and_its_chunks(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/dependencies/"))
+    assert project.ra("update").code == 0
+    site.routes["/guide/dependencies/"] = Route(
+        page(
+            "Dependencies",
+            (
+                "Yield dependencies",
+                "<p>A dependency with yield runs its teardown code after the response is sent to the client, so it can close a database session.</p>",
+            ),
+        ),
+        etag='"deps-2"',
+    )
+    run = project.ra("update", "--refresh-upstream")
+    assert run.code == 0, run.err
+    assert ", 1 parsed" in run.out
+    assert search_json(project, "teardown after the response")[0]["title"] == "Yield dependencies"
+    assert search_json(project, "--strict", "injects") == []
+
+
+def test_a_page_that_left_the_list_leaves_the_cache_and_the_index(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/dependencies/", "/guide/body/"))
+    assert project.ra("update").code == 0
+    project.config(urls_tree(site, "/guide/dependencies/"))
+    assert project.ra("update").code == 0
+    assert not (project.cache / f"127.0.0.1_{site.port}" / "guide" / "body.md").exists()
+    assert search_json(project, "--strict", "pydantic") == []
+
+
+# ---- failures -------------------------------------------------------------------------------------
+
+
+def _fetched_then(project: Project, site: Site, route: Route, env: dict[str, str] | None = None) -> Run:
+    """Fetch the dependencies page, then make it answer `route` and refresh: the run."""
+    project.config(urls_tree(site, "/guide/dependencies/"))
+    assert project.ra("update").code == 0
+    site.routes["/guide/dependencies/"] = route
+    return project.ra("update", "--refresh-upstream", env=env)
+
+
+@pytest.mark.parametrize(
+    ("route", "reason"),
+    [
+        (Route("gone", status=404, content_type="text/plain"), "HTTP 404"),
+        (Route("down", status=503, content_type="text/plain"), "HTTP 503"),
+        (Route('<html><body><form><input type="password" name="p"></form></body></html>'), "a login wall"),
+        (
+            Route('<html><body><div id="app"></div><script src="app.js"></script></body></html>'),
+            "an empty shell",
+        ),
+        (Route("%PDF-1.4", content_type="application/pdf"), "not a page (application/pdf)"),
+    ],
+)
+def test_a_failing_page_keeps_its_cached_copy_with_a_one_line_warning(
+    project: Project, site: Site, route: Route, reason: str
+) -> None:
+    run = _fetched_then(project, site, route)
+    assert run.code == 0, run.err
+    lines = [line for line in run.err.splitlines() if "upstream fw:" in line]
+    assert len(lines) == 1
+    assert (
+        site.url("/guide/dependencies/") in lines[0]
+        and reason in lines[0]
+        and "serving the copy fetched" in lines[0]
+    )
+    assert search_json(project, "injects into your path operation")[0]["title"] == "First steps"
+
+
+def test_a_server_that_is_gone_leaves_the_cache_serving(project: Project, tmp_path: Path) -> None:
+    routes = {"/guide/dependencies/": Route(DEPS, etag='"deps-1"')}
+    with serving(Site(routes)) as site:
+        project.config(urls_tree(site, "/guide/dependencies/"))
+        assert project.ra("update").code == 0
+    run = project.ra("update", "--refresh-upstream")
+    assert run.code == 0, run.err
+    assert "the connection was refused; serving the copy fetched" in run.err
+    assert search_json(project, "injects into your path operation")[0]["title"] == "First steps"
+
+
+def test_a_slow_page_times_out_and_is_retried(project: Project, site: Site) -> None:
+    run = _fetched_then(project, site, Route(DEPS, delay=2.0), env={"RA_UPSTREAM_TIMEOUT": "0.3"})
+    assert run.code == 0, run.err
+    assert "timed out after 0.3 s; serving the copy fetched" in run.err
+    assert len(site.requests("/guide/dependencies/")) == 1 + 3  # the first fetch, then 3 attempts
+
+
+def test_a_host_that_does_not_resolve_is_a_warning(project: Project) -> None:
+    project.config('[tree.fw]\nurls = ["http://no-such-host.invalid/page/"]\n')
+    run = project.ra("update")
+    assert run.code == 0, run.err
+    assert "http://no-such-host.invalid/page/ — the host name does not resolve" in run.err
+    assert "no page could be fetched (1 tried) — the tree is empty until one is" in run.err
+
+
+def test_redirects_are_followed_and_the_final_url_recorded(project: Project, site: Site) -> None:
+    site.routes["/old/"] = Route(status=301, location="/guide/dependencies/")
+    project.config(urls_tree(site, "/old/"))
+    assert project.ra("update").code == 0
+    assert project.pages()[site.url("/old/")]["final_url"] == site.url("/guide/dependencies/")
+
+
+def test_a_redirect_loop_is_a_warning_not_a_hang(project: Project, site: Site) -> None:
+    site.routes["/a/"] = Route(status=302, location="/b/")
+    site.routes["/b/"] = Route(status=302, location="/a/")
+    project.config(urls_tree(site, "/a/"))
+    run = project.ra("update")
+    assert run.code == 0, run.err
+    assert "more than 5 redirects" in run.err
+
+
+def test_a_redirect_off_http_is_refused(project: Project, site: Site) -> None:
+    site.routes["/ftp/"] = Route(status=302, location="ftp://127.0.0.1/file")
+    project.config(urls_tree(site, "/ftp/"))
+    run = project.ra("update")
+    assert run.code == 0, run.err
+    assert "redirected off http(s)" in run.err
+
+
+# ---- sitemaps -------------------------------------------------------------------------------------
+
+
+def sitemap(site: Site, *paths: str) -> str:
+    locs = "".join(f"<url><loc>{site.url(p)}</loc></url>" for p in paths)
+    return f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>'
+
+
+def test_a_sitemap_tree_fetches_the_pages_its_include_keeps(project: Project, site: Site) -> None:
+    site.routes["/sitemap.xml"] = Route(
+        sitemap(site, "/guide/dependencies/", "/guide/body/", "/blog/news/"), content_type="application/xml"
+    )
+    site.routes["/blog/news/"] = Route(
+        page("News", ("Release", "<p>A release announcement with many words in it for the index.</p>"))
+    )
+    project.config(f'[tree.fw]\nsitemap = "{site.url("/sitemap.xml")}"\ninclude = ["/guide/**"]\n')
+    assert project.ra("update").code == 0
+    assert sorted(project.pages()) == [site.url("/guide/body/"), site.url("/guide/dependencies/")]
+    assert site.requests("/blog/news/") == []
+
+
+def test_a_sitemap_index_names_the_sitemaps_to_read(project: Project, site: Site) -> None:
+    site.routes["/part.xml"] = Route(sitemap(site, "/guide/body/"), content_type="application/xml")
+    index = f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{site.url("/part.xml")}</loc></sitemap></sitemapindex>'
+    site.routes["/sitemap.xml"] = Route(index, content_type="application/xml")
+    project.config(f'[tree.fw]\nsitemap = "{site.url("/sitemap.xml")}"\n')
+    assert project.ra("update").code == 0
+    assert list(project.pages()) == [site.url("/guide/body/")]
+
+
+def test_an_unreadable_sitemap_keeps_the_pages_it_listed_before(project: Project, site: Site) -> None:
+    site.routes["/sitemap.xml"] = Route(sitemap(site, "/guide/body/"), content_type="application/xml")
+    project.config(f'[tree.fw]\nsitemap = "{site.url("/sitemap.xml")}"\n')
+    assert project.ra("update").code == 0
+    site.routes["/sitemap.xml"] = Route("<html>not xml", content_type="text/html")
+    run = project.ra("update", "--refresh-upstream")
+    assert run.code == 0, run.err
+    assert "is not a sitemap" in run.err and "keeping the pages it listed before" in run.err
+    assert list(project.pages()) == [site.url("/guide/body/")]
+
+
+# ---- reading without the network ------------------------------------------------------------------
+
+
+def test_ra_query_answers_from_upstream_pages_and_never_fetches(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    assert project.ra("update").code == 0
+    asked = len(site.seen)
+    run = project.rq("search", "--json", "kind:upstream pydantic")
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["queries"][0]["results"][0]["url"] == site.url("/guide/body/")
+    assert len(site.seen) == asked
+
+
+def test_a_search_does_not_fetch_even_when_pages_are_due(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/", refresh="1m"))
+    assert project.ra("update").code == 0
+    manifest_file = project.root / ".ra" / "upstream" / "fw.json"
+    manifest = project.manifest()
+    manifest["pages"][0]["next_refresh_after"] = 0
+    manifest_file.write_text(json.dumps(manifest))
+    asked = len(site.seen)
+    assert project.ra("search", "pydantic").code == 0
+    assert len(site.seen) == asked
+
+
+def test_the_index_manifest_says_where_each_page_came_from_and_when(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    assert project.ra("update").code == 0
+    entry = json.loads((project.root / ".ra" / "manifest.json").read_text())["trees"]["fw"]["upstream"]
+    page_entry = entry["pages"][f"127.0.0.1_{site.port}/guide/body.md"]
+    assert page_entry["url"] == site.url("/guide/body/") and page_entry["status"] == "ok"
+    assert entry["synced_at"].endswith("Z") and entry["due"].endswith("Z")
+
+
+def test_upstream_pages_need_no_network_once_packed(project: Project, site: Site, tmp_path: Path) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    assert project.ra("update").code == 0
+    archive = tmp_path / "kb.tar.gz"
+    assert project.ra("pack", "--output", str(archive)).code == 0
+    asked = len(site.seen)
+    run = run_cmd(
+        "ra-query",
+        "--artifacts",
+        str(archive),
+        "search",
+        "--json",
+        "pydantic",
+        cwd=tmp_path,
+        home=project.home,
+    )
+    assert run.code == 0, run.err
+    result = json.loads(run.out)["queries"][0]["results"][0]
+    assert result["kind"] == "upstream" and result["url"] == site.url("/guide/body/")
+    assert len(site.seen) == asked
