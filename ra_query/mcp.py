@@ -131,6 +131,10 @@ ContextLimit = Annotated[
 ListMode = Annotated[
     bool, Field(strict=True, description="Return snippets only, omit full content (default: false)")
 ]
+Trees = Annotated[
+    list[str] | None,
+    Field(description="Only these trees (list_sources names them), e.g. an upstream tree's framework docs"),
+]
 Whole = Annotated[
     bool,
     Field(
@@ -192,6 +196,7 @@ def search_payload(
     mode: str = "auto",
     kind: str = "any",
     whole: bool = False,
+    trees: list[str] | None = None,
 ) -> dict[str, Any]:
     """What the `search` tool returns: `ra search --json`'s payload for the same arguments.
 
@@ -201,7 +206,14 @@ def search_payload(
     if not queries:
         raise InputError("queries is empty — give at least one query")
     budget = agent_budget(store, max_tokens)
-    topics = search(store, queries, search_params(store, limit, mode, kind))
+    params = search_params(store, limit, mode, kind)
+    if trees:
+        unknown = sorted(set(trees) - set(store.trees()))
+        if unknown:
+            known = ", ".join(sorted(store.trees())) or "none"
+            raise InputError(f"trees names unknown tree {unknown[0]!r} — the trees are: {known}")
+        params = params._replace(trees=tuple(dict.fromkeys(trees)))
+    topics = search(store, queries, params)
     if whole:
         topics = [topic._replace(focus=frozenset()) for topic in topics]
     view = "list" if list_mode else "full"
@@ -315,9 +327,19 @@ class _Server(MCPServer[Any]):
 INSTRUCTIONS_LIMIT = 2048
 
 
-def server_instructions(trees: Sequence[str]) -> str:
-    """What the server tells an agent at start-up (under 2 KB): what is here, how to search it."""
+def server_instructions(trees: Sequence[str], upstream: Sequence[str] = ()) -> str:
+    """What the server tells an agent at start-up (under 2 KB): what is here, how to search it;
+    which trees are `upstream` (framework pages fetched from the web) and when to search them."""
     named = ", ".join(f"`{t}`" for t in trees) or "none yet"
+    fetched = ", ".join(f"`{t}`" for t in upstream)
+    framework = (
+        f"\n- Upstream trees {fetched} hold the framework docs this project depends on, as of their "
+        "last sync: for how a library works (its API, options, errors), search them with "
+        'kind="upstream" or trees=[...]; the project\'s own docs win where they differ. Their '
+        "results carry the page's url."
+        if upstream
+        else ""
+    )
     text = f"""ra searches this project's knowledge base: its conventions and reference docs, which \
 override what you know in general. Trees: {named}.
 - Before changing files, call `context` with their paths: the docs that fit them.
@@ -328,7 +350,7 @@ or the docs.
 - Results are chunks with ids; `get` returns one in full, or a whole document (tree:path).
 - Answers fit max_tokens (default 8000); list=true gives snippets only; tokens.omitted_ids \
 lists what was left out.
-- `list_sources` shows the trees and whether the index is stale."""
+- `list_sources` shows the trees and whether the index is stale.{framework}"""
     while len(text.encode()) > INSTRUCTIONS_LIMIT and "`, `" in text:  # very many trees
         text = text.replace(named, named.rsplit(", ", 1)[0] + ", …")
         named = named.rsplit(", ", 1)[0] + ", …"
@@ -340,6 +362,7 @@ def build_server(
     stale: StaleCounter | None = None,
     context: ContextAnalyzer = plain_analyzer,
     trees: Sequence[str] = (),
+    upstream: Sequence[str] = (),
 ) -> MCPServer[Any]:
     """An MCP server whose tools search the store `open_store()` returns at each call.
 
@@ -351,9 +374,11 @@ def build_server(
         context: reads the files of a `context` call into a query (`ra mcp` passes one that
             applies the configuration's context rules and settings).
         trees: the tree names the server's instructions give the agent.
+        upstream: those of them that are upstream trees (fetched framework pages).
     """
+    instructions = server_instructions(trees, upstream)
     server: MCPServer[Any] = _Server(
-        SERVER_NAME, version=__version__, log_level="WARNING", instructions=server_instructions(trees)
+        SERVER_NAME, version=__version__, log_level="WARNING", instructions=instructions
     )
     # one call at a time: a refresh runs the build, which must not run twice at once
     lock = threading.Lock()
@@ -377,6 +402,7 @@ def build_server(
         list: ListMode = False,
         mode: Mode = "auto",
         kind: Kind = "any",
+        trees: Trees = None,
         whole: Whole = False,
     ) -> Payload:
         topics = [queries] if isinstance(queries, str) else queries
@@ -391,6 +417,7 @@ def build_server(
                 mode=mode,
                 kind=kind,
                 whole=whole,
+                trees=trees,
             )
         )
 
@@ -611,9 +638,13 @@ def serve_readonly(root: Path, http_port: int | None = None) -> int:
     except RaError:
         manifest = {}  # no index yet: every call says so
     trees: object = manifest.get("trees")
-    names = sorted(str(t) for t in cast(dict[str, object], trees)) if isinstance(trees, dict) else []
+    entries = cast(dict[str, object], trees) if isinstance(trees, dict) else {}
+    names = sorted(str(t) for t in entries)
+    upstream = [
+        n for n in names if isinstance(entries[n], dict) and "upstream" in cast(dict[str, object], entries[n])
+    ]
     with SourceWatch(source_roots(manifest)) as watch:
-        server = build_server(ReadOnlyStore(root), stale=StaleCount(watch), trees=names)
+        server = build_server(ReadOnlyStore(root), stale=StaleCount(watch), trees=names, upstream=upstream)
         if http_port is None:
             run_stdio(server)
         else:

@@ -164,7 +164,7 @@ def test_the_server_lists_search_context_get_and_list_sources_as_read_only_tools
 
 def test_the_search_tool_takes_seed_000s_arguments(ra_mcp: Server) -> None:
     schema = ra_mcp.tools()["search"].input_schema
-    assert set(schema["properties"]) == {"queries", "limit", "max_tokens", "list", "mode", "kind", "whole"}
+    assert set(schema["properties"]) == {"queries", "limit", "max_tokens", "list", "mode", "kind", "trees", "whole"}
     assert schema["required"] == ["queries"]
     assert {"type": "string"} in schema["properties"]["queries"]["anyOf"]
     assert {"type": "array", "items": {"type": "string"}} in schema["properties"]["queries"]["anyOf"]

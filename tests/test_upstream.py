@@ -5,13 +5,15 @@ when the network or the page fails. Real `ra` and `ra-query` processes throughou
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import Run, run_cmd
+from tests.conftest import BIN, Run, run_cmd
+from tests.test_mcp import serve, soon, text_of
 from tests.upstream_server import Route, Site, page, serving
 
 DEPS = page(
@@ -72,6 +74,13 @@ class Project:
 
     def manifest(self) -> dict[str, Any]:
         return json.loads((self.root / ".ra" / "upstream" / "fw.json").read_text())
+
+    def make_due(self) -> None:
+        """Move every cached page's refresh time into the past, as time passing would."""
+        manifest = self.manifest()
+        for entry in manifest["pages"]:
+            entry["next_refresh_after"] = 0
+        (self.root / ".ra" / "upstream" / "fw.json").write_text(json.dumps(manifest))
 
     def pages(self) -> dict[str, dict[str, Any]]:
         return {p["url"]: p for p in self.manifest()["pages"]}
@@ -205,10 +214,7 @@ def test_a_due_page_is_asked_for_conditionally_and_a_304_parses_nothing(project:
 def test_a_page_past_its_refresh_time_is_fetched_by_a_plain_update(project: Project, site: Site) -> None:
     project.config(urls_tree(site, "/guide/dependencies/", refresh="1m"))
     assert project.ra("update").code == 0
-    manifest_file = project.root / ".ra" / "upstream" / "fw.json"
-    manifest = project.manifest()
-    manifest["pages"][0]["next_refresh_after"] = 0
-    manifest_file.write_text(json.dumps(manifest))
+    project.make_due()
     assert project.ra("update").code == 0
     assert len(site.requests("/guide/dependencies/")) == 2
 
@@ -388,10 +394,7 @@ def test_ra_query_answers_from_upstream_pages_and_never_fetches(project: Project
 def test_a_search_does_not_fetch_even_when_pages_are_due(project: Project, site: Site) -> None:
     project.config(urls_tree(site, "/guide/body/", refresh="1m"))
     assert project.ra("update").code == 0
-    manifest_file = project.root / ".ra" / "upstream" / "fw.json"
-    manifest = project.manifest()
-    manifest["pages"][0]["next_refresh_after"] = 0
-    manifest_file.write_text(json.dumps(manifest))
+    project.make_due()
     asked = len(site.seen)
     assert project.ra("search", "pydantic").code == 0
     assert len(site.seen) == asked
@@ -426,3 +429,69 @@ def test_upstream_pages_need_no_network_once_packed(project: Project, site: Site
     result = json.loads(run.out)["queries"][0]["results"][0]
     assert result["kind"] == "upstream" and result["url"] == site.url("/guide/body/")
     assert len(site.seen) == asked
+
+
+# ---- status, agents, MCP --------------------------------------------------------------------------
+
+
+def test_status_shows_an_upstream_trees_pages_last_sync_next_due_and_failures(
+    project: Project, site: Site
+) -> None:
+    project.config(urls_tree(site, "/guide/body/", "/missing/"))
+    assert project.ra("update").code == 0
+    run = project.ra("status")
+    assert run.code == 0, run.err
+    assert re.search(
+        r"upstream: 2 pages, 1 cached, last sync \d{4}-\d\d-\d\d \d\d:\d\d UTC, next page due ", run.out
+    )
+    assert f"failing: {site.url('/missing/')} — HTTP 404" in run.out
+
+
+def test_agents_names_the_upstream_trees_and_when_to_search_them(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    run = project.ra("agents", "--stdout")
+    assert run.code == 0, run.err
+    assert f"`fw` (upstream docs: {site.url('/guide/body/')})" in run.out
+    assert 'ra search --kind upstream "..."' in run.out
+
+
+def test_the_mcp_server_names_upstream_trees_and_searches_one_tree(project: Project, site: Site) -> None:
+    (project.root / "docs").mkdir()
+    (project.root / "docs" / "ours.md").write_text(
+        "# Our body rules\n\nWe validate every request body twice.\n"
+    )
+    project.config(urls_tree(site, "/guide/body/") + '\n[tree.docs]\npath = "docs"\n')
+    assert project.ra("update").code == 0
+    command = [str(BIN / "ra-query"), "--artifacts", str(project.root / ".ra"), "mcp"]
+    with serve(command, project.root, project.home) as server:
+        instructions = server.portal.call(server.session.initialize).instructions or ""
+        only = server.ok("search", {"queries": "request body", "trees": ["fw"]})["queries"][0]["results"]
+        both = server.ok("search", {"queries": "request body"})["queries"][0]["results"]
+        wrong = server.call("search", {"queries": "body", "trees": ["nope"]})
+    assert "Upstream trees `fw` hold the framework docs" in instructions
+    assert {r["tree"] for r in only} == {"fw"} and {r["tree"] for r in both} == {"fw", "docs"}
+    assert wrong.is_error and "trees names unknown tree 'nope' — the trees are: docs, fw" in text_of(wrong)
+
+
+@pytest.mark.slow
+def test_ra_mcp_fetches_due_pages_in_the_background_and_serves_them(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    with serve([str(BIN / "ra"), "mcp"], project.root, project.home) as server:
+        server.ok("list_sources")  # a call is answered while the pages are being fetched
+        found = soon(
+            lambda: [r["url"] for r in server.ok("search", {"queries": "pydantic"})["queries"][0]["results"]],
+            [site.url("/guide/body/")],
+            seconds=30,
+        )
+    assert found == [site.url("/guide/body/")]
+
+
+def test_get_of_an_upstream_chunk_says_its_url(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    assert project.ra("update").code == 0
+    chunk_id = f"fw:127.0.0.1_{site.port}/guide/body.md#pydantic-models"
+    text = project.ra("get", chunk_id)
+    assert text.code == 0, text.err
+    assert text.out.startswith(f"─── {chunk_id} ───\n> {site.url('/guide/body/')}\n")
+    payload = json.loads(project.ra("get", "--json", chunk_id).out)
+    assert payload["url"] == site.url("/guide/body/")

@@ -27,6 +27,10 @@ def generated_section(config: Config, home: Path) -> str:
     base = config.base_dir
     trees: list[str] = []
     for name, tree in sorted(config.trees.items()):
+        if tree.upstream:
+            source = tree.sitemap or (tree.urls[0] if len(tree.urls) == 1 else f"{len(tree.urls)} pages")
+            trees.append(f"`{name}` (upstream docs: {source})")
+            continue
         where = tree.path
         if base is not None and where.is_relative_to(base):
             shown = where.relative_to(base).as_posix() or "."
@@ -38,14 +42,21 @@ def generated_section(config: Config, home: Path) -> str:
             )
         trees.append(f"`{name}` ({shown}{', global' if tree.is_global else ''})")
     listed = ", ".join(trees) if trees else "none configured yet (`ra init`)"
-    section = _section(listed)
+    upstream = any(tree.upstream for tree in config.trees.values())
+    section = _section(listed, upstream)
     while len(section.encode()) > SECTION_LIMIT and len(trees) > 1:  # many trees: name the first ones
         trees.pop()
-        section = _section(f"{', '.join(trees)} and {len(config.trees) - len(trees)} more (`ra ls trees`)")
+        more = f"{', '.join(trees)} and {len(config.trees) - len(trees)} more (`ra ls trees`)"
+        section = _section(more, upstream)
     return section
 
 
-def _section(listed: str) -> str:
+UPSTREAM_WHEN = """- A question about a framework or library this project uses (its API, options, errors):
+  `ra search --kind upstream "..."` — its docs as of the last `ra update`, each with its url
+"""
+
+
+def _section(listed: str, upstream: bool = False) -> str:
     return f"""## ra knowledge base
 
 This project keeps its conventions and reference docs in ra. **Search ra before you decide.**
@@ -68,7 +79,7 @@ apply here. Acting on general knowledge misses project-specific requirements.
 - Before writing new code, refactoring or choosing between approaches: search for the pattern
 - Meeting an unfamiliar project term, or a style question: search it
 - Before saying "the project does X": check it with ra
-"""
+{UPSTREAM_WHEN if upstream else ""}"""
 
 
 def compose(config: Config, home: Path) -> str:

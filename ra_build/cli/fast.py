@@ -184,6 +184,7 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     stale files while the MCP SDK loads, for the first call.
     """
     import argparse
+    from contextlib import ExitStack
 
     from ra_build.cli.context_config import context_analyzer
     from ra_build.refresh.refreshed import LiveStore
@@ -201,11 +202,20 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     port = http_port(args)
     # read once: edits to .ra.toml take effect when the agent runtime restarts the server
     config = load_config()
-    with LiveStore(config, args.artifacts, early, notify=warn) as live:
+    upstream = sorted(name for name, tree in config.trees.items() if tree.upstream)
+    with LiveStore(config, args.artifacts, early, notify=warn) as live, ExitStack() as stack:
         from ra_query.mcp import build_server, run_http, run_stdio
 
+        if upstream:  # due pages are fetched in the background, never during a call
+            from ra_build.upstream.sync import BackgroundSync
+
+            stack.enter_context(BackgroundSync(config, warn))
         server = build_server(
-            live, stale=lambda _store: 0, context=context_analyzer(config), trees=sorted(config.trees)
+            live,
+            stale=lambda _store: 0,
+            context=context_analyzer(config),
+            trees=sorted(config.trees),
+            upstream=upstream,
         )
         if port is None:
             run_stdio(server)

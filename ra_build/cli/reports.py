@@ -32,6 +32,48 @@ class TreeStatus:
     chunks: int
     skipped: int
     hidden: int = 0  # dot-directories and default excludes the last build did not walk
+    upstream: UpstreamStatus | None = None  # an upstream tree's pages and syncs
+
+
+@dataclass(frozen=True)
+class UpstreamStatus:
+    """An upstream tree's cache: its pages, the last sync, the next page due, what fails."""
+
+    pages: int
+    cached: int
+    synced_at: float | None
+    next_due: float | None
+    failing: tuple[tuple[str, str], ...]  # (url, why) of the pages whose last fetch failed
+
+    def describe(self) -> str:
+        when = _utc(self.synced_at) if self.synced_at else "never"
+        due = f", next page due {_utc(self.next_due)}" if self.next_due else ""
+        return f"upstream: {self.pages} pages, {self.cached} cached, last sync {when}{due}" + (
+            f", {len(self.failing)} failing" if self.failing else ""
+        )
+
+
+def upstream_status(cache: Path) -> UpstreamStatus:
+    """What an upstream tree's cache manifest says (ra_build.upstream.cache)."""
+    from ra_build.upstream.cache import read_manifest
+
+    manifest = read_manifest(cache)
+    pages = list(manifest.pages.values())
+    cached = [p for p in pages if p.sha256]
+    failing = tuple((p.url, p.status) for p in pages if p.status not in ("ok", "not-modified", "new"))
+    return UpstreamStatus(
+        pages=len(pages),
+        cached=len(cached),
+        synced_at=manifest.synced_at or None,
+        next_due=min((p.next_refresh_after for p in cached), default=None),
+        failing=failing,
+    )
+
+
+def _utc(seconds: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(seconds))
 
 
 @dataclass(frozen=True)
@@ -78,6 +120,7 @@ def status(config: Config, artifacts: Path) -> Status:
             chunks=int(counts.get(t.name, {}).get("chunks", 0)),
             skipped=int(counts.get(t.name, {}).get("skipped", 0)),
             hidden=len(_hidden(layout, t.name)),
+            upstream=upstream_status(t.path) if t.upstream else None,
         )
         for t in config.trees.values()
     )
@@ -104,6 +147,9 @@ def render_status(st: Status) -> str:
             + (f", {t.skipped} skipped" if t.skipped else "")
             + (f", {t.hidden} directories not walked (dot, default excludes)" if t.hidden else "")
         )
+        if t.upstream is not None:
+            lines.append(f"    {t.upstream.describe()}")
+            lines += [f"    failing: {url} — {why}" for url, why in t.upstream.failing]
     if not st.trees:
         lines.append("  (none) — add a [tree.NAME] section to .ra.toml")
     lines.append(f"Artifacts: {st.artifacts} ({_human(st.artifacts_bytes)})")

@@ -163,6 +163,8 @@ def make_tasks(
 
 
 def _discover_task(errors: StageErrors, tree: TreeConfig, layout: Layout) -> dict[str, Any]:
+    if tree.upstream:  # not synced yet: an empty tree, not an unreadable one
+        tree.path.mkdir(parents=True, exist_ok=True)
     return {
         "name": tree.name,
         "actions": [_call(errors, discover_stage, tree, layout)],

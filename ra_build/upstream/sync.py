@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -285,3 +286,33 @@ def _drop_unlisted(cache: Path, manifest: Manifest, pages: dict[str, Page]) -> i
         if not any(folder.iterdir()):
             shutil.rmtree(folder, ignore_errors=True)
     return removed
+
+
+class BackgroundSync:
+    """`ra mcp`'s refresh of upstream pages: a daemon thread syncs what is due at start-up and
+    every `interval` seconds (the shortest `refresh` of the trees, at least a minute, at most 10),
+    so no tool call waits for the network; what it writes to the caches the server's watcher sees
+    like any edit. A failure is a warning, never the end of the server."""
+
+    def __init__(self, config: Config, notify: Callable[[str], None]) -> None:
+        self.config = config
+        self.notify = notify
+        shortest = min((t.refresh for t in config.trees.values() if t.upstream), default=600)
+        self.interval = float(min(600, max(60, shortest)))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="ra-upstream-sync", daemon=True)
+
+    def __enter__(self) -> BackgroundSync:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                sync_upstream(self.config, notify=self.notify)
+            except Exception as exc:  # a bug or a full disk must not end the server
+                self.notify(f"upstream sync failed: {type(exc).__name__}: {exc}")
+            self._stop.wait(self.interval)

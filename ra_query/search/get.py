@@ -29,6 +29,8 @@ class StoreLike(Protocol):
 
     def doc_chunks(self, doc_id: str) -> list[ChunkRecord]: ...
 
+    def page_url(self, tree: str, path: str) -> str | None: ...
+
 
 class GetResult(NamedTuple):
     """What `ra get` returns: one chunk, or every chunk of a document in document order.
@@ -40,6 +42,7 @@ class GetResult(NamedTuple):
     id: str
     chunks: tuple[ChunkRecord, ...]
     whole_document: bool
+    url: str | None = None  # where an upstream page was fetched from
 
     @property
     def tokens(self) -> int:
@@ -122,10 +125,11 @@ def get(store: StoreLike, id: str, *, full_document: bool = False) -> GetResult:
         record = store.get_chunk(_ESCAPED.sub(lambda m: chr(int(m[1], 16)), id))
     if record is None or record.tree != tree:
         raise not_found(id)
+    url = store.page_url(record.tree, record.path) if record.kind == "upstream" else None
     if record.id == record.doc_id or full_document:
         chunks = store.doc_chunks(record.doc_id) or [record]
-        return GetResult(id=record.doc_id, chunks=tuple(chunks), whole_document=True)
-    return GetResult(id=record.id, chunks=(record,), whole_document=False)
+        return GetResult(id=record.doc_id, chunks=tuple(chunks), whole_document=True, url=url)
+    return GetResult(id=record.id, chunks=(record,), whole_document=False, url=url)
 
 
 def chunk_to_dict(chunk: ChunkRecord) -> dict[str, Any]:
@@ -156,6 +160,7 @@ def get_to_dict(result: GetResult) -> dict[str, Any]:
         "whole_document": result.whole_document,
         "chunks": [chunk_to_dict(chunk) for chunk in result.chunks],
         "tokens": result.tokens,
+        **({"url": result.url} if result.url else {}),
     }
 
 
@@ -171,11 +176,12 @@ def render_get(result: GetResult) -> str:
 
 
 def _render_get(result: GetResult) -> str:
+    top = header(result.id) + (f"\n> {result.url}" if result.url else "")
     if result.whole_document:
         parts = [chunk.content().strip("\r\n") for chunk in result.chunks]
         body = "\n\n".join(part for part in parts if part)
-        return f"{header(result.id)}\n\n{body}\n" if body else f"{header(result.id)}\n"
-    lines = [header(result.id)]
+        return f"{top}\n\n{body}\n" if body else f"{top}\n"
+    lines = [top]
     for chunk in result.chunks:
         if chunk.breadcrumb:
             lines.append(f"> {chunk.crumb(BREADCRUMB_SEP)}")
