@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 QUERY = Path(__file__).resolve().parent.parent / "ra_query"
-FORBIDDEN = ("ra_build", "doit", "markdown_it", "pyarrow", "tree_sitter")
+FORBIDDEN = ("ra_build", "doit", "markdown_it", "pyarrow", "tree_sitter", "httpx2", "lxml", "html_to_markdown")
 
 
 def _imports(path: Path) -> list[tuple[str, int, bool]]:
@@ -83,6 +83,10 @@ COLD_START_EXCLUDED = (
     "tokenizers",
     "ra_query.semantic.embed",
     "ra_query.artifacts.vectors",
+    # nothing is fetched at query time (issue 23): no HTTP client, no HTML converter
+    "httpx2",
+    "lxml",
+    "html_to_markdown",
 )
 
 

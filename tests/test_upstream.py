@@ -5,7 +5,9 @@ when the network or the page fails. Real `ra` and `ra-query` processes throughou
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -495,3 +497,28 @@ def test_get_of_an_upstream_chunk_says_its_url(project: Project, site: Site) -> 
     assert text.out.startswith(f"─── {chunk_id} ───\n> {site.url('/guide/body/')}\n")
     payload = json.loads(project.ra("get", "--json", chunk_id).out)
     assert payload["url"] == site.url("/guide/body/")
+
+
+def test_without_the_upstream_extra_update_says_how_to_install_it_and_builds_the_rest(
+    project: Project, site: Site
+) -> None:
+    (project.root / "docs").mkdir()
+    (project.root / "docs" / "ours.md").write_text("# Ours\n\nOur own conventions.\n")
+    project.config(urls_tree(site, "/guide/body/") + '\n[tree.docs]\npath = "docs"\n')
+    hide = "import sys; sys.modules['html_to_markdown'] = None; sys.argv = ['ra', 'update']; "
+    proc = subprocess.run(
+        [str(BIN / "python"), "-c", hide + "from ra_build.cli.entry import main; main()"],
+        cwd=project.root,
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("RA_")}, "HOME": str(project.home)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "upstream trees fw: not fetched — install the upstream extra to fetch pages: pip install 'ra-kb[upstream]'"
+        in proc.stderr
+    )
+    assert site.seen == []
+    assert search_json(project, "conventions")[0]["tree"] == "docs"

@@ -62,10 +62,13 @@ class Converted:
 
 
 def converter_available() -> bool:
-    """Whether html-to-markdown and lxml are installed (without importing them)."""
-    import importlib.util
-
-    return all(importlib.util.find_spec(name) is not None for name in ("html_to_markdown", "lxml"))
+    """Whether html-to-markdown and lxml can be imported (the `upstream` extra)."""
+    try:
+        import html_to_markdown  # noqa: F401
+        import lxml.html  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def to_markdown(page: str, url: str = "") -> Converted:
