@@ -522,3 +522,12 @@ def test_without_the_upstream_extra_update_says_how_to_install_it_and_builds_the
     )
     assert site.seen == []
     assert search_json(project, "conventions")[0]["tree"] == "docs"
+
+
+def test_a_page_over_the_size_limit_is_refused_not_cut(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ra_build.upstream import fetch
+
+    monkeypatch.setattr(fetch, "MAX_BYTES", 1_000)
+    site.routes["/big/"] = Route("x" * 5_000)
+    (response,) = fetch.fetch_all([fetch.Request(site.url("/big/"))])
+    assert response.status == 0 and response.error == "larger than 1,000 bytes"

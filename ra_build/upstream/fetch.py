@@ -157,13 +157,13 @@ def _get(client: Any, url: str, headers: dict[str, str]) -> Response:
             return Response(url, status, final, error=f"HTTP {status}")
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_BYTES:
-            return Response(url, 0, final, error=f"larger than {MAX_BYTES // 1_000_000} MB")
+            return Response(url, 0, final, error=f"larger than {MAX_BYTES:,} bytes")
         chunks: list[bytes] = []
         size = 0
         for chunk in response.iter_bytes():
             size += len(chunk)
             if size > MAX_BYTES:
-                return Response(url, 0, final, error=f"larger than {MAX_BYTES // 1_000_000} MB")
+                return Response(url, 0, final, error=f"larger than {MAX_BYTES:,} bytes")
             chunks.append(chunk)
         return Response(
             url,
