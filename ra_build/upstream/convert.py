@@ -142,6 +142,8 @@ def _main_region(root: Any) -> Any:
         table.tag = "div"
     for link in region.xpath(".//pre//a"):  # a declaration's links: code keeps their text only
         link.drop_tag()
+    for outer in region.xpath(".//pre[pre]"):  # mdBook's <pre><pre class="playground">: one block
+        outer.drop_tag()
     return region
 
 
@@ -149,11 +151,13 @@ def _tidy_headings(markdown: str) -> str:
     """Outside code fences, a heading line loses its permalinks (`[¶](#x)`) and its links to
     itself (`## [Title](#title)` → `## Title`): a chunk's title is the heading's text."""
     out: list[str] = []
-    fence = ""
+    fence = ""  # the open fence's marker: closed by a run of its character at least as long
     for line in markdown.split("\n"):
         opening = _FENCE.match(line)
-        if opening and (not fence or opening.group(1).startswith(fence)):
-            fence = "" if fence else opening.group(1)[:3]
+        if opening and not fence:
+            fence = opening.group(1)
+        elif opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+            fence = "" if not line.strip()[len(opening.group(1)) :].strip() else fence
         elif not fence and _ATX.match(line):
             line = _SELF_LINK.sub(lambda m: "" if m.group(1).strip() in _PERMALINK_TEXT else m.group(1), line)
             line = line.rstrip().removesuffix("¶").rstrip()
