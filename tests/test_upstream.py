@@ -531,3 +531,25 @@ def test_a_page_over_the_size_limit_is_refused_not_cut(site: Site, monkeypatch: 
     site.routes["/big/"] = Route("x" * 5_000)
     (response,) = fetch.fetch_all([fetch.Request(site.url("/big/"))])
     assert response.status == 0 and response.error == "larger than 1,000 bytes"
+
+
+def test_a_page_that_failed_is_not_asked_for_again_by_the_next_plain_update(
+    project: Project, site: Site
+) -> None:
+    project.config(urls_tree(site, "/missing/"))
+    assert project.ra("update").code == 0
+    assert project.ra("update").code == 0
+    assert len(site.requests("/missing/")) == 1
+    assert project.ra("update", "--refresh-upstream").code == 0
+    assert len(site.requests("/missing/")) == 2
+
+
+def test_a_long_retry_after_ends_the_attempts(project: Project, site: Site) -> None:
+    site.routes["/busy/"] = Route(
+        "busy", status=503, content_type="text/plain", headers={"Retry-After": "120"}
+    )
+    project.config(urls_tree(site, "/busy/"))
+    run = project.ra("update")
+    assert run.code == 0, run.err
+    assert "HTTP 503, retry after 120 s" in run.err
+    assert len(site.requests("/busy/")) == 1

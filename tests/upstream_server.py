@@ -23,6 +23,7 @@ class Route:
     last_modified: str = ""
     location: str = ""
     delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -87,7 +88,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header("ETag", route.etag)
             self.end_headers()
             return
-        extra = {"ETag": route.etag, "Last-Modified": route.last_modified}
+        extra = {"ETag": route.etag, "Last-Modified": route.last_modified, **route.headers}
         self._answer(route.status, route.body.encode(), route.content_type, extra)
 
     def _answer(self, status: int, data: bytes, kind: str, extra: dict[str, str] | None = None) -> None:

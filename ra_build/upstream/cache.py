@@ -121,6 +121,10 @@ def unique_paths(urls: list[str]) -> dict[str, str]:
     return out
 
 
+RETRY_AFTER_FAILURE = 3_600  # seconds before a page whose fetch failed is tried again (at most `refresh`)
+
+
 def is_due(page: Page, now: float | None = None) -> bool:
-    """Whether a page must be fetched: never fetched into the cache, or past its refresh time."""
-    return not page.sha256 or (now if now is not None else time.time()) >= page.next_refresh_after
+    """Whether a page must be fetched: its refresh time has come (at once for a new page; an hour
+    after a failed attempt, so a server that fails is not asked every few minutes)."""
+    return (now if now is not None else time.time()) >= page.next_refresh_after

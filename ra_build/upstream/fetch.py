@@ -24,6 +24,7 @@ MAX_BYTES = 10_000_000
 MAX_REDIRECTS = 5
 RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled each time
+MAX_RETRY_AFTER = 60  # a longer Retry-After ends the attempts: the page waits for its next sync
 WORKERS = 4  # requests in flight at once
 HOST_GAP = 0.25  # seconds between two requests to one host
 DEFAULT_TIMEOUT = 20.0  # seconds; RA_UPSTREAM_TIMEOUT overrides it
@@ -51,6 +52,7 @@ class Response:
     etag: str = ""
     last_modified: str = ""
     error: str = ""
+    retry_after: float = 0.0  # seconds a 429 or 503 asked to wait (Retry-After)
 
 
 def timeout_seconds(env: dict[str, str] | None = None) -> float:
@@ -119,9 +121,10 @@ def _fetch(client: Any, polite: _Politeness, request: Request) -> Response:
         headers["If-Modified-Since"] = request.last_modified
     lock, last = polite.slot(request.url)
     error = ""
+    pause = 0.0  # what the server asked for (Retry-After), when it asked for no more than a minute
     for attempt in range(RETRIES + 1):
         if attempt:
-            time.sleep(BACKOFF * 2 ** (attempt - 1))
+            time.sleep(max(pause, BACKOFF * 2 ** (attempt - 1)))
         with lock:
             wait = last[0] + HOST_GAP - time.monotonic()
             if wait > 0:
@@ -141,6 +144,9 @@ def _fetch(client: Any, polite: _Politeness, request: Request) -> Response:
                 continue
         if result.status in _RETRIED:
             error = f"HTTP {result.status}"
+            if result.retry_after > MAX_RETRY_AFTER:
+                return Response(request.url, 0, error=f"{error}, retry after {result.retry_after:g} s")
+            pause = result.retry_after
             continue
         return result
     return Response(request.url, 0, error=error)
@@ -154,7 +160,9 @@ def _get(client: Any, url: str, headers: dict[str, str]) -> Response:
         if status == 304:
             return Response(url, 304, final, etag=response.headers.get("etag", ""))
         if status != 200:
-            return Response(url, status, final, error=f"HTTP {status}")
+            wait = response.headers.get("retry-after", "")
+            after = float(wait) if wait.isdigit() else 0.0
+            return Response(url, status, final, error=f"HTTP {status}", retry_after=after)
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_BYTES:
             return Response(url, 0, final, error=f"larger than {MAX_BYTES:,} bytes")

@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ra_build.artifacts.atomic import write_if_changed
-from ra_build.upstream.cache import Manifest, Page, is_due, read_manifest, unique_paths, write_manifest
+from ra_build.upstream.cache import (
+    RETRY_AFTER_FAILURE,
+    Manifest,
+    Page,
+    is_due,
+    read_manifest,
+    unique_paths,
+    write_manifest,
+)
 from ra_build.upstream.convert import MissingExtra, Unusable, converter_available, to_markdown
 from ra_build.upstream.fetch import Request, Response, fetch_all
 from ra_query.sources.globs import compile_globs
@@ -89,8 +97,12 @@ def _sync_tree(tree: TreeConfig, force: bool, notify: Callable[[str], None] | No
     now = time.time()
     pages = {url: manifest.pages.get(url) or Page(url, paths[url]) for url in urls}
     for url, page in pages.items():
-        if page.path != paths[url] or not (cache / page.path).is_file():
-            page.path, page.sha256 = paths[url], ""  # fetched again, unconditionally
+        moved = page.path != paths[url]
+        if moved:
+            (cache / page.path).unlink(missing_ok=True)
+            page.path = paths[url]
+        if page.sha256 and (moved or not (cache / page.path).is_file()):
+            page.sha256, page.next_refresh_after = "", 0.0  # fetched again, in full
     due = [page for page in pages.values() if force or is_due(page, now)]
     requests = [Request(p.url, p.etag, p.last_modified) if p.sha256 else Request(p.url) for p in due]
     for response in fetch_all(requests):
@@ -217,6 +229,7 @@ def _apply(
             reason = EXTRA_HINT
     if reason:
         page.status = reason
+        page.next_refresh_after = now + min(refresh, RETRY_AFTER_FAILURE)
         report.failed += 1
         kept = (
             f"serving the copy fetched {time.strftime('%Y-%m-%d %H:%M', time.localtime(page.fetched_at))}"
