@@ -220,3 +220,11 @@ def test_an_edit_of_search_settings_alone_reaches_the_manifest_for_ra_query_and_
     manifest = json.loads((searched / ".ra" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["search"]["limit"] == 1
     assert current_store(load_config(searched, home), searched / ".ra") is not None
+
+
+def test_the_ra_entry_point_imports_no_typing_before_it_forks_the_stale_count() -> None:
+    # typing (re, enum, collections) costs ~10 ms: the stale count's walk is forked before it,
+    # as `ra-query` forks its own, so a no-change `ra search` does not wait that much longer
+    probe = "import sys, ra_build.cli.entry; print(sorted(m for m in ('typing', 're', 'enum') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

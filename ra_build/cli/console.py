@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing is not imported before `ra search` forks its stale count (entry)
 if TYPE_CHECKING:
     from pathlib import Path
 
