@@ -553,3 +553,11 @@ def test_a_long_retry_after_ends_the_attempts(project: Project, site: Site) -> N
     assert run.code == 0, run.err
     assert "HTTP 503, retry after 120 s" in run.err
     assert len(site.requests("/busy/")) == 1
+
+
+def test_an_empty_tree_whose_pages_wait_says_when_the_next_attempt_is(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/missing/"))
+    assert "no page could be fetched (1 tried)" in project.ra("update").err
+    run = project.ra("update")
+    assert run.code == 0, run.err
+    assert "no page is cached yet; the next attempt is due " in run.err and "(--refresh-upstream: now)" in run.err

@@ -113,10 +113,16 @@ def _sync_tree(tree: TreeConfig, force: bool, notify: Callable[[str], None] | No
     manifest.pages = pages
     write_manifest(cache, manifest)
     if urls and not any(p.sha256 for p in pages.values()):
-        warn(
-            f"no page could be fetched ({len(urls)} tried) — the tree is empty until one is; check the "
-            "URLs and the network, then run ra update again"
-        )
+        if due:
+            warn(
+                f"no page could be fetched ({len(due)} tried) — the tree is empty until one is; check "
+                "the URLs and the network, then run ra update again"
+            )
+        else:
+            after = time.strftime(
+                "%Y-%m-%d %H:%M", time.localtime(min(p.next_refresh_after for p in pages.values()))
+            )
+            warn(f"no page is cached yet; the next attempt is due {after} (--refresh-upstream: now)")
     return report
 
 
