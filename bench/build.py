@@ -1,6 +1,7 @@
 """Benchmark: `ra update` end to end on a real corpus — full build, no-change and one-file updates.
 
-    .venv/bin/python bench/build.py [--dir DIR | --tarball PATH] [--repeat N] [--keep] [--no-record]
+    .venv/bin/python bench/build.py [--dir DIR | --tarball PATH] [--rev REV] [--repeat N] [--keep]
+                                    [--no-record]
 
 Everything happens in a fresh temp directory: the corpus is copied (``--dir``) or unpacked
 (``--tarball``) into it, so the source is never touched; a project directory gets a ``.ra.toml``
@@ -8,7 +9,8 @@ Everything happens in a fresh temp directory: the corpus is copied (``--dir``) o
 directory, so no global config leaks in. Each run is the venv's real ``ra`` executable in a
 subprocess:
 
-1. full build — wall time, MB/s (markdown bytes of the corpus / wall seconds), peak RSS;
+1. full build — wall time, MB/s (markdown bytes of the corpus / wall seconds), peak RSS, and the
+   index it published: bytes per chunk, whole and per file kind (`.store`, `.idx`, `.pos`, ...);
 2. no-change update, run immediately after — wall time;
 3. one-file edit — a line appended to one file of the copy, then ``ra update`` — wall time and
    the summary line ``ra update`` printed.
@@ -23,6 +25,11 @@ In the same run, a stock single-core `MarkdownIt("commonmark").parse` of every f
 (the files read first, the process pinned to one CPU): issue 14's yardstick, since absolute MB/s
 moves 2x between days here. The full build's wall time over it is the ratio (floor ≤ 0.6), and
 the build's CPU-seconds (the `ra` process and its reaped workers) per MB are reported too.
+
+With `--rev REV`, the same run first builds the corpus with REV's ra (a `git worktree` of it, in
+a project of its own): its full build, ratio to the same stock parse, CPU-seconds per MB and
+index bytes per chunk are printed and recorded beside this checkout's (`rev_*=` in the line), so
+a change to the build is judged against its revision under the same load.
 
 The figures are printed against issue 14's floors (ratio ≤ 0.6, goal ≤ 0.4; CPU-seconds per MB,
 goal ≤ 0.43, qmd's; peak RSS ≤ 800 MB; no-change update ≤ 0.5 s; one-file update ≤ 1 s) and
@@ -51,10 +58,13 @@ from common import (
     DEFAULT_TARBALL,
     REPO,
     clean_env,
+    compile_sources,
     git_head,
     place_corpus,
+    ra_entry_module,
     ra_executable,
     verdict,
+    worktree,
     write_project,
 )
 
@@ -132,14 +142,23 @@ class TreeSampler(threading.Thread):
         self.join()
 
 
-def ra_update(label: str, project: Path, home: Path, *, sample: bool = False) -> Run:
-    """Run `ra update` in `project` as a real subprocess; wall time and peak RSS via wait4."""
+def ra_update(
+    label: str, project: Path, home: Path, *, sample: bool = False, source: Path | None = None
+) -> Run:
+    """Run `ra update` in `project` as a real subprocess; wall time and peak RSS via wait4.
+
+    `source`: the checkout whose ra runs (its console entry, with it on PYTHONPATH, so that its
+    shard writers import it too); by default the venv's `ra` executable.
+    """
     env = clean_env(home)
+    command = [str(ra_executable()), "update"]
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
+        entry = ra_entry_module(source)
+        command = [sys.executable, "-c", f"import sys; from {entry} import main; sys.exit(main())", "update"]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(
-            [str(ra_executable()), "update"], cwd=project, env=env, stdout=out, stderr=err
-        )
+        proc = subprocess.Popen(command, cwd=project, env=env, stdout=out, stderr=err)
         sampler = TreeSampler(proc.pid) if sample else None
         if sampler is not None:
             sampler.start()
@@ -163,6 +182,37 @@ def ra_update(label: str, project: Path, home: Path, *, sample: bool = False) ->
     if run.returncode != 0:
         raise SystemExit(f"{label}: ra update exited {run.returncode}\n{run.stdout}{run.stderr}")
     return run
+
+
+@dataclass
+class IndexSize:
+    """The published index of a build: its bytes, whole and per file kind, and its chunks."""
+
+    chunks: int
+    kinds: dict[str, int]  # file extension (`store`, `idx`, ... `json` for meta.json) → bytes
+
+    @property
+    def total(self) -> int:
+        return sum(self.kinds.values())
+
+    def per_chunk(self, kind: str | None = None) -> float:
+        return (self.total if kind is None else self.kinds.get(kind, 0)) / max(self.chunks, 1)
+
+    def kinds_text(self) -> str:
+        """`store:220,idx:96,...`: bytes per chunk of each kind, largest first."""
+        ordered = sorted(self.kinds, key=lambda k: -self.kinds[k])
+        return ",".join(f"{kind}:{self.per_chunk(kind):.0f}" for kind in ordered)
+
+
+def index_size(artifacts: Path) -> IndexSize:
+    """The index/ a build published under `artifacts` (every file in it) and its chunk count."""
+    kinds: dict[str, int] = {}
+    for path in (artifacts / "index").iterdir():
+        if path.is_file() and not path.name.startswith("."):
+            kind = path.suffix.lstrip(".") or path.name
+            kinds[kind] = kinds.get(kind, 0) + path.stat().st_size
+    manifest = json.loads((artifacts / "manifest.json").read_bytes())
+    return IndexSize(sum(tree["chunks"] for tree in manifest["trees"].values()), kinds)
 
 
 def markdown_files(root: Path) -> list[Path]:
@@ -204,6 +254,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--tarball", type=Path, default=DEFAULT_TARBALL)
     parser.add_argument("--dir", type=Path, help="an already unpacked corpus (copied, never modified)")
+    parser.add_argument("--rev", help="also build with this git revision's ra, in the same run")
     parser.add_argument(
         "--repeat", type=int, default=3, help="no-change / one-file runs (the first is the figure)"
     )
@@ -225,13 +276,30 @@ def main() -> None:
         md_bytes = sum(p.stat().st_size for p in files)
         print(f"corpus {source}: {len(files):,} .md files, {md_bytes / 1e6:.1f} MB (copy in {corpus})")
 
+        rev: tuple[Run, IndexSize] | None = None
+        if args.rev is not None:
+            with worktree(args.rev, scratch) as checkout:
+                compile_sources(checkout)
+                compile_sources(REPO)
+                write_project(scratch / "project-rev", corpus)
+                rev_full = ra_update("full", scratch / "project-rev", home, source=checkout)
+                rev = (rev_full, index_size(scratch / "project-rev" / ".ra"))
+            print(f"full build, {args.rev:<8}{rev_full.seconds:7.2f} s  {rev_full.summary}")
         full = ra_update("full", project, home, sample=True)
         shards = json.loads((project / ".ra" / "index_state.json").read_bytes()).get("shards", 1)
+        size = index_size(project / ".ra")
         print(f"full build      {full.seconds:7.2f} s  {full.summary} ({shards} index shards)")
         baseline = stock_parse_seconds(files)
         ratio = full.seconds / baseline
         cpu_per_mb = full.cpu_seconds / (md_bytes / 1e6)
         print(f"stock parse     {baseline:7.2f} s  (MarkdownIt('commonmark').parse of every file, one core)")
+        sides = ([(args.rev, *rev)] if rev is not None else []) + [("this tree", full, size)]
+        for name, built, index in sides:
+            print(
+                f"  {name:<10} {built.seconds / baseline:.2f} x the stock parse, "
+                f"{built.cpu_seconds / (md_bytes / 1e6):.3f} CPU-s/MB, {built.cpu_seconds:.1f} CPU-s, "
+                f"index {index.total / 1e6:.1f} MB = {index.per_chunk():.0f} B/chunk ({index.kinds_text()})"
+            )
         nochange = [ra_update("no-change", project, home) for _ in range(max(1, args.repeat))]
         print(f"no-change       {nochange[0].seconds:7.2f} s  {nochange[0].summary}")
 
@@ -291,7 +359,9 @@ def main() -> None:
             f"{dt.datetime.now().astimezone().isoformat(timespec='seconds')}  "
             f"corpus={Path(source).name} files={len(files)} MB={md_bytes / 1e6:.1f} "
             f"full_s={full.seconds:.2f} MB/s={mb_s:.2f} stock_parse_s={baseline:.2f} ratio={ratio:.2f} "
-            f"cpu_s_per_MB={cpu_per_mb:.2f} index_shards={shards} peak_rss_MB={peak:.0f} "
+            f"cpu_s_per_MB={cpu_per_mb:.3f} cpu_s={full.cpu_seconds:.1f} index_shards={shards} "
+            f"index_MB={size.total / 1e6:.1f} index_B_per_chunk={size.per_chunk():.0f} "
+            f"index_kinds={size.kinds_text()} chunks={size.chunks} peak_rss_MB={peak:.0f} "
             f"tree_rss_sum_MB={full.tree_rss_mb or 0:.0f} "
             f"nochange_s={nochange[0].seconds:.2f} "
             f"(median {statistics.median(r.seconds for r in nochange):.2f} of {len(nochange)}) "
@@ -302,6 +372,15 @@ def main() -> None:
             f"python={platform.python_version()} nproc={os.cpu_count()} git={git_head()} "
             + " ".join(f"{name.split()[0]}={verdict(ok)}" for name, _, _, ok in rows)
         )
+        if rev is not None:
+            rev_full, rev_size = rev
+            report += (
+                f" rev={args.rev} rev_full_s={rev_full.seconds:.2f} "
+                f"rev_ratio={rev_full.seconds / baseline:.2f} "
+                f"rev_cpu_s_per_MB={rev_full.cpu_seconds / (md_bytes / 1e6):.3f} "
+                f"rev_cpu_s={rev_full.cpu_seconds:.1f} rev_index_MB={rev_size.total / 1e6:.1f} "
+                f"rev_index_B_per_chunk={rev_size.per_chunk():.0f} rev_index_kinds={rev_size.kinds_text()}"
+            )
         if not args.no_record:
             RESULTS.parent.mkdir(parents=True, exist_ok=True)
             with RESULTS.open("a", encoding="utf-8") as out:

@@ -360,7 +360,7 @@ import sys
 import json, tantivy
 index = tantivy.Index.open(sys.argv[1])
 searcher = index.searcher()
-result = searcher.search(tantivy.Query.term_query(index.schema, "body", sys.argv[2]), limit=5)
+result = searcher.search(tantivy.Query.term_query(index.schema, "text", sys.argv[2]), limit=5)
 sys.stdout.write(json.dumps([searcher.doc(a).to_dict() for _, a in result.hits]))
 """
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ra_build.config.fingerprint import search_defaults
 from ra_build.config.load import load_config
 from ra_build.config.model import (
     DEFAULT_INCLUDE,
@@ -160,7 +161,6 @@ def test_every_documented_key_is_read(project: Path, home: Path) -> None:
         title = 5.0
         tags = 4
         path = 0.5
-        body = 1.5
 
         [context]
         limit = 3
@@ -173,7 +173,7 @@ def test_every_documented_key_is_read(project: Path, home: Path) -> None:
     )
     config = load_config(project, home)
     assert config.settings == Settings(7, 2.0, 900, 2_000, 1000)
-    assert config.search == SearchSettings("swedish", 2, 50, 0.25, 1.0, 0.5, False, 2.0, 5.0, 4.0, 0.5, 1.5)
+    assert config.search == SearchSettings("swedish", 2, 50, 0.25, 1.0, 0.5, False, 2.0, 5.0, 4.0, 0.5)
     assert config.context == ContextSettings(3, 9, 1, 2, 20, 1024)
     assert config.warnings == ()
 
@@ -358,8 +358,8 @@ def test_aggregation_threshold_accepts_both_ends_of_its_range(project: Path, hom
 
 
 def test_a_negative_boost_is_an_error(project: Path, home: Path) -> None:
-    source = write(project / ".ra.toml", "[search.boost]\nbody = -1\n")
-    assert error_of(project, home) == (f"{source}:2: [search.boost] body must be 0 or more, got -1.0")
+    source = write(project / ".ra.toml", "[search.boost]\ntitle = -1\n")
+    assert error_of(project, home) == (f"{source}:2: [search.boost] title must be 0 or more, got -1.0")
 
 
 def test_a_zero_boost_turns_a_field_off(project: Path, home: Path) -> None:
@@ -569,6 +569,22 @@ def test_chunk_settings_without_effect_are_warned_about(project: Path, home: Pat
     assert all("heading chunk tree" in w for w in warnings)
 
 
+def test_a_body_boost_is_warned_about_the_body_is_ranked_as_part_of_text(project: Path, home: Path) -> None:
+    source = write(project / ".ra.toml", "[search.boost]\ntext = 2.0\nbody = 1.0\n")
+    config = load_config(project, home)
+    assert config.warnings == (
+        f"{source}:3: [search.boost] body has no effect — a chunk's body is ranked as part of "
+        "`text` (weigh that instead); remove it",
+    )
+    assert search_defaults(config)["boosts"] == {"text": 2.0, "title": 0.1, "tags": 0.0, "path": 0.1}
+    assert "\nbody" not in render_config(config) and "body" not in config_to_dict(config)["search"]["boost"]
+
+
+def test_a_body_boost_is_still_checked_as_a_weight(project: Path, home: Path) -> None:
+    source = write(project / ".ra.toml", "[search.boost]\nbody = -1\n")
+    assert error_of(project, home) == (f"{source}:2: [search.boost] body must be 0 or more, got -1.0")
+
+
 def test_rule_naming_an_unknown_tree_is_a_warning(project: Path, home: Path) -> None:
     source = write(project / ".ra.toml", '[[context.rules]]\nmatch = "*"\ntrees = ["nope"]\n')
     assert load_config(project, home).warnings == (
@@ -643,7 +659,7 @@ def test_render_config_is_valid_toml_with_every_effective_value(layered: Path, h
     data = tomllib.loads(render_config(config))
     assert data["settings"]["local_boost"] == 2.0
     assert data["search"]["stemmer"] == "german"
-    assert data["search"]["boost"] == {"text": 1.0, "title": 0.1, "tags": 0.0, "path": 0.1, "body": 0.0}
+    assert data["search"]["boost"] == {"text": 1.0, "title": 0.1, "tags": 0.0, "path": 0.1}
     assert data["context"]["sample_size"] == 50_000
     assert data["tree"]["docs"]["exclude"] == ["drafts/**", 'quote"d']
     assert data["tree"]["notes"]["path"] == str(home / "notes")

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+import tantivy
 
 from ra_build.config.load import load_config
 from ra_build.refresh.current import current_store
@@ -117,6 +118,48 @@ def test_an_index_whose_build_failed_after_discovery_is_not_current(kb: Path, ho
 
 def test_no_index_at_all_is_not_current(kb: Path, home: Path) -> None:
     assert current_store(load_config(kb, home), kb / ".ra") is None
+
+
+def _schema_4() -> tantivy.Schema:
+    """The index schema of SCHEMA_VERSION 4: the body, slug, breadcrumb, parent_id and symbol indexed."""
+    from ra_query.artifacts.schema import ANALYZER, FILTER_FIELDS, INT_FIELDS
+
+    builder = tantivy.SchemaBuilder()
+    for name in ("id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "kind", "lang", "symbol"):
+        builder.add_text_field(name, stored=True, tokenizer_name="raw", fast=name in FILTER_FIELDS)
+    for name in ("text", "title", "tags", "path", "path_components", "body"):
+        builder.add_text_field(
+            name, stored=name in ("title", "tags", "path", "body"), tokenizer_name=ANALYZER
+        )
+    for name in INT_FIELDS:
+        builder.add_integer_field(name, stored=True, indexed=name == "depth", fast=True)
+    return builder.build()
+
+
+def test_an_index_of_the_schema_before_is_rebuilt_by_the_next_search(
+    kb: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ra_build.config import fingerprint
+    from ra_build.pipeline import index_stage, manifest, shards
+    from ra_query.artifacts.schema import SCHEMA_VERSION
+
+    # one shard: its job runs in this process, where the build of schema 4 is patched in
+    config = 'root = true\n[settings]\nindex_shards = 1\n[tree.docs]\npath = "."\n'
+    (kb / ".ra.toml").write_text(config, encoding="utf-8")
+    with monkeypatch.context() as patch:
+        for module in (fingerprint, index_stage, manifest):
+            patch.setattr(module, "SCHEMA_VERSION", 4)
+        patch.setattr(shards, "build_schema", _schema_4)
+        build(kb, home)
+    old = tantivy.Index.open(str(kb / ".ra" / "index"))
+    assert old.searcher().search(tantivy.Query.term_query(old.schema, "body", "pool")).count > 0
+
+    run = run_cmd("ra", "search", "--list", "body:pool", cwd=kb, home=home)
+    assert run.code == 0 and "pool" in run.out, run.err
+    assert json.loads((kb / ".ra" / "manifest.json").read_bytes())["schema_version"] == SCHEMA_VERSION
+    new = tantivy.Index.open(str(kb / ".ra" / "index"))
+    with pytest.raises(ValueError, match="not indexed"):
+        new.searcher().search(tantivy.Query.term_query(new.schema, "body", "pool"))
 
 
 def test_ra_search_help_still_says_the_index_is_refreshed_first(kb: Path, home: Path) -> None:

@@ -179,9 +179,17 @@ def test_raising_the_title_boost_lets_the_heading_match_win(find: Search) -> Non
     ]
 
 
-def test_000s_per_field_boosts_are_still_a_setting(find: Search) -> None:
-    boosts = {"text": 0.0, "title": 3.0, "tags": 2.5, "path": 2.0, "body": 1.0}
+def test_a_sum_over_separate_fields_is_still_a_setting(find: Search) -> None:
+    boosts = {"text": 0.0, "title": 3.0, "tags": 2.5, "path": 2.0}
     assert ids(find("latency", base=PLAIN, boosts=boosts))[0] == "docs:performance.md#latency-budget"
+
+
+def test_a_body_weight_weighs_nothing_the_body_is_ranked_in_text(find: Search) -> None:
+    # schema 5 stores the body without indexing it; a weight for it (an older manifest's, the
+    # Python API's) leaves the ranking as it is
+    plain = find("canary image", base=PLAIN)
+    weighed = find("canary image", base=PLAIN, boosts={**DEFAULT.boosts, "body": 5.0})
+    assert [(h.id, h.score) for h in weighed.hits] == [(h.id, h.score) for h in plain.hits]
 
 
 def test_any_of_the_words_makes_a_chunk_a_candidate(find: Search) -> None:
@@ -374,9 +382,30 @@ def test_a_negated_word_excludes_chunks(find: Search) -> None:
 
 
 def test_a_field_term_matches_only_that_field(find: Search) -> None:
-    # "monitoring" is a heading and in no body
-    assert find("body:monitoring").hits == ()
+    # "monitoring" is a heading, in no path
+    assert find("path:monitoring").hits == ()
     assert ids(find("title:monitoring", base=PLAIN)) == ["docs:deploy.md#monitoring"]
+
+
+def test_body_is_the_chunks_searchable_text_its_body_breadcrumb_and_tags(find: Search) -> None:
+    # "dashboards" is in the Monitoring section's body, "monitoring" only in its heading (its
+    # breadcrumb's end), "ops" only in the page's tags
+    assert ids(find("body:dashboards", base=PLAIN)) == ["docs:deploy.md#monitoring"]
+    assert ids(find("body:monitoring", base=PLAIN)) == ["docs:deploy.md#monitoring"]
+    sections = ("", "#building-the-image", "#rolling-out", "#rolling-back", "#monitoring")
+    with_text = {f"docs:deploy.md{section}" for section in sections}
+    assert set(ids(find("body:ops", base=PLAIN))) == with_text
+    # a chunk without a body of its own has no searchable text: the sections below stand for it
+    below = ids(find("body:deployment", base=PLAIN))
+    assert "docs:deploy.md#rolling-out" in below and "docs:deploy.md#deployment" not in below
+
+
+def test_raw_body_searches_the_searchable_text_as_ras_own_syntax_does(find: Search) -> None:
+    assert ids(find("body:monitoring", base=PLAIN, raw=True)) == ["docs:deploy.md#monitoring"]
+    assert ids(find("+body:canary -body:image", base=PLAIN, raw=True)) == []
+    assert ids(find("+body:canary -body:cluster", base=PLAIN, raw=True)) == ["docs:deploy.md#rolling-back"]
+    # in a quoted phrase, `body:` is words
+    assert find('"body:monitoring"', base=PLAIN, raw=True).hits == ()
 
 
 # --- snippets ------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import orjson
 import pytest
 
 from ra_query.artifacts.models import ChunkRecord
+from ra_query.artifacts.schema import SCHEMA_VERSION
 from ra_query.artifacts.store import TEMP_PREFIX, Store, open_store
 from ra_query.errors import ArtifactError
 from tests.conftest import CORPUS, build, run_cmd
@@ -216,6 +217,19 @@ def test_an_unknown_format_version_is_refused_with_what_to_do(built: Path, tmp_p
     assert len(result.err.strip().splitlines()) == 1
 
 
+def test_an_index_of_another_schema_is_refused_with_what_to_do(built: Path, tmp_path: Path) -> None:
+    artifacts = _copy(built, tmp_path / "a")
+    manifest = orjson.loads((artifacts / "manifest.json").read_bytes())
+    manifest["schema_version"] = SCHEMA_VERSION - 1
+    (artifacts / "manifest.json").write_bytes(orjson.dumps(manifest))
+    with pytest.raises(ArtifactError) as caught:
+        open_store(artifacts)
+    assert f"the index uses schema {SCHEMA_VERSION - 1}, this ra reads schema {SCHEMA_VERSION}" in (
+        caught.value.message
+    )
+    assert caught.value.message.endswith("rebuild with: ra update (it rebuilds the index by itself)")
+
+
 def test_a_missing_manifest_says_to_run_ra_update(built: Path, tmp_path: Path) -> None:
     artifacts = _copy(built, tmp_path / "a")
     (artifacts / "manifest.json").unlink()
@@ -285,6 +299,24 @@ def test_doc_chunks_returns_a_whole_document_in_document_order(store: Store) -> 
         assert keys == sorted(keys)
     deepest = max(docs, key=lambda d: len(store.doc_chunks(d)))
     assert len(store.doc_chunks(deepest)) > 2
+
+
+def test_what_a_result_shows_but_no_query_looks_up_is_stored_not_indexed(store: Store) -> None:
+    import tantivy
+
+    _rebuild, (state,) = store.index.schema.__reduce__()  # tantivy's own field list
+    options = {field["name"]: field["options"] for field in state["inner"]}
+    for name in ("body", "slug", "breadcrumb", "parent_id", "symbol"):
+        assert options[name]["stored"] and "indexing" not in options[name], name
+        with pytest.raises(ValueError, match="not indexed"):
+            store.index.searcher().search(tantivy.Query.term_query(store.index.schema, name, "pool"))
+    looked_up_or_searched = ("id", "doc_id", "tree", "kind", "lang", "text", "title", "tags", "path")
+    for name in looked_up_or_searched:
+        assert options[name]["indexing"] is not None, name
+    record = store.get_chunk("docs:guides/errors.md#log-levels")
+    assert record is not None and record.body.startswith("Use `warn`")
+    assert record.parent_id == "docs:guides/errors.md#logging"
+    assert record.breadcrumb == ("Error Handling", "Logging", "Log levels")
 
 
 def test_doc_chunks_of_an_unknown_document_is_empty(store: Store) -> None:

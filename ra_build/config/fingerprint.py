@@ -124,7 +124,6 @@ def search_defaults(config: Config) -> dict[str, Any]:
             "title": s.boost_title,
             "tags": s.boost_tags,
             "path": s.boost_path,
-            "body": s.boost_body,
         },
         "phrase_boost": s.phrase_boost,
         "stopwords": s.stopwords,

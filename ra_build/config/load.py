@@ -107,7 +107,7 @@ KEYS: tuple[Key, ...] = (
     Key("search.boost", "title", float, "boost_title", _not_negative),
     Key("search.boost", "tags", float, "boost_tags", _not_negative),
     Key("search.boost", "path", float, "boost_path", _not_negative),
-    Key("search.boost", "body", float, "boost_body", _not_negative),
+    Key("search.boost", "body", float, "", _not_negative),
     Key("context", "limit", int, "limit", _at_least(1)),
     Key("context", "terms", int, "terms", _at_least(1)),
     Key("context", "min_term_frequency", int, "min_term_frequency", _at_least(1)),
@@ -119,6 +119,8 @@ _SUBTABLES = {"search": ("boost",), "context": ("patterns", "rules")}
 NO_EFFECT = {
     "settings.chunk_at_headings": "ra always builds the heading chunk tree",
     "settings.min_chunk_size": "ra always builds the heading chunk tree, whatever the size",
+    # schema 5 stores the body without indexing it: its words are ranked in `text` (issue 24)
+    "search.boost.body": "a chunk's body is ranked as part of `text` (weigh that instead)",
 }
 # tree keys that default to the `[settings]` key of the same name (set in `_merge`)
 _WALK_KEYS = ("default_excludes", "gitignore")

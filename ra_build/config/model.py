@@ -101,7 +101,6 @@ class SearchSettings:
     boost_title: float = 0.1
     boost_tags: float = 0.0
     boost_path: float = 0.1
-    boost_body: float = 0.0
     semantic_weight: float = 0.55  # the dense side's share of a hybrid score (0: BM25 alone)
     # code chunks' scores are multiplied by code_boost, test files' by test_weight too
     # (bench/code_search.py, docs/code.md)

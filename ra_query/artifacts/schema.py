@@ -8,7 +8,7 @@ tokenizes queries exactly as the writer tokenized documents.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -18,17 +18,24 @@ if TYPE_CHECKING:
 FORMAT_VERSION: Final = 1
 # Bumped whenever the fields below or their options change; part of the index-content hash.
 # 2: one analyzer name ("ra") whatever the stemmer; 3: the combined `text` field, breadcrumbs
-# stored joined by BREADCRUMB_JOIN; 4: `kind`, `lang` and `symbol` (code trees)
-SCHEMA_VERSION: Final = 4
+# stored joined by BREADCRUMB_JOIN; 4: `kind`, `lang` and `symbol` (code trees); 5: STORED_ONLY
+# (`body:` searches `text`)
+SCHEMA_VERSION: Final = 5
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,
 # tags and body as one BM25 field, empty for a chunk whose body is empty (it has no text of its
 # own: its title alone would make a short field that BM25 ranks above the text under it).
 # path_components shares path's boost.
-TEXT_FIELDS: Final = ("text", "title", "tags", "path", "path_components", "body")
-STORED_TEXT: Final = ("title", "tags", "path", "body")
-RAW_FIELDS: Final = ("id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "kind", "lang", "symbol")
+TEXT_FIELDS: Final = ("text", "title", "tags", "path", "path_components")
+STORED_TEXT: Final = ("title", "tags", "path")
+# raw fields, matched whole: `id` and `doc_id` are looked up (`ra get`, a parent in aggregation,
+# the vectors' hits, the build's deletes), the filter fields filter
+RAW_FIELDS: Final = ("id", "doc_id", "tree", "kind", "lang")
+# stored for what a result shows and never looked up, so not indexed (issue 24: indexing them
+# was a seventh of the build's CPU and a fifth of the index, README "Build cost"). Every word of
+# `body` is in `text`, which `body:` searches; the others are only ever read.
+STORED_ONLY: Final = ("body", "parent_id", "slug", "breadcrumb", "symbol")
 # the raw fields a query filters on (`tree:x`, `kind:code`, `lang:go`): fast, matched whole
 FILTER_FIELDS: Final = ("tree", "kind", "lang")
 # the breadcrumb is stored as its parts joined by this (a split is ~10x cheaper than JSON, and a
@@ -101,9 +108,27 @@ def build_schema() -> tantivy.Schema:
         builder.add_text_field(name, stored=True, tokenizer_name="raw", fast=name in FILTER_FIELDS)
     for name in TEXT_FIELDS:
         builder.add_text_field(name, stored=name in STORED_TEXT, tokenizer_name=ANALYZER)
+    for name in STORED_ONLY:
+        builder.add_text_field(name, stored=True, tokenizer_name="raw")  # its indexing is dropped below
     for name in INT_FIELDS:
         builder.add_integer_field(name, stored=True, indexed=name == "depth", fast=True)
-    return builder.build()
+    return _stored_only(builder.build(), STORED_ONLY)
+
+
+def _stored_only(schema: tantivy.Schema, names: tuple[str, ...]) -> tantivy.Schema:
+    """`schema` with the text fields `names` stored and not indexed.
+
+    tantivy has such fields (a text field without indexing options), but tantivy-py's builder
+    indexes every text field. A schema pickles as tantivy's own list of fields, the form
+    meta.json holds, so that list without the fields' `indexing` rebuilds it: only the
+    pickling protocol is used, no private name.
+    """
+    rebuild, args = cast("tuple[Callable[..., tantivy.Schema], tuple[dict[str, Any]]]", schema.__reduce__())
+    fields = cast("list[dict[str, Any]]", args[0]["inner"])
+    for field in fields:
+        if field["name"] in names:
+            del field["options"]["indexing"]
+    return rebuild(*args)
 
 
 def register_analyzer(index: tantivy.Index, stemmer: str) -> None:

@@ -16,10 +16,12 @@ What each part of a query does:
 - `strict` makes every plain word required: the AND that DECISIONS 18 started with.
 
 How a word scores: BM25 over the combined `text` field (breadcrumb, tags and body as one field;
-weight `boosts["text"]`) plus BM25 bonuses over `title`, `tags`, `path` (and its components) and
-`body` with their weights (0 leaves a clause out). Each pair of consecutive plain words adds a
+weight `boosts["text"]`) plus BM25 bonuses over `title`, `tags` and `path` (and its components)
+with their weights (0 leaves a clause out). Each pair of consecutive plain words adds a
 proximity bonus (`phrase_boost`: the two words at most one word apart). The weights were chosen
-with bench/quality.py (docs/searching.md has the table).
+with bench/quality.py (docs/searching.md has the table). `body:x` searches `text`: the body is
+stored, not indexed, and every word of it is in `text`, so `body:x` is x in the chunk's
+searchable text (its body, breadcrumb and tags).
 
 Typos (`fuzzy_distance` > 0): a plain word of four letters or more that no chunk holds matches
 the words within that Levenshtein distance, with a tiny constant score (tantivy scores fuzzy
@@ -46,7 +48,10 @@ if TYPE_CHECKING:
     import tantivy
 
 # the fields a word is scored in, in clause order; `path` also covers `path_components`
-SCORED_FIELDS = ("text", "title", "tags", "path", "body")
+SCORED_FIELDS = ("text", "title", "tags", "path")
+# the index field a `field:` term searches, where it is not the field of that name: `body` is
+# stored, not indexed (ra_query.artifacts.schema.STORED_ONLY)
+SEARCHED_AS = {"body": "text"}
 # the score of a typo match: below any exact match (BM25 of one word is rarely under 0.1), but
 # enough to rank a chunk with a misspelt word above one without it
 TYPO_SCORE = 0.01
@@ -263,7 +268,7 @@ class Compiler:
     def _fields(self, field: str | None) -> dict[str, float]:
         """The fields a word is scored in, with their weights: one named field, or all of them."""
         if field is not None:
-            return {field: 1.0}
+            return {SEARCHED_AS.get(field, field): 1.0}
         fields = {name: self.boosts.get(name, 0.0) for name in SCORED_FIELDS}
         return {name: w for name, w in fields.items() if w > 0} or {"text": 1.0}
 

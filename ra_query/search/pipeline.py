@@ -38,9 +38,7 @@ if TYPE_CHECKING:
     from ra_query.search.hybrid import Fused
 
 # chosen with bench/quality.py (docs/searching.md): one combined field, small title and path bonuses
-DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType(
-    {"text": 1.0, "title": 0.1, "tags": 0.0, "path": 0.1, "body": 0.0}
-)
+DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType({"text": 1.0, "title": 0.1, "tags": 0.0, "path": 0.1})
 DEFAULT_PHRASE_BOOST = 0.2
 # code and docs in one index: measured on 115 code and 67 docs questions over two codebases and
 # their docs (bench/code_search.py, docs/code.md)
@@ -635,12 +633,28 @@ def _raw_candidates(
         ) from None
 
 
+# `body:` where tantivy's parser reads a field name; quoted phrases are matched whole, so that
+# a `body:` inside one is left as it is
+_RAW_BODY = re.compile(
+    r'"(?:[^"\\]|\\.)*"'  # a phrase in double quotes
+    r"|'(?:[^'\\]|\\.)*'"  # a phrase in single quotes
+    r"|(?<![^\s(+-])body:"  # at the start, or after a space, `(`, `+` or `-`
+)
+
+
 def _raw_query(store: Store, text: str, params: SearchParams) -> "tantivy.Query":
-    """`--raw`: tantivy's own query parser over ra's fields and boosts."""
-    fields = ["title", "tags", "path", "path_components", "body"]
-    boosts = {**params.boosts, "path_components": params.boosts.get("path", 2.0)}
+    """`--raw`: tantivy's own query parser over ra's fields and boosts.
+
+    Unfielded words search `text`, `title`, `tags` and `path` with ra's weights. `body:` is
+    handed to it as `text:`, as ra's own syntax reads it: the body is stored, not indexed, and
+    every word of it is in `text`.
+    """
+    fields = ["text", "title", "tags", "path", "path_components"]
+    boosts = {name: params.boosts.get(name, 0.0) for name in fields[:-1]}
+    boosts["path_components"] = boosts["path"]
+    parsed = _RAW_BODY.sub(lambda match: "text:" if match[0] == "body:" else match[0], text)
     try:
-        return store.index.parse_query(text, fields, field_boosts=boosts)
+        return store.index.parse_query(parsed, fields, field_boosts=boosts)
     except ValueError as exc:
         raise QuerySyntaxError(
             text,
