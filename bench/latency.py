@@ -7,8 +7,9 @@ DIR holds a `.ra.toml` whose index is already built (`ra update`); the sources s
 so every `ra search` takes the no-change path. Each round runs the commands back to back for
 each query, in rotating order, so load on this shared machine hits them alike; the figures are
 medians over rounds and queries, and the floor is a ratio (issue 24: `ra search` ≤ 1.15 ×
-`ra-query search`; issue 11's was 1.3). `--before TREE` adds `ra search` as an older checkout of ra (a git worktree:
-`git worktree add /tmp/before COMMIT`, before or after the rooms of 89a6c53) runs it, on the
+`ra-query search`; issue 11's was 1.3). `--before TREE` adds `ra search` as an older checkout
+of ra (a git worktree: `git worktree add /tmp/before COMMIT`, before or after the rooms of
+89a6c53) runs it, on the
 same index; the sources of both are compiled first, so that no run pays for compiling. Then
 `ra mcp` and `ra-query mcp` each answer `--calls` search calls through the SDK's client over
 stdio (p50 / p95; floors 10 / 25 ms) after a start-up to first answer (floor 0.8 s). Prints a
