@@ -203,3 +203,12 @@ def test_the_mcp_search_tool_excerpts_unless_asked_for_whole_results(kb: tuple[P
     assert page["excerpt"] is True and "Unstage everything" not in page["content"]
     page = next(r for r in whole if r["path"] == "git-reset.md")
     assert "excerpt" not in page and "Unstage everything" in page["content"]
+
+
+def test_a_kept_block_brings_the_nearest_heading_above_it() -> None:
+    body = "Lead paragraph.\n\n## Install\n\nRun the installer.\n\n## Retry policy\n\nOne line.\n\nRetries back off twice.\n\nLast words."
+    shown = focused("# Guide", body, words("retries"), ANALYZER)
+    assert (
+        shown
+        == f"# Guide\n\nLead paragraph.\n\n{GAP}\n\n## Retry policy\n\n{GAP}\n\nRetries back off twice.\n\n{GAP}"
+    )

@@ -4,6 +4,7 @@ A page-sized docs chunk printed whole costs as much as reading the file: five of
 grep + reading five files on the reworded tldr questions. A search result (full view, JSON
 `content`, MCP) of a prose chunk longer than `FOCUS_TOKENS` shows its heading, its first block
 (what the chunk is about) and the `FOCUS_BLOCKS` blocks with most of the query's content words,
+each with the nearest heading above it (a section merged into its page holds its sub-headings),
 in document order; each run of blocks left out is one `⋯` line, and the JSON says `excerpt`. A
 block is a run of lines between blank lines; a fenced code block is one block, and a block that
 ends with `:` (an example's description) takes the block after it along. Code chunks, `ra get`,
@@ -25,6 +26,7 @@ FOCUS_TOKENS = 100  # a chunk at most this long (stored cl100k count) is shown w
 FOCUS_BLOCKS = 2  # matching units shown beside the lead: a block, or a description and its example
 GAP = "⋯"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 
 
 def blocks_of(body: str) -> list[str]:
@@ -68,7 +70,12 @@ def focused(heading: str | None, body: str, words: frozenset[str], analyzer: Any
         return None
     scores = [len(_matched(unit, words, analyzer)) for unit in units]
     ranked = sorted((i for i in range(1, len(units)) if scores[i]), key=lambda i: (-scores[i], i))
-    keep = sorted({0, *ranked[:FOCUS_BLOCKS]})
+    chosen = ranked[:FOCUS_BLOCKS]
+    # a section merged into its parent holds its sub-headings: a kept block brings the nearest
+    # heading above it, so the excerpt says which section each block is from
+    headings = [i for i, unit in enumerate(units) if _ATX.match(unit[0])]
+    above = [max((h for h in headings if h <= i), default=0) for i in chosen]
+    keep = sorted({0, *chosen, *above})
     if len(keep) == len(units):
         return None
     parts = [heading] if heading is not None else []
