@@ -560,4 +560,42 @@ def test_an_empty_tree_whose_pages_wait_says_when_the_next_attempt_is(project: P
     assert "no page could be fetched (1 tried)" in project.ra("update").err
     run = project.ra("update")
     assert run.code == 0, run.err
-    assert "no page is cached yet; the next attempt is due " in run.err and "(--refresh-upstream: now)" in run.err
+    assert (
+        "no page is cached yet; the next attempt is due " in run.err
+        and "(--refresh-upstream: now)" in run.err
+    )
+
+
+def test_check_names_failing_pages_and_a_tree_with_nothing_cached(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/", "/missing/"))
+    before = project.ra("check")
+    assert "tree fw: no page is cached yet — run: ra update (it fetches them)" in before.out
+    assert "unreadable directory" not in before.out
+    assert project.ra("update").code == 0
+    after = project.ra("check")
+    assert after.code == 1
+    assert f"{site.url('/missing/')}: the last fetch failed (HTTP 404)" in after.out
+    assert "no page is cached yet" not in after.out
+
+
+def test_status_json_gives_upstream_times_as_iso_utc(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    assert project.ra("update").code == 0
+    upstream = json.loads(project.ra("status", "--json").out)["trees"][0]["upstream"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", upstream["synced_at"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", upstream["next_due"])
+    assert (upstream["pages"], upstream["cached"], upstream["failing"]) == (1, 1, [])
+
+
+def test_a_sync_that_finds_the_tree_locked_leaves_it_to_the_other(
+    project: Project, site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ra_build.config.load import load_config
+    from ra_build.upstream.sync import _tree_lock, sync_upstream
+
+    project.config(urls_tree(site, "/guide/body/"))
+    config = load_config(project.root, project.home)
+    with _tree_lock(config.trees["fw"].path, True):
+        assert sync_upstream(config, wait=False)[0].fetched == 0
+    assert site.seen == []
+    assert sync_upstream(config, wait=False)[0].fetched == 1

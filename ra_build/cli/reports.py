@@ -41,8 +41,8 @@ class UpstreamStatus:
 
     pages: int
     cached: int
-    synced_at: float | None
-    next_due: float | None
+    synced_at: str | None  # ISO 8601, UTC, as the index manifest says it
+    next_due: str | None
     failing: tuple[tuple[str, str], ...]  # (url, why) of the pages whose last fetch failed
 
     def describe(self) -> str:
@@ -61,19 +61,25 @@ def upstream_status(cache: Path) -> UpstreamStatus:
     pages = list(manifest.pages.values())
     cached = [p for p in pages if p.sha256]
     failing = tuple((p.url, p.status) for p in pages if p.status not in ("ok", "not-modified", "new"))
+    due = min((p.next_refresh_after for p in cached), default=0.0)
     return UpstreamStatus(
         pages=len(pages),
         cached=len(cached),
-        synced_at=manifest.synced_at or None,
-        next_due=min((p.next_refresh_after for p in cached), default=None),
+        synced_at=_iso(manifest.synced_at),
+        next_due=_iso(due),
         failing=failing,
     )
 
 
-def _utc(seconds: float) -> str:
+def _iso(seconds: float) -> str | None:
     import time
 
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(seconds))
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds)) if seconds else None
+
+
+def _utc(iso: str) -> str:
+    """`2026-11-25T20:12:27Z` as `ra status` prints it: `2026-11-25 20:12 UTC`."""
+    return iso[:16].replace("T", " ") + " UTC"
 
 
 @dataclass(frozen=True)
@@ -241,6 +247,18 @@ def _row_problems(row: FileRow) -> tuple[str, ...]:
     return (row.error,) if row.status != "ok" and row.error else row.warnings
 
 
+def _upstream_findings(cache: Path, where: str, cached: bool) -> list[Finding]:
+    """An upstream tree's pages whose last fetch failed, and a tree with no page cached yet."""
+    up = upstream_status(cache)
+    findings = [
+        Finding("warning", url, f"the last fetch failed ({why}) — ra update tries again when it is due")
+        for url, why in up.failing
+    ]
+    if not cached:
+        findings.append(Finding("warning", where, "no page is cached yet — run: ra update (it fetches them)"))
+    return findings
+
+
 def check(config: Config, artifacts: Path) -> list[Finding]:
     """Diagnose configuration, sources and index; the CLI maps the worst level to an exit code."""
     layout = Layout(artifacts)
@@ -250,14 +268,18 @@ def check(config: Config, artifacts: Path) -> list[Finding]:
     for tree in config.trees.values():
         found = discover_tree(tree)
         where = f"tree {tree.name}"
-        if not found.files:
+        if tree.upstream:
+            findings += _upstream_findings(tree.path, where, bool(found.files))
+        elif not found.files:
             findings.append(
                 Finding(
                     "warning", where, f"include patterns {list(tree.include)} match no file in {tree.path}"
                 )
             )
         # a walk's skip is also in the last build's file table: each (file, what) once
-        problems = [(skip.path, skip.reason) for skip in found.skipped]
+        # an upstream tree's cache appears with its first sync: its absence is said above
+        unsynced = tree.upstream and not tree.path.is_dir()
+        problems = [] if unsynced else [(skip.path, skip.reason) for skip in found.skipped]
         for row in read_file_rows(layout.file_table(tree.name)):
             problems += [(row.path, why) for why in _row_problems(row)]
         for path, what in dict.fromkeys(problems):

@@ -17,7 +17,8 @@ import json
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,9 +66,12 @@ def sync_upstream(
     force: bool = False,
     trees: list[str] | None = None,
     notify: Callable[[str], None] | None = None,
+    wait: bool = True,
 ) -> list[TreeSync]:
     """Fetch the due pages of every upstream tree (or of `trees`) into their caches; each
-    warning goes to `notify` as it happens and is kept in the result."""
+    warning goes to `notify` as it happens and is kept in the result. One sync of a tree at a
+    time (`ra update` and `ra mcp`'s thread take the tree's lock, `<tree>.lock` beside its
+    manifest); without `wait` a tree another sync holds is left to it."""
     chosen = [t for t in config.trees.values() if t.upstream and (trees is None or t.name in trees)]
     if not chosen:
         return []
@@ -76,7 +80,29 @@ def sync_upstream(
         if notify is not None:
             notify(message)
         return [TreeSync(t.name, warnings=[message]) for t in chosen]
-    return [_sync_tree(tree, force, notify) for tree in chosen]
+    reports: list[TreeSync] = []
+    for tree in chosen:
+        with _tree_lock(tree.path, wait) as held:
+            reports.append(_sync_tree(tree, force, notify) if held else TreeSync(tree.name))
+    return reports
+
+
+@contextmanager
+def _tree_lock(cache: Path, wait: bool) -> Iterator[bool]:
+    """Hold the tree's sync lock (True), or say another sync holds it (False, without `wait`)."""
+    import fcntl
+
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with open(cache.parent / f"{cache.name}.lock", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _sync_tree(tree: TreeConfig, force: bool, notify: Callable[[str], None] | None) -> TreeSync:
@@ -331,7 +357,7 @@ class BackgroundSync:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                sync_upstream(self.config, notify=self.notify)
+                sync_upstream(self.config, notify=self.notify, wait=False)  # ra update may be at it
             except Exception as exc:  # a bug or a full disk must not end the server
                 self.notify(f"upstream sync failed: {type(exc).__name__}: {exc}")
             self._stop.wait(self.interval)
