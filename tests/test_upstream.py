@@ -599,3 +599,95 @@ def test_a_sync_that_finds_the_tree_locked_leaves_it_to_the_other(
         assert sync_upstream(config, wait=False)[0].fetched == 0
     assert site.seen == []
     assert sync_upstream(config, wait=False)[0].fetched == 1
+
+
+# ---- ra mcp --allow-add-sources --------------------------------------------------------------------
+
+
+def test_with_url_rewrites_the_trees_urls_array_and_leaves_the_rest() -> None:
+    from ra_build.upstream.add import _with_url
+
+    text = '# mine\n[tree.a]\nurls = [\n  "https://x.org/1", # first\n  "https://x.org/2",\n]\nrefresh = "7d"\n\n[tree.b]\npath = "docs"\n'
+    edited = _with_url(text, 2, ["https://x.org/1", "https://x.org/2", "https://x.org/3"])
+    assert edited == (
+        '# mine\n[tree.a]\nurls = [\n  "https://x.org/1",\n  "https://x.org/2",\n  "https://x.org/3",\n]\n'
+        'refresh = "7d"\n\n[tree.b]\npath = "docs"\n'
+    )
+
+
+def test_with_url_gives_a_sitemap_tree_its_first_urls_line() -> None:
+    from ra_build.upstream.add import _with_url
+
+    text = '[tree.a]\nsitemap = "https://x.org/s.xml"\n'
+    assert (
+        _with_url(text, 1, ["https://x.org/p"])
+        == '[tree.a]\nurls = [\n  "https://x.org/p",\n]\nsitemap = "https://x.org/s.xml"\n'
+    )
+
+
+def test_add_source_is_a_tool_only_when_allowed(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    assert project.ra("update").code == 0
+    with serve([str(BIN / "ra"), "mcp"], project.root, project.home) as server:
+        assert "add_source" not in server.tools()
+    with serve([str(BIN / "ra"), "mcp", "--allow-add-sources"], project.root, project.home) as server:
+        tool = server.tools()["add_source"]
+    assert tool.annotations is not None and tool.annotations.read_only_hint is False
+
+
+@pytest.mark.slow
+def test_add_source_backs_up_edits_logs_and_fetches_the_page(project: Project, site: Site) -> None:
+    project.config(urls_tree(site, "/guide/body/"))
+    original = (project.root / ".ra.toml").read_text()
+    assert project.ra("update").code == 0
+    command = [str(BIN / "ra"), "mcp", "--allow-add-sources"]
+    with serve(command, project.root, project.home) as server:
+        added = server.ok("add_source", {"tree": "fw", "url": site.url("/guide/dependencies/")})
+        again = server.ok("add_source", {"tree": "fw", "url": site.url("/guide/dependencies/")})
+        found = soon(
+            lambda: [
+                r["url"]
+                for r in server.ok("search", {"queries": "injects dependency"})["queries"][0]["results"]
+            ][:1],
+            [site.url("/guide/dependencies/")],
+            seconds=30,
+        )
+    assert added["added"] is True and again == {
+        "tree": "fw",
+        "url": site.url("/guide/dependencies/"),
+        "added": False,
+        "note": "already listed",
+    }
+    assert Path(added["backup"]).read_text() == original
+    config = (project.root / ".ra.toml").read_text()
+    assert f'"{site.url("/guide/body/")}",\n  "{site.url("/guide/dependencies/")}",\n]' in config
+    log = (project.root / ".ra" / "upstream" / "added.log").read_text()
+    assert f"added {site.url('/guide/dependencies/')} to [tree.fw]" in log
+    assert found == [site.url("/guide/dependencies/")]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"tree": "fw", "url": "ftp://x.org/a"},
+            "url 'ftp://x.org/a' has scheme 'ftp' — only http:// and https://",
+        ),
+        (
+            {"tree": "nope", "url": "https://x.org/a"},
+            "tree 'nope' is not configured — the upstream trees are: fw",
+        ),
+        ({"tree": "docs", "url": "https://x.org/a"}, "tree 'docs' is a folder, not an upstream tree"),
+    ],
+)
+def test_add_source_refuses_a_bad_url_or_tree_and_leaves_the_config(
+    project: Project, site: Site, arguments: dict[str, str], message: str
+) -> None:
+    (project.root / "docs").mkdir()
+    project.config(urls_tree(site, "/guide/body/") + '\n[tree.docs]\npath = "docs"\n')
+    before = (project.root / ".ra.toml").read_text()
+    with serve([str(BIN / "ra"), "mcp", "--allow-add-sources"], project.root, project.home) as server:
+        result = server.call("add_source", arguments)
+    assert result.is_error and message in text_of(result)
+    assert (project.root / ".ra.toml").read_text() == before
+    assert list(project.root.glob(".ra.toml.*.bak")) == []

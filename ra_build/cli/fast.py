@@ -197,6 +197,12 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
         formatter_class=help_formatter(),
     )
     parser.add_argument("--artifacts", help=ARTIFACTS_HELP)
+    parser.add_argument(
+        "--allow-add-sources",
+        action="store_true",
+        help="add the add_source tool: an agent adds a page to an upstream tree's urls (the .ra.toml "
+        "is backed up first, and each addition logged in .ra/upstream/added.log)",
+    )
     add_http_options(parser)
     args = parser.parse_args(argv)
     port = http_port(args)
@@ -217,6 +223,10 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
             trees=sorted(config.trees),
             upstream=upstream,
         )
+        if args.allow_add_sources:
+            from ra_build.cli.add_source import add_source_tool
+
+            add_source_tool(server, warn)
         if port is None:
             run_stdio(server)
         else:
