@@ -22,6 +22,7 @@ _EDITS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempoten
 
 def add_source_tool(server: Any, notify: Callable[[str], None]) -> None:
     """Register `add_source` on `server` (an MCP server of ra_query.mcp.build_server)."""
+    editing = threading.Lock()  # one edit of a .ra.toml at a time
 
     def add_source(
         tree: Annotated[str, Field(description="An upstream tree's name (list_sources names them)")],
@@ -31,7 +32,8 @@ def add_source_tool(server: Any, notify: Callable[[str], None]) -> None:
         from ra_build.upstream.add import add_page
 
         try:
-            result = add_page(load_config(require_paths=False), home(), tree, url)
+            with editing:
+                result = add_page(load_config(require_paths=False), home(), tree, url)
         except RaError as exc:
             return CallToolResult(content=[TextContent(type="text", text=exc.message)], is_error=True)
         if result["added"]:
