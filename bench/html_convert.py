@@ -3,11 +3,13 @@
     python bench/html_convert.py --pages DIR [--only NAME,...] [--repeat N] [--by-source]
                                  [--dump OUT] [--no-record]
 
-Run it in a venv that has the candidates, not ra's .venv (ra does not depend on any of them):
+Run it in a venv that has the candidates, not ra's .venv (ra depends on html-to-markdown and
+lxml only, through its `upstream` extra; the shipped candidate also needs what ra's heading
+finder imports: markdown-it-py, pyyaml, orjson):
 
     python3 -m venv /tmp/conv-venv
     /tmp/conv-venv/bin/pip install 'html-to-markdown>=3.21,<4' 'markdownify>=1.2,<2' \\
-        'html2text>=2025.4' 'trafilatura>=2.3,<3' beautifulsoup4 lxml
+        'html2text>=2025.4' 'trafilatura>=2.3,<3' beautifulsoup4 lxml markdown-it-py pyyaml orjson
     /tmp/conv-venv/bin/python bench/html_convert.py --pages /tmp/upstream-pages
 
 DIR holds `SOURCE/…/PAGE.html`: built documentation pages as a framework's site serves them

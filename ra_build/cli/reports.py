@@ -55,26 +55,18 @@ class UpstreamStatus:
 
 def upstream_status(cache: Path) -> UpstreamStatus:
     """What an upstream tree's cache manifest says (ra_build.upstream.cache)."""
-    from ra_build.upstream.cache import read_manifest
+    from ra_build.upstream.cache import iso_utc, read_manifest
 
     manifest = read_manifest(cache)
     pages = list(manifest.pages.values())
-    cached = [p for p in pages if p.sha256]
     failing = tuple((p.url, p.status) for p in pages if p.status not in ("ok", "not-modified", "new"))
-    due = min((p.next_refresh_after for p in cached), default=0.0)
     return UpstreamStatus(
         pages=len(pages),
-        cached=len(cached),
-        synced_at=_iso(manifest.synced_at),
-        next_due=_iso(due),
+        cached=len(manifest.cached()),
+        synced_at=iso_utc(manifest.synced_at),
+        next_due=iso_utc(manifest.next_due()),
         failing=failing,
     )
-
-
-def _iso(seconds: float) -> str | None:
-    import time
-
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds)) if seconds else None
 
 
 def _utc(iso: str) -> str:

@@ -20,7 +20,7 @@ import orjson
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.artifacts.layout import Layout
 from ra_build.artifacts.tables import concat_file_tables, read_file_rows
-from ra_build.upstream.cache import read_manifest
+from ra_build.upstream.cache import iso_utc, read_manifest
 from ra_query.artifacts.packed import file_sha256
 from ra_query.artifacts.paths import CHECKSUMS, MANIFEST_NAME
 from ra_query.artifacts.schema import FORMAT_VERSION, SCHEMA_VERSION
@@ -120,19 +120,14 @@ def _vectors(layout: Layout, semantic: bool) -> dict[str, Any] | None:
 def upstream_entry(cache_manifest: Path) -> dict[str, Any]:
     """An upstream tree's sync dates and, per cached page (by its path), its URL and fetch date."""
     manifest = read_manifest(cache_manifest.parent / cache_manifest.stem)
-    cached = [page for page in manifest.pages.values() if page.sha256]
     return {
-        "synced_at": _iso(manifest.synced_at),
+        "synced_at": iso_utc(manifest.synced_at),
         "pages": {
-            page.path: {"url": page.url, "fetched_at": _iso(page.fetched_at), "status": page.status}
-            for page in sorted(cached, key=lambda p: p.path)
+            page.path: {"url": page.url, "fetched_at": iso_utc(page.fetched_at), "status": page.status}
+            for page in sorted(manifest.cached(), key=lambda p: p.path)
         },
-        "due": _iso(min((page.next_refresh_after for page in cached), default=0.0)),
+        "due": iso_utc(manifest.next_due()),
     }
-
-
-def _iso(seconds: float) -> str | None:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds)) if seconds else None
 
 
 def manifest_stage(

@@ -52,6 +52,14 @@ class Manifest:
     pages: dict[str, Page] = field(default_factory=dict)
     synced_at: float = 0.0  # the last sync that reached the network for any page
 
+    def cached(self) -> list[Page]:
+        """The pages whose markdown is in the cache."""
+        return [page for page in self.pages.values() if page.sha256]
+
+    def next_due(self) -> float:
+        """When the first cached page is due again (0: none is cached)."""
+        return min((page.next_refresh_after for page in self.cached()), default=0.0)
+
     def to_json(self) -> bytes:
         data = {
             "version": MANIFEST_VERSION,
@@ -60,6 +68,11 @@ class Manifest:
             "pages": [asdict(page) for page in sorted(self.pages.values(), key=lambda p: p.url)],
         }
         return orjson.dumps(data, option=orjson.OPT_INDENT_2)
+
+
+def iso_utc(seconds: float) -> str | None:
+    """A manifest time as ISO 8601 UTC (`2026-11-25T20:12:27Z`), None for 0 (never)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds)) if seconds else None
 
 
 def manifest_path(cache: Path) -> Path:
