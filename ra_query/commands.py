@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ra_query.artifacts.schema import build_analyzer
 from ra_query.artifacts.store import Store
+from ra_query.search.focus import with_excerpts
 from ra_query.search.pipeline import SearchParams, search
 from ra_query.search.render import View, budgeted, render_text, to_json
 from ra_query.text.textsafe import c1_escaped
@@ -54,17 +55,15 @@ def search_command(
     the search (so a count running in another process overlaps the search).
     """
     topics = search(store, queries, params)
-    if whole:
-        topics = [topic._replace(focus=frozenset()) for topic in topics]
     analyzer = build_analyzer(store.stemmer)
+    if view == "full" and not whole:
+        topics = with_excerpts(topics, analyzer)
     outcome = budgeted(topics, view, max_tokens, analyzer, marks=json or colour)
     code = 0 if any(t.hits for t in topics) else 1
     if callable(stale):
         stale = stale()
     if json:
-        payload = to_json(
-            topics, outcome, list_mode=view == "list", stale=stale, explain=explain, analyzer=analyzer
-        )
+        payload = to_json(topics, outcome, list_mode=view == "list", stale=stale, explain=explain)
         return Output(dumps(payload), code)
     text = render_text(topics, outcome, colour=colour, explain=explain)
     if stale:

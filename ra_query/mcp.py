@@ -56,6 +56,7 @@ from ra_query.artifacts.store import Store, manifest_key, open_store
 from ra_query.commands import sources_payload
 from ra_query.errors import InputError, RaError
 from ra_query.search.budget import MAX_BUDGET
+from ra_query.search.focus import with_excerpts
 from ra_query.search.get import get, get_to_dict
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT
 from ra_query.search.pipeline import MAX_LIMIT, SearchParams, search
@@ -214,13 +215,11 @@ def search_payload(
             raise InputError(f"trees names unknown tree {unknown[0]!r} — the trees are: {known}")
         params = params._replace(trees=tuple(dict.fromkeys(trees)))
     topics = search(store, queries, params)
-    if whole:
-        topics = [topic._replace(focus=frozenset()) for topic in topics]
-    view = "list" if list_mode else "full"
     analyzer = build_analyzer(store.stemmer)
-    outcome = budgeted(topics, view, budget, analyzer)
-    payload = to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False, analyzer=analyzer)
-    return with_hint(payload)
+    if not list_mode and not whole:
+        topics = with_excerpts(topics, analyzer)
+    outcome = budgeted(topics, "list" if list_mode else "full", budget, analyzer)
+    return with_hint(to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False))
 
 
 def agent_budget(store: Store, max_tokens: int | None) -> int:

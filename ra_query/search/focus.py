@@ -17,10 +17,11 @@ the rest.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ra_query.artifacts.models import ChunkRecord
-from ra_query.search.pipeline import matching_words
+from ra_query.search.pipeline import TopicResult, matching_words
 
 FOCUS_TOKENS = 100  # a chunk at most this long (stored cl100k count) is shown whole
 FOCUS_BLOCKS = 2  # matching units shown beside the lead: a block, or a description and its example
@@ -52,6 +53,16 @@ def blocks_of(body: str) -> list[str]:
     if current:
         out.append("\n".join(current))
     return out
+
+
+def with_excerpts(topics: Sequence[TopicResult], analyzer: Any) -> list[TopicResult]:
+    """The topics with each long prose hit's excerpt made once, for the text and the JSON."""
+    return [
+        topic._replace(
+            hits=tuple(h._replace(excerpt=excerpt_of(h.record, topic.focus, analyzer)) for h in topic.hits)
+        )
+        for topic in topics
+    ]
 
 
 def excerpt_of(record: ChunkRecord, words: frozenset[str], analyzer: Any) -> str | None:

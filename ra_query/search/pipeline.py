@@ -163,6 +163,7 @@ class SearchHit(NamedTuple):
     parts: tuple[ChunkRecord, ...] = ()  # the chunks shown, in document order (a section's all)
     also: tuple[str, ...] = ()  # results with the same content, shown once as this one
     url: str | None = None  # where an upstream page was fetched from
+    excerpt: str | None = None  # what a search shows of a long prose chunk (search.focus.with_excerpts)
 
     @property
     def id(self) -> str:

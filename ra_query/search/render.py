@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from ra_query.artifacts.models import ChunkRecord
 from ra_query.search.budget import Budgeted, BudgetOutcome, apply_budget
-from ra_query.search.focus import excerpt_of
 from ra_query.search.pipeline import SearchHit, TopicResult, matching_words
 from ra_query.text.textsafe import printable
 
@@ -25,29 +24,15 @@ _HEADER = re.compile(r"^(─── .* ───)$", re.MULTILINE)
 _EM = re.compile(r"<em>(.*?)</em>")
 
 
-def hit_text(
-    hit: SearchHit,
-    mode: View,
-    terms: frozenset[str],
-    analyzer: Any,
-    marks: bool = True,
-    focus: frozenset[str] | None = None,
-) -> str:
+def hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, marks: bool = True) -> str:
     """One hit as plain text in view `mode`, control characters escaped (ra_query.text.textsafe);
     `marks` keeps the <em> around matches in snippets (colour turns them into highlights; text
-    for a pipe or a file is better without them). With `focus` (the query's content words) the
-    full view shows a long prose chunk as an excerpt (ra_query.search.focus)."""
-    return printable(_hit_text(hit, mode, terms, analyzer, marks, focus))
+    for a pipe or a file is better without them). The full view shows a hit's `excerpt` (made by
+    ra_query.search.focus.with_excerpts) in place of its content."""
+    return printable(_hit_text(hit, mode, terms, analyzer, marks))
 
 
-def _hit_text(
-    hit: SearchHit,
-    mode: View,
-    terms: frozenset[str],
-    analyzer: Any,
-    marks: bool,
-    focus: frozenset[str] | None,
-) -> str:
+def _hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, marks: bool) -> str:
     record = hit.record
     crumb = record.crumb()
     also = f"  also: {', '.join(hit.also)}\n" if hit.also else ""
@@ -67,7 +52,7 @@ def _hit_text(
             + "\n"
         )
     also = f"> also: {', '.join(hit.also)}\n" if hit.also else ""
-    shown = excerpt_of(record, focus, analyzer) if focus else None
+    shown = hit.excerpt
     # a page's top heading is its whole breadcrumb: the heading line below says it already
     crumb_line = "" if record.breadcrumb == (record.title,) and record.heading_line else f"> {crumb}\n"
     url = f"> {hit.url}\n" if hit.url else ""
@@ -103,7 +88,7 @@ def budgeted(
     """
 
     def text_of(topic: TopicResult, hit: SearchHit) -> str:
-        return hit_text(hit, view, topic.terms, analyzer, marks, topic.focus or None)
+        return hit_text(hit, view, topic.terms, analyzer, marks)
 
     if max_tokens is None:
         kept = tuple(
@@ -162,12 +147,11 @@ def to_json(
     list_mode: bool,
     stale: int | None,
     explain: bool,
-    analyzer: Any = None,
 ) -> dict[str, Any]:
     """Seed 000's shape, `queries[] → {query, results[], total_matches}`, plus ra's extras.
 
-    With the `analyzer`, a long prose result's `content` is its excerpt (`excerpt: true`), as
-    the full view prints it."""
+    A hit with an excerpt (ra_query.search.focus.with_excerpts) has it as its `content`, with
+    `excerpt: true`, as the full view prints it."""
     kept = {(item.topic, item.record.id): item for item in outcome.kept}
     queries: list[dict[str, Any]] = []
     for t, topic in enumerate(topics):
@@ -200,13 +184,12 @@ def to_json(
             if hit.url:
                 result["url"] = hit.url
             if not list_mode:
-                shown = excerpt_of(r, topic.focus, analyzer) if analyzer is not None else None
                 if item.truncated:
                     result["content"] = _content_of(item.text)
                 else:
-                    result["content"] = shown or r.content()
+                    result["content"] = hit.excerpt or r.content()
                 result["truncated"] = item.truncated
-                if shown:
+                if hit.excerpt:
                     result["excerpt"] = True
             if hit.aggregated:
                 result["constituents"] = list(hit.constituents)
