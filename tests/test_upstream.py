@@ -608,7 +608,7 @@ def test_with_url_rewrites_the_trees_urls_array_and_leaves_the_rest() -> None:
     from ra_build.upstream.add import _with_url
 
     text = '# mine\n[tree.a]\nurls = [\n  "https://x.org/1", # first\n  "https://x.org/2",\n]\nrefresh = "7d"\n\n[tree.b]\npath = "docs"\n'
-    edited = _with_url(text, 2, ["https://x.org/1", "https://x.org/2", "https://x.org/3"])
+    edited = _with_url(text, "a", ["https://x.org/1", "https://x.org/2", "https://x.org/3"])
     assert edited == (
         '# mine\n[tree.a]\nurls = [\n  "https://x.org/1",\n  "https://x.org/2",\n  "https://x.org/3",\n]\n'
         'refresh = "7d"\n\n[tree.b]\npath = "docs"\n'
@@ -620,7 +620,7 @@ def test_with_url_gives_a_sitemap_tree_its_first_urls_line() -> None:
 
     text = '[tree.a]\nsitemap = "https://x.org/s.xml"\n'
     assert (
-        _with_url(text, 1, ["https://x.org/p"])
+        _with_url(text, "a", ["https://x.org/p"])
         == '[tree.a]\nurls = [\n  "https://x.org/p",\n]\nsitemap = "https://x.org/s.xml"\n'
     )
 

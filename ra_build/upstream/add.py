@@ -9,7 +9,6 @@ added what, where. Nothing is fetched here: the caller starts the sync.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import time
@@ -18,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.config.load import load_config, url_problem
+from ra_build.config.toml_lines import LineIndex, toml_str
 from ra_query.artifacts.paths import DEFAULT_DIR, UPSTREAM_DIR
 from ra_query.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
     from ra_build.config.model import Config
 
-_HEADER = re.compile(r"^\s*\[")
 _URLS = re.compile(r"^\s*urls\s*=\s*")
 
 
@@ -47,7 +46,7 @@ def add_page(config: Config, home: Path, tree: str, url: str) -> dict[str, Any]:
         return {"tree": tree, "url": url, "added": False, "note": "already listed"}
     source = found.source
     text = source.read_text(encoding="utf-8")
-    edited = _with_url(text, found.line, [*found.urls, url])
+    edited = _with_url(text, tree, [*found.urls, url])
     stamp = time.strftime("%Y%m%dT%H%M%S")
     backup = source.with_name(f"{source.name}.{stamp}.bak")
     shutil.copy2(source, backup)
@@ -65,24 +64,25 @@ def add_page(config: Config, home: Path, tree: str, url: str) -> dict[str, Any]:
     return {"tree": tree, "url": url, "added": True, "config": str(source), "backup": str(backup)}
 
 
-def _with_url(text: str, header_line: int, urls: list[str]) -> str:
-    """`text` with the `urls` of the table whose header is on `header_line` set to `urls`: the
-    old array replaced, or a `urls` line added under the header when the tree has none."""
+def _with_url(text: str, tree: str, urls: list[str]) -> str:
+    """`text` with the `urls` of `[tree.<tree>]` set to `urls`: the old array replaced, or a
+    `urls` line added under the table's header when the tree has none (the lines found by the
+    configuration's own LineIndex)."""
     lines = text.split("\n")
-    array = "urls = [\n" + "".join(f"  {json.dumps(u)},\n" for u in urls) + "]"
-    end = len(lines)
-    for i in range(header_line, len(lines)):  # the lines of the table, after its header
-        if _HEADER.match(lines[i]):
-            end = i
-            break
-    for i in range(header_line, end):
-        match = _URLS.match(lines[i])
-        if match:
-            offset = sum(len(line) + 1 for line in lines[:i]) + match.start()
-            close = _array_end(text, offset + len(match.group(0)))
-            return text[:offset] + array + text[close:]
-    lines.insert(header_line, array)
-    return "\n".join(lines)
+    array = "urls = [\n" + "".join(f"  {toml_str(u)},\n" for u in urls) + "]"
+    index = LineIndex(text)
+    header, key = index.line(("tree", tree)), index.line(("tree", tree, "urls"))
+    if key == header:  # no urls key: LineIndex answers with the table's line
+        lines.insert(header, array)
+        return "\n".join(lines)
+    match = _URLS.match(lines[key - 1])
+    if match is None:
+        raise InputError(
+            f"the urls of [tree.{tree}] are not written as `urls = [...]` — edit the .ra.toml by hand"
+        )
+    offset = sum(len(line) + 1 for line in lines[: key - 1]) + match.start()
+    close = _array_end(text, offset + len(match.group(0)))
+    return text[:offset] + array + text[close:]
 
 
 def _array_end(text: str, start: int) -> int:
