@@ -9,7 +9,7 @@ dir; bench/common.py's ``build_project``) unless ``--artifacts`` names a build t
 ra is imported from PYTHONPATH first, so ``PYTHONPATH=DIR`` measures a snapshot (``git archive
 HEAD ra_build ra_query | tar -x -C DIR``) while the working tree is being edited.
 Then, on that build and on tantivy indexes built here from its chunk tables with ra's schema,
-analyzer and documents (``ra_build.pipeline.shards.documents``), one writer thread per segment:
+analyzer and documents (``ra_build.pipeline.shards.add_rows``), one writer thread per segment:
 
 1. bytes: the index's bytes per chunk and per corpus MB, whole and per file kind, beside the
    chunk tables.
@@ -67,7 +67,7 @@ import pyarrow.parquet as pq
 import tantivy
 
 import ra_query
-from ra_build.pipeline.shards import documents
+from ra_build.pipeline.shards import add_rows
 from ra_query.artifacts.schema import build_analyzer, build_schema, register_analyzer, stopwords_of
 from ra_query.artifacts.store import open_store
 from ra_query.search.compile import Compiler
@@ -126,10 +126,7 @@ def build_segment(path: Path, rows: pa.Table, stemmer: str) -> dict[str, Any]:
     index = tantivy.Index(build_schema(), path=str(path))
     register_analyzer(index, stemmer)
     writer = index.writer(heap_size=HEAP, num_threads=1)
-    schema = index.schema
-    for batch in rows.to_batches(max_chunksize=8192):
-        for doc in documents(batch, schema):
-            writer.add_document(doc)
+    add_rows(writer, rows.to_batches(max_chunksize=8192))
     writer.commit()
     writer.wait_merging_threads()
     del writer

@@ -24,7 +24,7 @@ from ra_build.artifacts.segments import FormatChanged, read_meta, segment_files
 from ra_build.artifacts.tables import CHUNK_SCHEMA
 from ra_build.pipeline.publish import publish
 from ra_build.pipeline.shards import INDEX_COLUMNS, write_shard
-from ra_query.artifacts.schema import register_analyzer
+from ra_query.artifacts.schema import BREADCRUMB_JOIN, join_breadcrumb, register_analyzer, split_breadcrumb
 from ra_query.artifacts.store import open_index, open_store
 from tests.conftest import Run, build, find
 
@@ -260,6 +260,42 @@ def test_any_corpus_split_into_shards_scores_like_one_index(
     for words in queries:
         query = " ".join(words)
         same_ranking(ranking(base / "one-index", query), ranking(base / "many-index", query))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    bodies=st.lists(
+        st.text(min_size=1, max_size=40).filter(lambda s: not s.isspace()), min_size=1, max_size=8
+    ),
+    crumb=st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=4),
+)
+def test_any_text_is_stored_in_the_shard_exactly_as_the_chunk_table_holds_it(
+    tmp_path_factory: pytest.TempPathFactory, bodies: list[str], crumb: list[str]
+) -> None:
+    # rows go to tantivy as JSON (`add_rows`): quotes, backslashes, control characters, the
+    # breadcrumb separator and characters outside the BMP come back unchanged
+    base = tmp_path_factory.mktemp("json")
+    rows = batch([(f"d{i}.md", body) for i, body in enumerate(bodies)])
+    rows = rows.set_column(INDEX_COLUMNS.index("breadcrumb"), "breadcrumb", pa.array([crumb] * len(bodies)))
+    write_shard(base / "s", "english", [rows], fresh=True)
+    searcher = open_index(base / "s").searcher()
+    hits = searcher.search(tantivy.Query.all_query(), 99).hits
+    stored = {doc["id"][0]: doc for doc in (searcher.doc(address) for _, address in hits)}
+    for i, body in enumerate(bodies):
+        doc = stored[f"t:d{i}.md"]
+        assert doc["body"] == [body]
+        assert split_breadcrumb(doc["breadcrumb"][0]) == tuple(p.replace(BREADCRUMB_JOIN, " ") for p in crumb)
+        assert (doc["depth"], doc["byte_end"], doc["mtime"]) == ([0], [len(body)], [0])
+
+
+@given(st.lists(st.text(alphabet=["a", " ", BREADCRUMB_JOIN, "é"], max_size=6), max_size=5))
+def test_a_breadcrumb_comes_back_in_its_parts_with_separators_inside_a_part_made_spaces(
+    parts: list[str],
+) -> None:
+    joined = join_breadcrumb(parts)
+    assert joined.count(BREADCRUMB_JOIN) == max(len(parts) - 1, 0)
+    if len(parts) != 1 or parts[0]:  # one empty part and no part both store as ""
+        assert split_breadcrumb(joined) == tuple(p.replace(BREADCRUMB_JOIN, " ") for p in parts)
 
 
 def test_publishing_again_replaces_the_segments_and_removes_the_old_files(tmp_path: Path) -> None:

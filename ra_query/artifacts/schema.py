@@ -45,6 +45,9 @@ BREADCRUMB_JOIN: Final = "\x1f"
 
 def join_breadcrumb(parts: list[str]) -> str:
     """The stored form of a breadcrumb: `BREADCRUMB_JOIN` between parts (inside one, a space)."""
+    joined = BREADCRUMB_JOIN.join(parts)
+    if joined.count(BREADCRUMB_JOIN) < len(parts):  # no part holds one: the usual case, one pass
+        return joined
     return BREADCRUMB_JOIN.join(part.replace(BREADCRUMB_JOIN, " ") for part in parts)
 
 
