@@ -218,7 +218,9 @@ def parse_files(
     """
     workers = workers or os.cpu_count() or 1
     total = len(paths)
-    size = max(16, total // (workers * 8)) if workers > 1 and total >= PARALLEL_MIN_FILES else 64
+    # 16 batches a worker: the batch that finishes last keeps the other cores idle for its length
+    # (on the powershell corpus, 884 files a batch left one core idle ~0.65 s; 442 files, ~0.3 s)
+    size = max(16, total // (workers * 16)) if workers > 1 and total >= PARALLEL_MIN_FILES else 64
     batches = [(tree, root, batch, settings) for batch in batch_paths(paths, size)]
     rows: list[FileRow] = []
     chunks: list[pa.RecordBatch] = []
