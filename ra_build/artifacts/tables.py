@@ -15,14 +15,16 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ra_build.artifacts.atomic import write_with
-from ra_build.document.chunk import Chunk, Document
+
+if TYPE_CHECKING:  # the chunker (markdown-it, YAML) is not needed to read or write the tables
+    from ra_build.document.chunk import Chunk, Document
 
 
 def arrow_without_pandas() -> None:
