@@ -328,9 +328,23 @@ INSTRUCTIONS_LIMIT = 2048
 
 def server_instructions(trees: Sequence[str], upstream: Sequence[str] = ()) -> str:
     """What the server tells an agent at start-up (under 2 KB): what is here, how to search it;
-    which trees are `upstream` (framework pages fetched from the web) and when to search them."""
-    named = ", ".join(f"`{t}`" for t in trees) or "none yet"
-    fetched = ", ".join(f"`{t}`" for t in upstream)
+    which trees are `upstream` (framework pages fetched from the web) and when to search them.
+    With very many trees, the lists end in `…` (list_sources names them all)."""
+    shown, shown_upstream = len(trees), len(upstream)
+    text = _instructions(trees[:shown], upstream[:shown_upstream], len(trees), len(upstream))
+    while len(text.encode()) > INSTRUCTIONS_LIMIT and max(shown, shown_upstream) > 1:
+        if shown >= shown_upstream:
+            shown -= 1
+        else:
+            shown_upstream -= 1
+        text = _instructions(trees[:shown], upstream[:shown_upstream], len(trees), len(upstream))
+    return text
+
+
+def _instructions(trees: Sequence[str], upstream: Sequence[str], all_trees: int, all_upstream: int) -> str:
+    """The instructions naming `trees` and `upstream`, with `…` for those of all the others left out."""
+    named = ", ".join([*(f"`{t}`" for t in trees), *(["…"] if len(trees) < all_trees else [])]) or "none yet"
+    fetched = ", ".join([*(f"`{t}`" for t in upstream), *(["…"] if len(upstream) < all_upstream else [])])
     framework = (
         f"\n- Upstream trees {fetched} hold the framework docs this project depends on, as of their "
         "last sync: for how a library works (its API, options, errors), search them with "
@@ -350,9 +364,6 @@ or the docs.
 - Answers fit max_tokens (default 8000); list=true gives snippets only; tokens.omitted_ids \
 lists what was left out.
 - `list_sources` shows the trees and whether the index is stale.{framework}"""
-    while len(text.encode()) > INSTRUCTIONS_LIMIT and "`, `" in text:  # very many trees
-        text = text.replace(named, named.rsplit(", ", 1)[0] + ", …")
-        named = named.rsplit(", ", 1)[0] + ", …"
     return text
 
 

@@ -368,6 +368,16 @@ def test_the_server_instructions_name_the_trees_and_say_how_to_search_in_under_2
         assert len(instructions.encode()) < 2048
 
 
+def test_with_hundreds_of_trees_the_instructions_list_what_fits_and_end_in_an_ellipsis() -> None:
+    from ra_query.mcp import INSTRUCTIONS_LIMIT, server_instructions
+
+    trees = [f"tree-number-{i}" for i in range(300)]
+    text = server_instructions(trees, trees[::2])  # returned: the trimming ends
+    assert len(text.encode()) <= INSTRUCTIONS_LIMIT
+    assert "`tree-number-0`, " in text and ", …." in text and "`tree-number-299`" not in text
+    assert "Upstream trees `tree-number-0`" in text
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "name"),
     [

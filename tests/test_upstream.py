@@ -533,6 +533,19 @@ def test_a_page_over_the_size_limit_is_refused_not_cut(site: Site, monkeypatch: 
     assert response.status == 0 and response.error == "larger than 1,000 bytes"
 
 
+def test_a_page_that_does_not_declare_its_size_is_refused_once_it_outgrows_the_limit(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ra_build.upstream import fetch
+
+    monkeypatch.setattr(fetch, "MAX_BYTES", 1_000)
+    site.routes["/streamed/"] = Route("x" * 5_000, length=False)
+    site.routes["/small/"] = Route("y" * 900, length=False)
+    big, small = fetch.fetch_all([fetch.Request(site.url("/streamed/")), fetch.Request(site.url("/small/"))])
+    assert big.status == 0 and big.error == "larger than 1,000 bytes"
+    assert small.status == 200 and small.body == b"y" * 900
+
+
 def test_a_page_that_failed_is_not_asked_for_again_by_the_next_plain_update(
     project: Project, site: Site
 ) -> None:
@@ -599,6 +612,47 @@ def test_a_sync_that_finds_the_tree_locked_leaves_it_to_the_other(
         assert sync_upstream(config, wait=False)[0].fetched == 0
     assert site.seen == []
     assert sync_upstream(config, wait=False)[0].fetched == 1
+
+
+def test_pages_under_url_folders_a_code_tree_would_skip_are_indexed(project: Project) -> None:
+    # `build/` and `vendor/` are skipped in folder trees by default; in the cache they are URL paths
+    routes = {"/build/body/": Route(BODY), "/vendor/deps/": Route(DEPS)}
+    with serving(Site(routes)) as site:
+        project.config(urls_tree(site, "/build/body/", "/vendor/deps/"))
+        run = project.ra("update")
+        assert run.code == 0, run.err
+        assert [r["url"] for r in search_json(project, "pydantic")] == [site.url("/build/body/")]
+        assert site.url("/vendor/deps/") in [r["url"] for r in search_json(project, "sub dependencies")]
+
+
+def test_an_upstream_tree_with_an_empty_include_takes_every_page_without_a_warning(
+    project: Project, site: Site
+) -> None:
+    project.config(urls_tree(site, "/guide/body/") + "include = []\n")
+    run = project.ra("update")
+    assert run.code == 0 and "include is empty" not in run.err, run.err
+    assert [r["url"] for r in search_json(project, "pydantic")] == [site.url("/guide/body/")]
+
+
+def test_the_background_sync_keeps_a_page_added_to_the_urls_after_it_started(
+    project: Project, site: Site
+) -> None:
+    from ra_build.config.load import load_config
+    from ra_build.upstream.sync import BackgroundSync, sync_upstream
+
+    def read() -> Any:
+        return load_config(project.root, project.home, require_paths=False)
+
+    project.config(urls_tree(site, "/guide/body/"))
+    background = BackgroundSync(read(), lambda _line: None, reload=read)
+    background.tick()
+    # what add_source does while the server runs: the urls line rewritten, the new page fetched
+    project.config(urls_tree(site, "/guide/body/", "/guide/dependencies/"))
+    sync_upstream(read(), trees=["fw"])
+    background.tick()
+    pages = project.pages()
+    assert set(pages) == {site.url("/guide/body/"), site.url("/guide/dependencies/")}
+    assert (project.cache / pages[site.url("/guide/dependencies/")]["path"]).is_file()
 
 
 # ---- ra mcp --allow-add-sources --------------------------------------------------------------------

@@ -24,6 +24,7 @@ class Route:
     location: str = ""
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    length: bool = True  # False: no Content-Length, the body ends when the connection closes
 
 
 @dataclass
@@ -89,12 +90,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         extra = {"ETag": route.etag, "Last-Modified": route.last_modified, **route.headers}
-        self._answer(route.status, route.body.encode(), route.content_type, extra)
+        self._answer(route.status, route.body.encode(), route.content_type, extra, length=route.length)
 
-    def _answer(self, status: int, data: bytes, kind: str, extra: dict[str, str] | None = None) -> None:
+    def _answer(
+        self, status: int, data: bytes, kind: str, extra: dict[str, str] | None = None, *, length: bool = True
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
+        if length:
+            self.send_header("Content-Length", str(len(data)))
         for name, value in (extra or {}).items():
             if value:
                 self.send_header(name, value)

@@ -17,6 +17,7 @@ from ra_build.cli.console import load_config, warn
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from ra_build.config.model import Config
     from ra_query.artifacts.store import Store
@@ -209,13 +210,28 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     # read once: edits to .ra.toml take effect when the agent runtime restarts the server
     config = load_config()
     upstream = sorted(name for name, tree in config.trees.items() if tree.upstream)
+    if upstream and early is not None:
+        # the background sync writes pages from the start: a count begun before it may have
+        # walked a cache before a page landed there, and the first call would miss that page
+        early.cancel()
+        early = None
     with LiveStore(config, args.artifacts, early, notify=warn) as live, ExitStack() as stack:
         from ra_query.mcp import build_server, run_http, run_stdio
 
         if upstream:  # due pages are fetched in the background, never during a call
             from ra_build.upstream.sync import BackgroundSync
 
-            stack.enter_context(BackgroundSync(config, warn))
+            reload: Callable[[], Config] | None = None
+            if args.allow_add_sources:  # add_source edits the urls while the server runs: read anew
+                from functools import partial
+                from pathlib import Path
+
+                from ra_build.cli.console import home
+                from ra_build.config.load import load_config as read_config
+
+                # its warnings were printed once, at start-up
+                reload = partial(read_config, Path.cwd(), home(), require_paths=False)
+            stack.enter_context(BackgroundSync(config, warn, reload))
         server = build_server(
             live,
             stale=lambda _store: 0,

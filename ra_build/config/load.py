@@ -340,7 +340,7 @@ class _Validator:
                     raise self.error(key_loc, f'{header} path is empty — use "." for this folder')
             elif key == "include":
                 include = self.strings(key_loc, f"{header} include", value)
-                if not include:
+                if not include and not upstream:  # an upstream tree's empty include: every page
                     self.data.warnings.append(
                         f"{self.where(key_loc)}: {header} include is empty, so the tree "
                         "indexes nothing — remove it to use the default"
@@ -363,6 +363,9 @@ class _Validator:
         if upstream:  # include and exclude pick the sitemap's URLs by path; the walk reads the cache
             fetched.update(url_include=include if "include" in body else (), url_exclude=exclude)
             include, exclude = UPSTREAM_INCLUDE, ()
+            # the cache holds only the pages, at their URL paths: a `/build/` or `/vendor/` there
+            # is a page's folder, not a build's output, and no git ignore file was written for it
+            walk = {"default_excludes": False, "gitignore": False}
             path = self.raw.path.parent / DEFAULT_DIR / UPSTREAM_DIR / name
         else:
             path = _resolve_path(raw_path, self.raw.path.parent, self.home)

@@ -75,11 +75,6 @@ class LiveStore:
         if changed or self._store is None or manifest_key(self.target) != self._key:
             self._store = None
             early, self._early = self._early, None
-            if early is not None and self.watch.saw_changes():
-                # the count began before the server loaded: a change since (a page the upstream
-                # sync wrote, an edit) may have come after it walked that folder
-                early.cancel()
-                early = None
             self._store = refreshed_store(self.config, self.artifacts, early, notify=self.notify)
             self._key = manifest_key(self.target)
         return self._store

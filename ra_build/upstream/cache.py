@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 import orjson
 
-from ra_build.artifacts.atomic import write_bytes
+from ra_build.artifacts.atomic import write_if_changed
 
 MANIFEST_VERSION = 1
 _UNSAFE = re.compile(r"[^\w.\-]+")  # what a path segment keeps: letters, digits, _ . -
@@ -94,8 +94,9 @@ def read_manifest(cache: Path) -> Manifest:
 
 
 def write_manifest(cache: Path, manifest: Manifest) -> None:
-    """Write the manifest atomically (a stopped sync leaves the old one)."""
-    write_bytes(manifest_path(cache), manifest.to_json())
+    """Write the manifest atomically (a stopped sync leaves the old one), unless it holds just
+    this already: `ra mcp`'s sync runs every few minutes, mostly to find nothing due."""
+    write_if_changed(manifest_path(cache), manifest.to_json())
 
 
 def page_path(url: str) -> str:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ra_build.artifacts.atomic import write_if_changed
+from ra_build.document.markdown import find_headings
 from ra_build.upstream.cache import (
     RETRY_AFTER_FAILURE,
     Manifest,
@@ -34,8 +35,9 @@ from ra_build.upstream.cache import (
     unique_paths,
     write_manifest,
 )
-from ra_build.upstream.convert import MissingExtra, Unusable, converter_available, to_markdown
+from ra_build.upstream.convert import Unusable, converter_available, to_markdown
 from ra_build.upstream.fetch import Request, Response, fetch_all
+from ra_query.errors import RaError
 from ra_query.sources.globs import compile_globs
 
 if TYPE_CHECKING:
@@ -257,8 +259,6 @@ def _apply(
             markdown = _page_markdown(response, page)
         except Unusable as exc:
             reason = exc.reason
-        except MissingExtra:
-            reason = EXTRA_HINT
     if reason:
         page.status = reason
         page.next_refresh_after = now + min(refresh, RETRY_AFTER_FAILURE)
@@ -300,7 +300,7 @@ def _page_markdown(response: Response, page: Page) -> str:
         raise Unusable(f"not a page ({kind})")
     page.title = title
     # the page's own `# heading` titles it where it has one; else the HTML's <title>
-    has_h1 = any(line.startswith("# ") for line in body.split("\n"))
+    has_h1 = any(h.level == 1 for h in find_headings(body))
     front = [f"title: {json.dumps(title, ensure_ascii=False)}"] if title and not has_h1 else []
     front.append(f"url: {json.dumps(page.url, ensure_ascii=False)}")
     return "---\n" + "\n".join(front) + "\n---\n\n" + body
@@ -327,6 +327,8 @@ def _drop_unlisted(cache: Path, manifest: Manifest, pages: dict[str, Page]) -> i
         if url not in pages and page.path not in kept:
             (cache / page.path).unlink(missing_ok=True)
             removed += 1
+    if not removed:
+        return 0
     for folder in sorted((p for p in cache.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
         if not any(folder.iterdir()):
             shutil.rmtree(folder, ignore_errors=True)
@@ -339,9 +341,12 @@ class BackgroundSync:
     so no tool call waits for the network; what it writes to the caches the server's watcher sees
     like any edit. A failure is a warning, never the end of the server."""
 
-    def __init__(self, config: Config, notify: Callable[[str], None]) -> None:
+    def __init__(
+        self, config: Config, notify: Callable[[str], None], reload: Callable[[], Config] | None = None
+    ) -> None:
         self.config = config
         self.notify = notify
+        self.reload = reload
         shortest = min((t.refresh for t in config.trees.values() if t.upstream), default=600)
         self.interval = float(min(600, max(60, shortest)))
         self._stop = threading.Event()
@@ -354,10 +359,23 @@ class BackgroundSync:
     def __exit__(self, *_exc: object) -> None:
         self._stop.set()
 
+    def tick(self) -> None:
+        """One sync of what is due, under the configuration as `reload` reads it now: a page
+        `add_source` added since the server started is listed, not dropped as unlisted."""
+        if self.reload is not None:
+            try:
+                self.config = self.reload()
+            except RaError as exc:  # a .ra.toml half edited: keep the last one that loaded
+                self.notify(f"upstream sync keeps the configuration it last read: {exc}")
+        sync_upstream(self.config, notify=self.notify, wait=False)  # ra update may be at it
+
     def _run(self) -> None:
+        if not converter_available():  # said once, not at every tick
+            sync_upstream(self.config, notify=self.notify)
+            return
         while not self._stop.is_set():
             try:
-                sync_upstream(self.config, notify=self.notify, wait=False)  # ra update may be at it
+                self.tick()
             except Exception as exc:  # a bug or a full disk must not end the server
                 self.notify(f"upstream sync failed: {type(exc).__name__}: {exc}")
             self._stop.wait(self.interval)

@@ -34,7 +34,6 @@ class SourceWatch:
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self._dirty = True  # nothing is known until the watcher runs: check
-        self._seen = False  # some change arrived since the watcher started (see `saw_changes`)
         self._failed = False
         self._thread = threading.Thread(target=self._run, name="ra-source-watch", daemon=True)
         if self.roots and all(os.path.isdir(r) for r in self.roots):
@@ -60,7 +59,7 @@ class SourceWatch:
                 self._ready.set()
                 if _changes:
                     with self._lock:
-                        self._dirty = self._seen = True
+                        self._dirty = True
         except Exception:  # watching is an optimisation: fall back to checking always
             self._failed = True
         finally:
@@ -75,14 +74,6 @@ class SourceWatch:
         """Wait until the watcher has started (or failed); True when it is watching."""
         self._ready.wait(timeout)
         return self.watching
-
-    def saw_changes(self) -> bool:
-        """Whether any change arrived since the watcher started (a count of stale files begun
-        before it may have missed it); True without a watcher."""
-        if not self.watching:
-            return True
-        with self._lock:
-            return self._seen
 
     def changed(self) -> bool:
         """True when the sources may have changed since the last call (always, without a watcher)."""
