@@ -148,8 +148,9 @@ ChunkId = Annotated[str, Field(description="Chunk ID (tree:path#heading) or docu
 Kind = Annotated[
     Literal["any", "docs", "code", "upstream"],
     Field(
-        description="Only chunks of this source kind: docs (markdown, text) or code (functions, "
-        "classes, methods; config files) (default: any)"
+        description="Only chunks of this source kind: docs (markdown, text), code (functions, "
+        "classes, methods; config files) or upstream (framework pages fetched from the web) "
+        "(default: any)"
     ),
 ]
 Mode = Annotated[

@@ -132,6 +132,10 @@ def test_an_excerpt_is_the_lead_and_whole_blocks_in_order_with_a_gap_for_each_ru
 # ---- as a user runs it ---------------------------------------------------------------------------
 
 
+# four blocks that each match "reflog", under FOCUS_TOKENS: only the length rule keeps it whole
+SHORT = "# Short\n\nA reflog note.\n\nA second reflog note.\n\nA third reflog note.\n\nA fourth reflog note.\n"
+
+
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A tree with the tldr-shaped page, a short page and a Python file; built once."""
@@ -141,8 +145,11 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     home.mkdir()
     (root / ".ra.toml").write_text('[tree.docs]\npath = "docs"\ninclude = ["**/*.md", "**/*.py"]\n')
     (root / "docs" / "git-reset.md").write_text(PAGE)
-    (root / "docs" / "short.md").write_text("# Short\n\nA reflog note that is short.\n")
-    code = "def reflog_entries(repo):\n" + "".join(f"    step_{i} = repo.reflog({i})\n" for i in range(60))
+    (root / "docs" / "short.md").write_text(SHORT)
+    # blocks apart, each matching: only the rule for code keeps the function whole
+    code = "def reflog_entries(repo):\n" + "".join(
+        f"    step_{i} = repo.reflog({i})\n" + ("\n" if i % 10 == 9 else "") for i in range(60)
+    )
     (root / "docs" / "reflog.py").write_text(code)
     build(root, home)
     return root, home
@@ -176,7 +183,7 @@ def test_a_short_page_and_a_code_chunk_are_never_cut(kb: tuple[Path, Path]) -> N
     run = rq(kb, "search", "--json", "--cutoff-ratio", "0", "reflog")
     results = json.loads(run.out)["queries"][0]["results"]
     by_path = {r["path"]: r for r in results}
-    assert by_path["short.md"]["content"] == "# Short\n\nA reflog note that is short."
+    assert by_path["short.md"]["content"] == SHORT.strip()
     assert "step_59 = repo.reflog(59)" in by_path["reflog.py"]["content"]
     assert not any(r.get("excerpt") for r in results if r["path"] != "git-reset.md")
 

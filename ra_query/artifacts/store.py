@@ -81,7 +81,9 @@ class Store:
     def page_url(self, tree: str, path: str) -> str | None:
         """The URL an upstream tree's page was fetched from (its cached file's `path`), as the
         manifest records it; None for a file of a folder tree."""
-        entry = self.trees().get(tree, {}).get("upstream")
+        trees: object = self.manifest.get("trees")  # not trees(): one tree's entry, for each hit
+        found = cast(dict[str, Any], trees).get(tree) if isinstance(trees, dict) else None
+        entry = cast(dict[str, Any], found).get("upstream") if isinstance(found, dict) else None
         if not isinstance(entry, dict):
             return None
         pages = cast(dict[str, Any], entry).get("pages")

@@ -79,7 +79,8 @@ def focused(heading: str | None, body: str, words: frozenset[str], analyzer: Any
     units = units_of(blocks_of(body))
     if len(units) <= 2:
         return None
-    scores = [len(_matched(unit, words, analyzer)) for unit in units]
+    verdicts: dict[str, bool] = {}  # the blocks share their words: each is analyzed once
+    scores = [len(_matched(unit, words, analyzer, verdicts)) for unit in units]
     ranked = sorted((i for i in range(1, len(units)) if scores[i]), key=lambda i: (-scores[i], i))
     chosen = ranked[:FOCUS_BLOCKS]
     # a section merged into its parent holds its sub-headings: a kept block brings the nearest
@@ -116,6 +117,6 @@ def units_of(blocks: list[str]) -> list[list[str]]:
     return units
 
 
-def _matched(unit: list[str], words: frozenset[str], analyzer: Any) -> set[str]:
+def _matched(unit: list[str], words: frozenset[str], analyzer: Any, verdicts: dict[str, bool]) -> set[str]:
     """The distinct query words (as written, lower-cased) in a unit's blocks."""
-    return {block[a:b].lower() for block in unit for a, b in matching_words(block, words, analyzer)}
+    return {block[a:b].lower() for block in unit for a, b in matching_words(block, words, analyzer, verdicts)}

@@ -716,14 +716,20 @@ def search(store: Store, queries: list[str], params: SearchParams) -> list[Topic
     ]
 
 
-def matching_words(text: str, terms: frozenset[str], analyzer: Any) -> list[tuple[int, int]]:
-    """(start, end) of every word in `text` whose analyzed form is one of `terms`."""
-    return list(_matches(text, terms, analyzer))
+def matching_words(
+    text: str, terms: frozenset[str], analyzer: Any, verdicts: dict[str, bool] | None = None
+) -> list[tuple[int, int]]:
+    """(start, end) of every word in `text` whose analyzed form is one of `terms`; `verdicts`
+    (word → matches) carries what is known from other texts searched for the same terms."""
+    return list(_matches(text, terms, analyzer, verdicts))
 
 
-def _matches(text: str, terms: frozenset[str], analyzer: Any) -> Iterator[tuple[int, int]]:
+def _matches(
+    text: str, terms: frozenset[str], analyzer: Any, verdicts: dict[str, bool] | None = None
+) -> Iterator[tuple[int, int]]:
     """`matching_words`, lazily: a caller that wants the first match reads no further."""
-    verdicts: dict[str, bool] = {}  # most words repeat: analyze each distinct one once
+    if verdicts is None:
+        verdicts = {}  # most words repeat: analyze each distinct one once
     for m in _WORD.finditer(text):
         word = m.group()
         hit = verdicts.get(word)
