@@ -655,6 +655,18 @@ def test_the_background_sync_keeps_a_page_added_to_the_urls_after_it_started(
     assert (project.cache / pages[site.url("/guide/dependencies/")]["path"]).is_file()
 
 
+def test_update_no_wait_leaves_a_tree_another_sync_holds_to_it(project: Project, site: Site) -> None:
+    from ra_build.config.load import load_config
+    from ra_build.upstream.sync import _tree_lock
+
+    project.config(urls_tree(site, "/guide/body/"))
+    config = load_config(project.root, project.home, require_paths=False)
+    with _tree_lock(config.trees["fw"].path, True):
+        run = project.ra("update", "--no-wait")
+    assert run.code == 0, run.err
+    assert site.seen == []
+
+
 # ---- ra mcp --allow-add-sources --------------------------------------------------------------------
 
 

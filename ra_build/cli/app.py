@@ -176,7 +176,12 @@ def _locate(path: Path, config: Config) -> tuple[str, str]:
 def update(
     full: Annotated[bool, typer.Option("--full", help="Rebuild everything from scratch.")] = False,
     no_wait: Annotated[
-        bool, typer.Option("--no-wait", help="Exit with code 3 instead of waiting when another build runs.")
+        bool,
+        typer.Option(
+            "--no-wait",
+            help="Exit with code 3 instead of waiting when another build runs; leave an upstream tree "
+            "that another sync holds to it.",
+        ),
     ] = False,
     artifacts: ArtifactsOpt = None,
     cluster: Annotated[

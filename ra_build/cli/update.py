@@ -35,7 +35,8 @@ def update_command(
     if any(tree.upstream for tree in config.trees.values()):
         from ra_build.upstream.sync import sync_upstream
 
-        sync_upstream(config, force=refresh_upstream, notify=warn)
+        # --no-wait: a tree another sync holds is left to it, as a build another holds is
+        sync_upstream(config, force=refresh_upstream, notify=warn, wait=not no_wait)
     from ra_build.pipeline.progress import ProgressBar
 
     progress = ProgressBar() if sys.stderr.isatty() else None

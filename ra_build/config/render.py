@@ -94,7 +94,7 @@ def _upstream_lines(tree: TreeConfig) -> list[str]:
 
 
 def duration_text(seconds: int) -> str:
-    """`refresh` as written: 604800 → `7d`, 43200 → `12h`, 90 → `90m`... in the largest whole unit."""
+    """`refresh` as written: 604800 → `7d`, 43200 → `12h`, 5400 → `90m`: in the largest whole unit."""
     for unit, size in (("d", 86_400), ("h", 3_600)):
         if seconds % size == 0:
             return f"{seconds // size}{unit}"

@@ -235,8 +235,8 @@ def _manifest_task(errors: StageErrors, config: Config, layout: Layout, names: l
     vectors = [str(layout.vectors_dir / VECTORS_META)] if config.semantic_trees() else []
     # an upstream tree's pages and sync dates, from its cache's manifest (a sync that only
     # heard 304s changes the dates, not the chunks)
-    upstream = {t.name: manifest_path(t.path) for t in config.trees.values() if t.upstream}
-    synced = [str(path) for path in upstream.values() if path.is_file()]
+    upstream = {t.name: t.path for t in config.trees.values() if t.upstream}
+    synced = [str(manifest_path(cache)) for cache in upstream.values() if manifest_path(cache).is_file()]
     args = (layout, names, chash, config.search.stemmer, search, bool(vectors), upstream)
     return {
         "actions": [_call(errors, manifest_stage, *args)],

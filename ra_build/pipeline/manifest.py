@@ -117,9 +117,9 @@ def _vectors(layout: Layout, semantic: bool) -> dict[str, Any] | None:
     return {k: meta[k] for k in ("model", "model_sha256", "dimensions", "dtype", "trees")}
 
 
-def upstream_entry(cache_manifest: Path) -> dict[str, Any]:
+def upstream_entry(cache: Path) -> dict[str, Any]:
     """An upstream tree's sync dates and, per cached page (by its path), its URL and fetch date."""
-    manifest = read_manifest(cache_manifest.parent / cache_manifest.stem)
+    manifest = read_manifest(cache)
     return {
         "synced_at": iso_utc(manifest.synced_at),
         "pages": {
@@ -144,9 +144,9 @@ def manifest_stage(
     `search` (the configured search settings, `ra_build.config.fingerprint.search_defaults`) is
     recorded so that `ra-query`, which has no configuration, searches the artifacts the same
     way. With `semantic` (some tree is) the vectors' model and row counts are recorded; without,
-    vectors a build made before are removed. `upstream` names the cache manifest of each upstream
-    tree: its pages' URLs and sync dates go in the tree's entry (`upstream_entry`), so a packed
-    index says where each page came from and when.
+    vectors a build made before are removed. `upstream` names the cache of each upstream tree (its
+    manifest beside it): its pages' URLs and sync dates go in the tree's entry
+    (`upstream_entry`), so a packed index says where each page came from and when.
     """
     concat_file_tables([layout.file_table(t) for t in trees], layout.files_table)
     vectors = _vectors(layout, semantic)

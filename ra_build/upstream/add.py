@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ra_build.artifacts.atomic import write_bytes
 from ra_build.config.load import load_config, url_problem
 from ra_build.config.toml_lines import LineIndex, toml_str
+from ra_build.upstream.cache import iso_utc
 from ra_query.artifacts.paths import DEFAULT_DIR, UPSTREAM_DIR
 from ra_query.errors import ConfigError, InputError
 
@@ -59,8 +60,8 @@ def add_page(config: Config, home: Path, tree: str, url: str) -> dict[str, Any]:
     log = source.parent / DEFAULT_DIR / UPSTREAM_DIR / "added.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a", encoding="utf-8") as out:
-        iso = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        out.write(f"{iso} added {url} to [tree.{tree}] in {source} (backup {backup.name}) by an MCP client\n")
+        line = f"added {url} to [tree.{tree}] in {source} (backup {backup.name}) by an MCP client"
+        out.write(f"{iso_utc(time.time())} {line}\n")
     return {"tree": tree, "url": url, "added": True, "config": str(source), "backup": str(backup)}
 
 

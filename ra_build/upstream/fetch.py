@@ -55,9 +55,9 @@ class Response:
     retry_after: float = 0.0  # seconds a 429 or 503 asked to wait (Retry-After)
 
 
-def timeout_seconds(env: dict[str, str] | None = None) -> float:
+def timeout_seconds() -> float:
     """The request timeout: $RA_UPSTREAM_TIMEOUT seconds (a positive number), else 20."""
-    raw = (env if env is not None else os.environ).get("RA_UPSTREAM_TIMEOUT", "")
+    raw = os.environ.get("RA_UPSTREAM_TIMEOUT", "")
     try:
         value = float(raw)
     except ValueError:

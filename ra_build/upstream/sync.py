@@ -84,23 +84,28 @@ def sync_upstream(
         return [TreeSync(t.name, warnings=[message]) for t in chosen]
     reports: list[TreeSync] = []
     for tree in chosen:
-        with _tree_lock(tree.path, wait) as held:
+        with _tree_lock(tree.path, wait, notify) as held:
             reports.append(_sync_tree(tree, force, notify) if held else TreeSync(tree.name))
     return reports
 
 
 @contextmanager
-def _tree_lock(cache: Path, wait: bool) -> Iterator[bool]:
-    """Hold the tree's sync lock (True), or say another sync holds it (False, without `wait`)."""
+def _tree_lock(cache: Path, wait: bool, notify: Callable[[str], None] | None = None) -> Iterator[bool]:
+    """Hold the tree's sync lock (True), or say another sync holds it (False, without `wait`);
+    waiting for it is said to `notify` first."""
     import fcntl
 
     cache.parent.mkdir(parents=True, exist_ok=True)
     with open(cache.parent / f"{cache.name}.lock", "a") as handle:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            yield False
-            return
+            if not wait:
+                yield False
+                return
+            if notify is not None:
+                notify(f"waiting for another sync of upstream tree {cache.name} (ra mcp's or an ra update)")
+            fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield True
         finally:
