@@ -60,9 +60,9 @@ from common import (
     REPO,
     clean_env,
     compile_sources,
+    entry_command,
     git_head,
     place_corpus,
-    ra_entry_module,
     ra_executable,
     verdict,
     worktree,
@@ -156,8 +156,7 @@ def ra_update(
     command = [str(ra_executable()), "update"]
     if source is not None:
         env["PYTHONPATH"] = str(source)
-        entry = ra_entry_module(source)
-        command = [sys.executable, "-c", f"import sys; from {entry} import main; sys.exit(main())", "update"]
+        command = entry_command(source, "ra", "update")
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         proc = subprocess.Popen(command, cwd=project, env=env, stdout=out, stderr=err)

@@ -89,7 +89,7 @@ def parts(corpus: list[tuple[str, bytes]]) -> str:
     """What two parts of code chunking cost alone, best of 5 passes on one core: tree-sitter's
     parse of every file, and cl100k's count of every chunk text. Their sum bounds chunking from
     above, before any of ra's own work."""
-    from ra_build.document.code import parse_code
+    from ra_build.document.code import grammar_of, parse_code
     from ra_query.sources.languages import language_of
 
     texts = [decode(data)[0] for _, data in corpus]
@@ -110,7 +110,7 @@ def parts(corpus: list[tuple[str, bytes]]) -> str:
 
     def parse_all() -> None:
         for path, data in corpus:
-            parse_code(data, "tsx" if path.lower().endswith(".tsx") else language_of(path))
+            parse_code(data, grammar_of(path, language_of(path)))
 
     def count_all() -> None:
         for body in bodies:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from ra_build.document.frontmatter import frontmatter_title, normalize_tags, parse_frontmatter
-from ra_build.document.markdown import decode, find_headings, heading_texts, line_starts, plain_text
+from ra_build.document.markdown import decode, find_headings, heading_texts, line_starts
 
 # --- decode -------------------------------------------------------------------------------------
 
@@ -262,6 +262,11 @@ def test_a_heading_on_the_last_line_spans_to_the_end_of_the_text() -> None:
 
 
 # --- heading text -------------------------------------------------------------------------------
+
+
+def plain_text(content: str) -> str:
+    """The title of a heading's inline markdown."""
+    return heading_texts(content)[0]
 
 
 def test_plain_text_keeps_code_span_content() -> None:

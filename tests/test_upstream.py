@@ -380,6 +380,23 @@ def test_an_unreadable_sitemap_keeps_the_pages_it_listed_before(project: Project
     assert list(project.pages()) == [site.url("/guide/body/")]
 
 
+def test_a_sitemap_is_read_again_only_once_the_trees_refresh_has_passed(project: Project, site: Site) -> None:
+    site.routes["/sitemap.xml"] = Route(sitemap(site, "/guide/body/"), content_type="application/xml")
+    project.config(f'[tree.fw]\nsitemap = "{site.url("/sitemap.xml")}"\n')
+    assert project.ra("update").code == 0
+    more = sitemap(site, "/guide/body/", "/guide/dependencies/")
+    site.routes["/sitemap.xml"] = Route(more, content_type="application/xml")
+    assert project.ra("update").code == 0  # ra mcp's sync, every few minutes, reads no sitemap
+    assert len(site.requests("/sitemap.xml")) == 1
+    assert list(project.pages()) == [site.url("/guide/body/")]
+    manifest = project.manifest()
+    manifest["listed_at"] = 0  # as a refresh period passing would
+    (project.root / ".ra" / "upstream" / "fw.json").write_text(json.dumps(manifest))
+    assert project.ra("update").code == 0
+    assert len(site.requests("/sitemap.xml")) == 2
+    assert set(project.pages()) == {site.url("/guide/body/"), site.url("/guide/dependencies/")}
+
+
 # ---- reading without the network ------------------------------------------------------------------
 
 

@@ -45,8 +45,7 @@ def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
         "max_chunk_size": config.settings.max_chunk_size,
         "chunker": CHUNKER_VERSION,
         "grammars": grammar_versions(),  # a grammar upgrade re-chunks the code
-        # the source kind of its chunks; absent for a folder, so older builds stay current
-        **({"upstream": True} if tree.upstream else {}),
+        "upstream": tree.upstream,  # the source kind of its chunks
     }
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ra_build.document.code import CodeNode, Lines, UniqueNames, code_nodes, parse_code
+from ra_build.document.code import CodeNode, Lines, UniqueNames, code_nodes, grammar_of, parse_code
 from ra_build.document.frontmatter import NO_FRONTMATTER, Frontmatter, parse_frontmatter
 from ra_build.document.markdown import UTF8_BOM, Heading, decode, file_bytes, find_headings
 from ra_build.document.memo import TextMemo
@@ -297,8 +297,7 @@ def chunk_code(
     """The chunk tree of a code file (ra_build.document.code): a document node with the file's
     header and outline, a node per definition, members under their class."""
     encoded = text.encode("utf-8", "surrogatepass")
-    # a .tsx file is TypeScript to a `lang:` filter, parsed with the TSX grammar (JSX in it)
-    parsed = parse_code(encoded, "tsx" if path.lower().endswith(".tsx") else language)
+    parsed = parse_code(encoded, grammar_of(path, language))
     lines = Lines(encoded)
     nodes = code_nodes(path, encoded, parsed, max_chunk_size, lines)
     doc_id = doc_id_of(tree, path)

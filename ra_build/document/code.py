@@ -150,6 +150,12 @@ def generated_reason(data: bytes) -> str | None:
     return None
 
 
+def grammar_of(path: str, language: str) -> str:
+    """The grammar a code file is parsed with: its language's; a .tsx file is TypeScript to a
+    `lang:` filter but is parsed with the TSX grammar (JSX in it)."""
+    return "tsx" if path.lower().endswith(".tsx") else language
+
+
 def parse_code(encoded: bytes, language: str) -> Parsed:
     """The definitions, header and blocks of a code file's UTF-8 bytes."""
     warnings: list[str] = []

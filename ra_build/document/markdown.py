@@ -494,11 +494,6 @@ _MARKUP = re.compile(r"[\\`*_\[<&!]")
 _INLINE = MarkdownIt("commonmark")
 
 
-def plain_text(content: str, references: dict[str, Any] | None = None) -> str:
-    """The title of a heading's raw inline markdown (`heading_texts`)."""
-    return heading_texts(content, references)[0]
-
-
 def heading_texts(content: str, references: dict[str, Any] | None = None) -> tuple[str, str]:
     """The title of a heading's raw inline markdown, and the text GitHub makes its slug from.
 
@@ -576,5 +571,4 @@ __all__ = [
     "find_headings",
     "heading_texts",
     "line_starts",
-    "plain_text",
 ]

@@ -62,7 +62,7 @@ class ChunkSettings:
     max_chunk_size: int
     chunker: int = CHUNKER_VERSION
     outside_links: bool = False  # the tree's allow_outside_links
-    source: str = "docs"  # the source kind of its markdown: `upstream` in an upstream tree
+    source: SourceKind = "docs"  # the source kind of its markdown: `upstream` in an upstream tree
 
 
 # ── chunk ───────────────────────────────────────────────────────────────────────────────────
@@ -129,8 +129,9 @@ def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: Chunk
     code = kind_for_path(path) == "code" and not looks_binary(data)  # binary is reported as binary
     if code and (why := generated_reason(data)) is not None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", why)
-    source: SourceKind = "upstream" if settings.source == "upstream" else "docs"
-    doc, replaced = chunk_file(tree, path, data, max_chunk_size=settings.max_chunk_size, source_kind=source)
+    doc, replaced = chunk_file(
+        tree, path, data, max_chunk_size=settings.max_chunk_size, source_kind=settings.source
+    )
     if doc is None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", "binary file")
     warnings = list(doc.warnings)
@@ -353,10 +354,7 @@ def nothing_to_retry(layout: Layout, tree: str) -> bool:
 
 
 def _settings_key(settings: ChunkSettings) -> dict[str, object]:
-    key = {name: getattr(settings, name) for name in settings.__dataclass_fields__}
-    if key["source"] == "docs":  # as before the field existed: a docs tree is not parsed again
-        del key["source"]
-    return key
+    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}
 
 
 def _last_settings(layout: Layout, tree: str) -> object:

@@ -48,6 +48,7 @@ from ra_build.pipeline.manifest import manifest_stage
 from ra_build.upstream.cache import manifest_path
 from ra_query.artifacts.paths import VECTORS_META
 from ra_query.errors import RaError
+from ra_query.sources.languages import SourceKind
 
 
 @dataclass
@@ -129,7 +130,7 @@ def make_tasks(
     def task_chunk() -> Iterator[dict[str, Any]]:
         """Parse and chunk new or changed files of each tree into its Parquet tables."""
         for tree in trees:
-            source = "upstream" if tree.upstream else "docs"
+            source: SourceKind = "upstream" if tree.upstream else "docs"
             settings = dataclasses.replace(chunk_settings, outside_links=tree.outside_links, source=source)
             yield _chunk_task(errors, config, tree, layout, settings, file_progress, parse)
 

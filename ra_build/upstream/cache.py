@@ -22,7 +22,7 @@ import orjson
 
 from ra_build.artifacts.atomic import write_if_changed
 
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: which pages the sitemap listed, and when it was read
 _UNSAFE = re.compile(r"[^\w.\-]+")  # what a path segment keeps: letters, digits, _ . -
 
 
@@ -42,6 +42,7 @@ class Page:
     status: str = "new"  # new | ok | not-modified | <why the last attempt failed>
     next_refresh_after: float = 0.0
     title: str = ""
+    from_sitemap: bool = False  # listed by the tree's sitemap, not by its urls
 
 
 @dataclass
@@ -51,6 +52,8 @@ class Manifest:
     tree: str
     pages: dict[str, Page] = field(default_factory=dict)
     synced_at: float = 0.0  # the last sync that reached the network for any page
+    sitemap: str = ""  # the sitemap last read, and when: it is read again when the tree's refresh
+    listed_at: float = 0.0  # has passed, not at every sync (ra mcp syncs every few minutes)
 
     def cached(self) -> list[Page]:
         """The pages whose markdown is in the cache."""
@@ -65,6 +68,8 @@ class Manifest:
             "version": MANIFEST_VERSION,
             "tree": self.tree,
             "synced_at": self.synced_at,
+            "sitemap": self.sitemap,
+            "listed_at": self.listed_at,
             "pages": [asdict(page) for page in sorted(self.pages.values(), key=lambda p: p.url)],
         }
         return orjson.dumps(data, option=orjson.OPT_INDENT_2)
@@ -88,7 +93,13 @@ def read_manifest(cache: Path) -> Manifest:
         if data.get("version") != MANIFEST_VERSION:
             raise ValueError("another manifest version")
         pages = {p["url"]: Page(**p) for p in data["pages"]}
-        return Manifest(cache.name, pages, float(data.get("synced_at", 0.0)))
+        return Manifest(
+            cache.name,
+            pages,
+            float(data.get("synced_at", 0.0)),
+            str(data.get("sitemap", "")),
+            float(data.get("listed_at", 0.0)),
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return Manifest(cache.name)
 

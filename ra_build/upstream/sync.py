@@ -124,12 +124,14 @@ def _sync_tree(tree: TreeConfig, force: bool, notify: Callable[[str], None] | No
         if notify is not None:
             notify(line)
 
-    urls = _listed(tree, manifest, warn)
+    now = time.time()
+    urls = _listed(tree, manifest, warn, force, now)
     report.pages = len(urls)
     paths = unique_paths(urls)
-    now = time.time()
     pages = {url: manifest.pages.get(url) or Page(url, paths[url]) for url in urls}
+    named = set(tree.urls)
     for url, page in pages.items():
+        page.from_sitemap = url not in named
         moved = page.path != paths[url]
         if moved:
             (cache / page.path).unlink(missing_ok=True)
@@ -159,17 +161,24 @@ def _sync_tree(tree: TreeConfig, force: bool, notify: Callable[[str], None] | No
     return report
 
 
-def _listed(tree: TreeConfig, manifest: Manifest, warn: Callable[[str], None]) -> list[str]:
-    """The tree's pages in order: its urls, then the sitemap's that its patterns keep. When the
-    sitemap cannot be read, the pages it listed last time stay."""
+def _listed(
+    tree: TreeConfig, manifest: Manifest, warn: Callable[[str], None], force: bool, now: float
+) -> list[str]:
+    """The tree's pages in order: its urls, then the sitemap's that its patterns keep.
+
+    The sitemap is read when the tree's refresh has passed since it was last read (or `force`,
+    or another sitemap is configured); otherwise, and when it cannot be read, the pages it
+    listed last time stay.
+    """
     urls = list(dict.fromkeys(tree.urls))
     if tree.sitemap:
-        found = _sitemap_urls(tree.sitemap, warn)
+        due = force or manifest.sitemap != tree.sitemap or now >= manifest.listed_at + tree.refresh
+        found = _sitemap_urls(tree.sitemap, warn) if due else None
         if found is None:
-            listed = set(urls)
-            found = [u for u in manifest.pages if u not in listed]
+            found = [url for url, page in manifest.pages.items() if page.from_sitemap]
         else:
-            found = _kept(found, tree.url_include, tree.url_exclude)
+            manifest.sitemap, manifest.listed_at = tree.sitemap, now
+        found = _kept(found, tree.url_include, tree.url_exclude)
         urls += [u for u in dict.fromkeys(found) if u not in set(urls)]
     if len(urls) > MAX_PAGES:
         warn(f"{len(urls)} pages listed — only the first {MAX_PAGES} are kept; narrow include")
