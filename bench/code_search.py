@@ -101,6 +101,14 @@ CORPORA: dict[str, Corpus] = {
         "pallets/click", "2c8cd3ac958a7eb316d67f2d316c27086c4c0369", "python", ("**/*.py", "**/*.md")
     ),
     "cobra": Corpus("spf13/cobra", "adbc8813901bba65827259daa8e22ff94ec1f30e", "go", ("**/*.go", "**/*.md")),
+    # issue 30's sets in Rust, TypeScript and Java, written by an agent that had not read the code
+    "fd": Corpus("sharkdp/fd", "ee20f426ddf338ac7ead5c5f00ea49258005caaf", "rust", ("**/*.rs", "**/*.md")),
+    "got": Corpus(
+        "sindresorhus/got", "d00d845a0b435365ec73ea5a1fca6e17ee677184", "typescript", ("**/*.ts", "**/*.md")
+    ),
+    "gson": Corpus(
+        "google/gson", "9835b6f90192f79cdf5300c528fc6212455fb6c1", "java", ("**/*.java", "**/*.md")
+    ),
 }
 
 
@@ -141,11 +149,16 @@ def check_answers(items: list[dict[str, Any]], corpus: Path) -> list[str]:
 
 
 def _preamble(lines: list[str], start: int) -> int:
-    """How many comment or decorator lines open the definition at line `start`."""
-    count = 0
+    """How many comment, decorator or attribute lines open the definition at line `start` (a Rust
+    `#[arg(` attribute over several lines counts whole)."""
+    count = depth = 0
     for line in lines[start - 1 :]:
-        if not line.lstrip().startswith(("//", "@")):
+        stripped = line.lstrip()
+        if depth == 0 and not stripped.startswith(("//", "@", "#[")):
             break
+        if depth or stripped.startswith("#["):
+            depth += stripped.count("[") + stripped.count("(") - stripped.count("]") - stripped.count(")")
+            depth = max(depth, 0)
         count += 1
     return count
 

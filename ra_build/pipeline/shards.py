@@ -25,6 +25,7 @@ from ra_build.artifacts.segments import read_meta, segment_files
 from ra_build.document.code import identifier_terms
 from ra_query.artifacts.paths import INDEX_META, MANAGED, META_LOCK, WRITER_LOCK
 from ra_query.artifacts.schema import build_schema, join_breadcrumb, register_analyzer
+from ra_query.text.names import chunk_keys
 
 # per shard writer: one thread, so one segment per commit until a commit outgrows the heap
 WRITER_HEAP = 256 * 1024 * 1024
@@ -212,6 +213,9 @@ def documents(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
             "kind": kind or "docs",
             "lang": language or "markdown",
             "symbol": symbol or "",
+            "name": chunk_keys(
+                kind=kind or "docs", depth=depth, symbol=symbol or "", title=title, path=path, slug=slug
+            ),
             "body": body,
             "depth": depth,
             "position": position,

@@ -19,8 +19,8 @@ FORMAT_VERSION: Final = 1
 # Bumped whenever the fields below or their options change; part of the index-content hash.
 # 2: one analyzer name ("ra") whatever the stemmer; 3: the combined `text` field, breadcrumbs
 # stored joined by BREADCRUMB_JOIN; 4: `kind`, `lang` and `symbol` (code trees); 5: STORED_ONLY
-# (`body:` searches `text`)
-SCHEMA_VERSION: Final = 5
+# (`body:` searches `text`); 6: `name`, a chunk's names matched whole (ra_query.text.names)
+SCHEMA_VERSION: Final = 6
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,
@@ -38,6 +38,8 @@ RAW_FIELDS: Final = ("id", "doc_id", "tree", "kind", "lang")
 STORED_ONLY: Final = ("body", "parent_id", "slug", "breadcrumb", "symbol")
 # the raw fields a query filters on (`tree:x`, `kind:code`, `lang:go`): fast, matched whole
 FILTER_FIELDS: Final = ("tree", "kind", "lang")
+# indexed, never stored: the keys a chunk is found under when a query is its name (issue 30)
+NAME_FIELD: Final = "name"
 # the breadcrumb is stored as its parts joined by this (a split is ~10x cheaper than JSON, and a
 # query decodes a hundred breadcrumbs); a part never holds it (`join_breadcrumb`)
 BREADCRUMB_JOIN: Final = "\x1f"
@@ -113,6 +115,7 @@ def build_schema() -> tantivy.Schema:
         builder.add_text_field(name, stored=name in STORED_TEXT, tokenizer_name=ANALYZER)
     for name in STORED_ONLY:
         builder.add_text_field(name, stored=True, tokenizer_name="raw")  # its indexing is dropped below
+    builder.add_text_field(NAME_FIELD, stored=False, tokenizer_name="raw")
     for name in INT_FIELDS:
         builder.add_integer_field(name, stored=True, indexed=name == "depth", fast=True)
     return _stored_only(builder.build(), STORED_ONLY)

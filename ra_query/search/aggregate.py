@@ -14,6 +14,8 @@ Sibling merge
     only child by its parent, which is no aggregation at all).
     *Decision*: should the children of one parent disagree on `sibling_count` (a corrupt index),
     the largest value is used, so bad data makes merging harder, never easier.
+    Children one of which the query named (`named`: `Installation` is its heading) do not merge:
+    the named chunk is the answer, not the section around it.
 
 Score and constituents
     An aggregated result's score is the root-sum-square of its constituents' scores. If the
@@ -69,7 +71,7 @@ Code
     goes when it is a file's node (its outline names every definition in it) or scored below
     the inner one, and stays beside it when it scored as high (a class's chunk is its own part —
     signature, docstring, fields — which its methods do not repeat) — the reverse of the
-    ancestor dedup above.
+    ancestor dedup above. A file's node the query named (`named`: `cli.py`) stays too.
 
 `aggregation=False` skips aggregation and dedup: the candidates become plain results.
 """
@@ -98,6 +100,7 @@ class Candidate(NamedTuple):
     sibling_count: int  # children of its parent, itself included
     score: float
     code: bool = False  # a chunk of a code file (see "Code" in the module's docstring)
+    named: bool = False  # the query is its name (ra_query.search.named): a file's node stays
 
 
 class Result(NamedTuple):
@@ -206,6 +209,8 @@ def aggregate(cands: Sequence[Candidate], *, threshold: float, lookup: ParentLoo
             children = groups[parent_id]
             if len(children) < 2 or parent_id in children or active[children[0]].record.code:
                 continue
+            if any(active[c].record.named for c in children):
+                continue  # the query named one of them: it is the answer, not its section
             child_count = max(active[c].record.sibling_count for c in children)
             if child_count < 1 or len(children) / child_count < threshold:
                 continue
@@ -261,9 +266,9 @@ def _without_nested(active: dict[str, _Node], records: _Records) -> list[str]:
                 ancestor = active[parent_id].record
                 if not ancestor.code:
                     nested = True
-                elif ancestor.depth == 0 or ancestor.score < node.record.score:
+                elif (ancestor.depth == 0 and not ancestor.named) or ancestor.score < node.record.score:
                     outer_code.add(parent_id)  # a code file's node (its outline names what matched),
-                    # or a class that matched less than its member
+                    # unless the query named the file, or a class that matched less than its member
                 break
             if current.depth - 1 <= shallowest:
                 break

@@ -29,7 +29,9 @@ from ra_query.artifacts.store import Store
 from ra_query.errors import ArtifactError, InputError, QuerySyntaxError
 from ra_query.search.aggregate import Candidate, PipelineTrace, Result, pipeline
 from ra_query.search.compile import Compiler, tree_filter
+from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K
+from ra_query.search.named import named_first
 from ra_query.search.syntax import MAX_DEPTH, Node, parse_query, read_query, render
 
 if TYPE_CHECKING:
@@ -44,6 +46,9 @@ DEFAULT_PHRASE_BOOST = 0.2
 # their docs (bench/code_search.py, docs/code.md)
 DEFAULT_TEST_WEIGHT = 0.5
 DEFAULT_CODE_BOOST = 1.25
+# evidence from a definition's file and from the docs that name it (ra_query.search.evidence)
+DEFAULT_FILE_WEIGHT = 0.0
+DEFAULT_DOCS_WEIGHT = 0.0
 # a test file, by the conventions of the languages ra chunks as code
 _TEST_PATH = re.compile(
     r"(?:^|/)(?:tests?|__tests__|testdata|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|_spec\.rb$|"
@@ -89,6 +94,8 @@ class SearchParams(NamedTuple):
     semantic_asked: bool = False  # the caller asked for hybrid: say so when it cannot be had
     test_weight: float = DEFAULT_TEST_WEIGHT  # a test file's code chunks: their score times this
     code_boost: float = DEFAULT_CODE_BOOST  # code chunks' score times this (matters beside docs)
+    file_weight: float = DEFAULT_FILE_WEIGHT  # a definition's file's own match lends it this share
+    docs_weight: float = DEFAULT_DOCS_WEIGHT  # a docs chunk naming a definition lends it this share
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "SearchParams":
@@ -132,6 +139,8 @@ def _setting_problem(name: str, value: object) -> str | None:
         "semantic_weight": (0, 1, False),
         "test_weight": (0, 1, False),
         "code_boost": (0, 1000, False),
+        "file_weight": (0, 1000, False),
+        "docs_weight": (0, 1000, False),
     }
     if name in ranges:
         low, high, whole = ranges[name]
@@ -199,6 +208,7 @@ class _Run:
         self.records: dict[str, ChunkRecord] = {}
         self.sections: dict[str, tuple[ChunkRecord, ...]] = {}
         self.shown: dict[str, Shown] = {}
+        self.named: frozenset[str] = frozenset()  # the chunks the query is the name of
 
     def compiler(self, *, fuzzy: bool = False, relax: bool = False) -> Compiler:
         return Compiler(
@@ -272,6 +282,9 @@ class _Run:
         """The pipeline's show step (`_shown`); remembers how each result is shown."""
         shown = _shown(self, results, found)
         self.shown = {s.id: s for s in shown}
+        if self.named:  # what the query names stays first, above a section many matches merged into
+            # (a named page with no text of its own is shown as the section under its title)
+            shown.sort(key=lambda s: s.id not in self.named and s.record.parent_id not in self.named)
         return [s.result for s in shown]
 
     def section(self, record: ChunkRecord) -> tuple[ChunkRecord, ...]:
@@ -303,6 +316,8 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
     run = _Run(store, params)
     explain: list[str] = []
     relaxed = fuzzy = False
+    compiled: tantivy.Query | None = None
+    named: tuple[str, ...] = ()
     query_text, cut_note = _first_words(text)
     if params.raw:
         found, total = _raw_candidates(run, store, query_text, params)
@@ -338,16 +353,36 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
                 found, total = run.candidates(fuzzy_query)
                 fuzzy = bool(found)
                 relaxed = fuzzy and compiler.required and not params.strict
+    if not params.raw and compiled is not None and (params.file_weight > 0 or params.docs_weight > 0):
+        evidence = Evidence(run.searcher, store.index.schema, run.filters(), run.boost)
+        found = evidence.docs(evidence.files(compiled, found, params.file_weight), params.docs_weight)
+        found = found[: params.candidate_limit]
+        run.records.update((record.id, record) for record, _ in found)
     fused: dict[str, Fused] = {}
     if hybrid_on:
         found, fused, hybrid_note = _hybrid(run, node, found, relaxed, meaning, fused_limit)
         note = _also(note, hybrid_note) if hybrid_note else note
+    if not params.raw and meaning is None:
+        found, named = named_first(
+            run.searcher,
+            store.index.schema,
+            query_text,
+            found,
+            ranked=compiled,
+            filters=run.filters(),
+            boost=run.boost,
+        )
+        if named:
+            run.named = frozenset(named)
+            explain.append("named: " + " ".join(named))
+            run.records.update((record.id, record) for record, _ in found[: len(named)])
+            total = max(total, len(named))
     explain.append(
         f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
         f"{params.aggregation_threshold} cutoff_ratio={params.cutoff_ratio} limit={params.limit}"
         f" aggregation={'on' if params.aggregation else 'off'} fuzzy_distance={params.fuzzy_distance}"
     )
-    trace = _pipeline(run, found, params)
+    trace = _pipeline(run, found, params, named)
     explain.append(
         f"counts: matches={total} "
         + " ".join(f"{name}={count}" for name, count in trace.stages())
@@ -665,12 +700,15 @@ def _raw_query(store: Store, text: str, params: SearchParams) -> "tantivy.Query"
         ) from None
 
 
-def _pipeline(run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchParams) -> PipelineTrace:
+def _pipeline(
+    run: _Run, found: list[tuple[ChunkRecord, float]], params: SearchParams, named: tuple[str, ...] = ()
+) -> PipelineTrace:
     # a chunk that scored nothing matched only a filter (tree:): as an ancestor in aggregation it
     # would hide the chunks below it that matched, and the elbow cuts it anyway
     found = [(record, score) for record, score in found if score > 0]
     cands = [
-        Candidate(r.id, r.parent_id, r.depth, r.sibling_count, score, r.kind == "code") for r, score in found
+        Candidate(r.id, r.parent_id, r.depth, r.sibling_count, score, r.kind == "code", r.id in named)
+        for r, score in found
     ]
     return pipeline(
         cands,

@@ -1,0 +1,275 @@
+"""Names first (issue 30): a query that is a definition's, a file's, a page's or a heading's name
+returns it first, ahead of longer names that hold it — by every interface."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ra_query.text.names import chunk_keys, forms, is_identifier, query_keys, symbol_keys
+from tests.conftest import BIN, Run, build, run_cmd
+
+CLIENT = textwrap.dedent(
+    '''\
+    """The client: requests, redirects and content encoding."""
+
+
+    def encode_response(content, content_type):
+        """Encode the content of a response: encode content, encode content again."""
+        return encode_content(content) + encode_content(content_type)
+
+
+    def encode_content(content):
+        """Bytes of the request body."""
+        return bytes(content)
+
+
+    class BaseClient:
+        def _redirect_method(self, request):
+            """The method a redirect uses."""
+            return request.method
+
+        def decode(self, data):
+            return data
+
+
+    def decode_r(data):
+        return data
+
+
+    class Decoder:
+        def decode(self, data):
+            """decode decode decode: the bytes as text."""
+            return data.decode()
+    '''
+)
+TEST_CLIENT = textwrap.dedent(
+    """\
+    from client import encode_content
+
+
+    def encode_content_test():
+        assert encode_content(b"x") == encode_content(b"x")
+    """
+)
+
+
+def _page(title: str, body: str) -> str:
+    return f"# {title}\n\n> {body}\n\n- Run it:\n\n`{title} {{{{arg}}}}`\n"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A code tree and a folder of command pages, built once."""
+    root = tmp_path_factory.mktemp("named")
+    home = root / "home"
+    home.mkdir()
+    kb = root / "kb"
+    (kb / "src").mkdir(parents=True)
+    (kb / "tests").mkdir()
+    (kb / "pages").mkdir()
+    (kb / "src" / "client.py").write_text(CLIENT, encoding="utf-8")
+    (kb / "tests" / "test_client.py").write_text(TEST_CLIENT, encoding="utf-8")
+    pages = {
+        "ssh": "Secure Shell is a protocol used to log in to remote systems.",
+        "ssh-add": "Add ssh keys to the ssh agent; ssh ssh ssh.",
+        "ssh-keygen": "Generate ssh keys for ssh authentication and ssh.",
+        "tailscale ssh": "ssh to a tailscale machine with tailscale ssh.",
+        "git commit": "Commit files to the repository.",
+        "git commits-since": "List git commit entries since a date: git commit git commit.",
+    }
+    for title, body in pages.items():
+        (kb / "pages" / f"{title.replace(' ', '-')}.md").write_text(_page(title, body), encoding="utf-8")
+    (kb / "pages" / "guide.md").write_text(
+        "# Guide\n\n## Installation\n\nInstall it with pip; installation takes a minute.\n\n"
+        "## Usage\n\nInstallation done, run it: the installation of plugins is below.\n\n"
+        "## EncodeContent\n\nHow the client encodes content: encode content, EncodeContent.\n",
+        encoding="utf-8",
+    )
+    (kb / ".ra.toml").write_text(
+        'root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n', encoding="utf-8"
+    )
+    build(kb, home)
+    return kb, home
+
+
+def _ids(project: tuple[Path, Path], *args: str, program: str = "ra") -> list[str]:
+    kb, home = project
+    extra = ("--artifacts", str(kb / ".ra")) if program == "ra-query" else ()
+    run: Run = run_cmd(program, *extra, "search", "--json", *args, cwd=kb, home=home)
+    assert run.code == 0, run.err
+    return [r["id"] for q in json.loads(run.out)["queries"] for r in q["results"]]
+
+
+# ── keys ──────────────────────────────────────────────────────────────────────────────────────
+
+
+def test_a_name_has_its_lowercased_form_and_its_letters_and_digits_alone() -> None:
+    assert forms("Encode_Content") == ["encode_content", "encodecontent"]
+    assert forms("git  commit") == ["git commit", "gitcommit"]
+    assert forms("ssh") == ["ssh"]
+
+
+def test_a_definition_is_found_under_its_qualified_name_and_every_shorter_suffix() -> None:
+    keys = symbol_keys("Outer.Inner.run")
+    assert {"outer.inner.run", "inner.run", "run"} <= set(keys)
+    assert "outerinnerrun" in keys
+
+
+def test_rust_and_cpp_separators_name_the_same_parts_as_dots() -> None:
+    full, exact, loose = query_keys("Opts::max_depth")[0].levels
+    assert (full, exact) == (["==Opts.max_depth"], ["=Opts.max_depth"])
+    assert "opts.max_depth" in loose
+    assert "opts.max_depth" in symbol_keys("Opts.max_depth")
+
+
+def test_a_file_is_named_by_its_path_and_its_file_name_and_a_page_by_its_title_too() -> None:
+    keys = chunk_keys(kind="docs", depth=0, symbol="", title="Git Commit", path="pages/git-commit.md")
+    assert {"pages/git-commit.md", "git-commit.md", "git commit"} <= set(keys)
+
+
+def test_a_code_block_that_names_nothing_has_no_key() -> None:
+    assert chunk_keys(kind="code", depth=1, symbol="", title="x = 1", path="a.py") == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["title:ssh", "ssh -agent", "ssh OR scp", "(ssh)", "a b c d e f g h", "x" * 200],
+)
+def test_a_query_in_the_query_language_or_a_long_one_is_not_a_name(query: str) -> None:
+    assert query_keys(query) == []
+
+
+@pytest.mark.parametrize(
+    "query", ["`encode_content`", "encode_content()", "  encode_content  ", '"encode_content"']
+)
+def test_quotes_a_call_and_spaces_around_a_name_are_looked_through(query: str) -> None:
+    assert query_keys(query)[0].levels[-1][0] == "encode_content"
+
+
+def test_an_options_name_is_a_name() -> None:
+    assert query_keys("--max-depth")[0].levels[-1] == ["--max-depth", "maxdepth"]
+
+
+_IDENTIFIER = st.from_regex(
+    r"[A-Za-z_][A-Za-z0-9_]{0,12}(\.[A-Za-z_][A-Za-z0-9_]{0,12}){0,3}", fullmatch=True
+)
+
+
+@given(_IDENTIFIER)
+def test_a_definitions_name_as_written_and_its_last_part_find_its_keys(symbol: str) -> None:
+    keys = set(chunk_keys(kind="code", depth=1, symbol=symbol, title="", path="a.py"))
+    for level in query_keys(symbol)[0].levels:
+        assert set(level) <= keys
+    for level in query_keys(symbol.rsplit(".", 1)[-1])[0].levels[-2:]:  # exact and loose
+        assert set(level) <= keys
+
+
+@given(st.text(max_size=300))
+def test_any_text_gives_query_keys_without_falling_over(text: str) -> None:
+    for tier in query_keys(text):
+        assert tier.levels and all(key for level in tier.levels for key in level)
+
+
+# ── searching ─────────────────────────────────────────────────────────────────────────────────
+
+
+def test_a_definitions_name_puts_it_first_ahead_of_a_longer_name_that_uses_it(
+    project: tuple[Path, Path],
+) -> None:
+    assert _ids(project, "encode_content")[0] == "kb:src/client.py#encode_content"
+
+
+def test_a_definitions_name_as_written_with_its_class_puts_it_first(project: tuple[Path, Path]) -> None:
+    assert _ids(project, "BaseClient._redirect_method")[0] == "kb:src/client.py#BaseClient._redirect_method"
+
+
+def test_the_bare_last_part_of_a_name_finds_the_definition(project: tuple[Path, Path]) -> None:
+    assert _ids(project, "_redirect_method")[0] == "kb:src/client.py#BaseClient._redirect_method"
+
+
+def test_a_name_in_another_spelling_finds_the_definition(project: tuple[Path, Path]) -> None:
+    assert _ids(project, "EncodeContent")[0] == "kb:src/client.py#encode_content"
+
+
+def test_a_bare_name_several_classes_define_lists_their_definitions_first(project: tuple[Path, Path]) -> None:
+    assert set(_ids(project, "decode")[:2]) == {
+        "kb:src/client.py#BaseClient.decode",
+        "kb:src/client.py#Decoder.decode",
+    }
+
+
+def test_a_name_typed_exactly_comes_before_the_names_it_only_resembles(project: tuple[Path, Path]) -> None:
+    assert _ids(project, "Decoder")[0] == "kb:src/client.py#Decoder"
+    assert _ids(project, "decoder")[0] == "kb:src/client.py#Decoder"
+    assert _ids(project, "decode_r")[0] == "kb:src/client.py#decode_r"
+
+
+def test_a_definition_comes_before_a_heading_of_its_name_when_typed_as_written(
+    project: tuple[Path, Path],
+) -> None:
+    assert _ids(project, "encode_content")[0] == "kb:src/client.py#encode_content"
+    assert "kb:pages/guide.md#encodecontent" in _ids(project, "EncodeContent")[:3]
+
+
+@pytest.mark.parametrize(
+    "text", ["encode_content", "openStore", "Client.send", "Opts::max_depth", "run()", "x->y"]
+)
+def test_a_name_spelt_like_code_is_an_identifier(text: str) -> None:
+    assert is_identifier(text)
+
+
+@pytest.mark.parametrize("text", ["ssh", "Installation", "git commit", "HTTP", "ssh-add", "Go"])
+def test_a_word_or_a_command_is_not_an_identifier(text: str) -> None:
+    assert not is_identifier(text)
+
+
+def test_a_name_finds_the_code_before_the_test_that_calls_it(project: tuple[Path, Path]) -> None:
+    found = _ids(project, "encode_content")
+    assert found.index("kb:src/client.py#encode_content") == 0
+
+
+def test_a_command_name_puts_its_page_first_ahead_of_pages_named_after_it(project: tuple[Path, Path]) -> None:
+    assert _ids(project, "ssh")[0].startswith("kb:pages/ssh.md")  # the page, or its h1's section
+    assert _ids(project, "git commit")[0].startswith("kb:pages/git-commit.md")
+
+
+def test_a_headings_title_puts_that_section_first(project: tuple[Path, Path]) -> None:
+    assert _ids(project, "Installation")[0] == "kb:pages/guide.md#installation"
+
+
+def test_a_file_name_puts_the_files_outline_first(project: tuple[Path, Path]) -> None:
+    assert _ids(project, "client.py")[0] == "kb:src/client.py"
+
+
+def test_names_come_first_in_ra_query_too(project: tuple[Path, Path]) -> None:
+    assert _ids(project, "ssh", program="ra-query")[0].startswith("kb:pages/ssh.md")
+    assert _ids(project, "encode_content", program="ra-query")[0] == "kb:src/client.py#encode_content"
+
+
+def test_a_name_still_obeys_the_kind_filter(project: tuple[Path, Path]) -> None:
+    found = _ids(project, "--kind", "code", "ssh", "encode_content")
+    assert found[0] == "kb:src/client.py#encode_content"
+    assert not any(i.startswith("kb:pages/") for i in found)
+
+
+def test_explain_lists_the_named_chunks(project: tuple[Path, Path]) -> None:
+    kb, home = project
+    run = run_cmd("ra", "search", "--explain", "ssh", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    assert "named: kb:pages/ssh.md" in run.out + run.err
+
+
+def test_names_come_first_over_mcp(project: tuple[Path, Path]) -> None:
+    from tests.test_mcp import serve
+
+    kb, home = project
+    with serve([str(BIN / "ra-query"), "--artifacts", str(kb / ".ra"), "mcp"], kb, home) as server:
+        found = server.ok("search", {"queries": ["ssh", "encode_content"]})
+    firsts = [q["results"][0]["id"] for q in found["queries"]]
+    assert firsts[0].startswith("kb:pages/ssh.md") and firsts[1] == "kb:src/client.py#encode_content"
