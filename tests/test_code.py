@@ -451,8 +451,7 @@ def test_definitions_nested_thousands_deep_are_chunked_without_falling_over() ->
     source = "".join(f"namespace n{i} {{\n" for i in range(3000)) + "int f() { return 1; }\n" + "}\n" * 3000
     chunks = chunks_of("deep.cpp", source)
     assert max(c.depth for c in chunks.values()) <= MAX_NESTING + 2
-    deepest = max(chunks.values(), key=lambda c: c.depth)
-    assert "int f() { return 1; }" in deepest.body
+    assert any("int f() { return 1; }" in c.body for c in chunks.values())
 
 
 def test_a_code_result_shows_its_file_and_lines_in_its_breadcrumb(repo: Path, home: Path) -> None:

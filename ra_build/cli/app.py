@@ -153,7 +153,13 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or c
         )
     config = load_config(require_paths=False)
     tree, rel = _locate(file.resolve(), config)
-    doc, _ = chunk_file(tree, rel, data, max_chunk_size=config.settings.max_chunk_size)
+    doc, _ = chunk_file(
+        tree,
+        rel,
+        data,
+        max_chunk_size=config.settings.max_chunk_size,
+        code_chunk_size=config.settings.code_chunk_size,
+    )
     assert doc is not None  # not binary: looked at above
     from ra_query.text.textsafe import printable
 

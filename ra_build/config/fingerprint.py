@@ -18,11 +18,13 @@ from ra_query.artifacts.schema import SCHEMA_VERSION
 
 # bumped when chunking output changes for the same input and settings
 CHUNKER_VERSION = (
-    6  # 2: chunk tables sharded by path; 3: github-slugger slugs, markdown-it titles, deep nests;
+    # 2: chunk tables sharded by path; 3: github-slugger slugs, markdown-it titles, deep nests;
     # 4: `#` and `%` escaped in ids, one U+FFFD per undecodable byte (ranges slice the file);
     # 5: code files chunked by tree-sitter; kind, language and symbol columns;
     # 6: slugs of the heading's rendered text, as GitHub makes them (line breaks, images and
-    # inline HTML add nothing; leading, trailing and repeated hyphens stay)
+    # inline HTML add nothing; leading, trailing and repeated hyphens stay); 7: a code definition
+    # over `code_chunk_size` bytes cut at its syntax into parts titled by their first line
+    7
 )
 
 
@@ -43,6 +45,7 @@ def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
         "gitignore": tree.gitignore,
         "max_file_size": config.settings.max_file_size,
         "max_chunk_size": config.settings.max_chunk_size,
+        "code_chunk_size": config.settings.code_chunk_size,
         "chunker": CHUNKER_VERSION,
         "grammars": grammar_versions(),  # a grammar upgrade re-chunks the code
         "upstream": tree.upstream,  # the source kind of its chunks

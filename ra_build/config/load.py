@@ -85,6 +85,7 @@ KEYS: tuple[Key, ...] = (
     Key("settings", "default_limit", int, "default_limit", _between(1, 1000)),
     Key("settings", "local_boost", float, "local_boost", _positive),
     Key("settings", "max_chunk_size", int, "max_chunk_size", _at_least(1)),
+    Key("settings", "code_chunk_size", int, "code_chunk_size", _at_least(100)),
     Key("settings", "min_chunk_size", int, "min_chunk_size", _at_least(0)),
     Key("settings", "max_file_size", int, "max_file_size", _at_least(1)),
     Key("settings", "chunk_at_headings", bool, ""),

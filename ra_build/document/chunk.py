@@ -20,7 +20,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ra_build.document.code import CodeNode, Lines, UniqueNames, code_nodes, grammar_of, parse_code
+from ra_build.document.code import (
+    DEFAULT_CODE_CHUNK,
+    CodeNode,
+    Lines,
+    UniqueNames,
+    code_nodes,
+    grammar_of,
+    parse_code,
+)
 from ra_build.document.frontmatter import NO_FRONTMATTER, Frontmatter, parse_frontmatter
 from ra_build.document.markdown import UTF8_BOM, Heading, decode, file_bytes, find_headings
 from ra_build.document.memo import TextMemo
@@ -166,11 +174,13 @@ def chunk_file(
     *,
     max_chunk_size: int = DEFAULT_MAX_CHUNK,
     source_kind: SourceKind = "docs",
+    code_chunk_size: int = DEFAULT_CODE_CHUNK,
 ) -> tuple[Document | None, bool]:
     """The chunk tree of a file's bytes as a build makes it, or None for a binary file; and
     whether undecodable bytes were replaced (one U+FFFD each: the ranges still slice the file).
-    A code definition longer than `max_chunk_size` characters is cut into parts. `source_kind`
-    is the source kind of a markdown or text file's chunks: `upstream` in an upstream tree."""
+    A code definition longer than `code_chunk_size` bytes (or `max_chunk_size`) is cut into
+    parts. `source_kind` is the source kind of a markdown or text file's chunks: `upstream` in an
+    upstream tree."""
     if looks_binary(data):
         return None, False
     text, replaced = decode(data)
@@ -178,7 +188,7 @@ def chunk_file(
     byte_length = file_bytes(data) if replaced else None
     doc = chunk_document(
         tree, path, text, size=len(data), byte_offset=bom, byte_length=byte_length,
-        max_chunk_size=max_chunk_size, source_kind=source_kind,
+        max_chunk_size=max_chunk_size, source_kind=source_kind, code_chunk_size=code_chunk_size,
     )  # fmt: skip
     return doc, replaced
 
@@ -195,6 +205,7 @@ def chunk_document(
     count_tokens: Callable[[str], int] = _count_tokens,
     max_chunk_size: int = DEFAULT_MAX_CHUNK,
     source_kind: SourceKind = "docs",
+    code_chunk_size: int = DEFAULT_CODE_CHUNK,
 ) -> Document:
     """Split a document into its chunk tree.
 
@@ -210,6 +221,7 @@ def chunk_document(
             decoding replaced bytes); by default the length of its UTF-8 form.
         count_tokens: the token counter (cl100k_base by default).
         max_chunk_size: a code definition longer than this (characters) is cut into parts.
+        code_chunk_size: a code chunk's budget in bytes: a longer definition is cut into parts.
         source_kind: the source kind of a markdown or text document's chunks (`docs`, `upstream`).
 
     Returns:
@@ -222,7 +234,7 @@ def chunk_document(
         # cost a tenth of code chunking and saved nothing
         return chunk_code(
             tree, path, text, language_of(path), size=size, byte_offset=byte_offset, byte_length=byte_length,
-            count_tokens=count_tokens, max_chunk_size=max_chunk_size,
+            count_tokens=count_tokens, max_chunk_size=max_chunk_size, budget=code_chunk_size,
         )  # fmt: skip
     counter = _remembered_count if count_tokens is _count_tokens else count_tokens
     if kind == "markdown":
@@ -293,13 +305,14 @@ def chunk_code(
     byte_length: Callable[[int, int], int] | None,
     count_tokens: Callable[[str], int],
     max_chunk_size: int,
+    budget: int = DEFAULT_CODE_CHUNK,
 ) -> Document:
     """The chunk tree of a code file (ra_build.document.code): a document node with the file's
     header and outline, a node per definition, members under their class."""
     encoded = text.encode("utf-8", "surrogatepass")
     parsed = parse_code(encoded, grammar_of(path, language))
     lines = Lines(encoded)
-    nodes = code_nodes(path, encoded, parsed, max_chunk_size, lines)
+    nodes = code_nodes(path, encoded, parsed, max_chunk_size, lines, budget)
     doc_id = doc_id_of(tree, path)
     ids = [doc_id if n.depth == 0 else f"{doc_id}#{n.slug}" for n in nodes]
     children = [0] * len(nodes)

@@ -39,7 +39,7 @@ from ra_build.artifacts.tables import (
 from ra_build.config.fingerprint import CHUNKER_VERSION
 from ra_build.config.model import TreeConfig
 from ra_build.document.chunk import Document, chunk_file, kind_for_path
-from ra_build.document.code import generated_reason
+from ra_build.document.code import DEFAULT_CODE_CHUNK, generated_reason
 from ra_build.pipeline.discover import read_snapshot
 from ra_build.pipeline.workers import worker_init
 from ra_query.sources.languages import SourceKind
@@ -60,6 +60,7 @@ class ChunkSettings:
 
     max_file_size: int
     max_chunk_size: int
+    code_chunk_size: int = DEFAULT_CODE_CHUNK
     chunker: int = CHUNKER_VERSION
     outside_links: bool = False  # the tree's allow_outside_links
     source: SourceKind = "docs"  # the source kind of its markdown: `upstream` in an upstream tree
@@ -130,8 +131,9 @@ def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: Chunk
     if code and (why := generated_reason(data)) is not None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", why)
     doc, replaced = chunk_file(
-        tree, path, data, max_chunk_size=settings.max_chunk_size, source_kind=settings.source
-    )
+        tree, path, data, max_chunk_size=settings.max_chunk_size, source_kind=settings.source,
+        code_chunk_size=settings.code_chunk_size,
+    )  # fmt: skip
     if doc is None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", "binary file")
     warnings = list(doc.warnings)

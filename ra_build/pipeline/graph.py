@@ -120,7 +120,9 @@ def make_tasks(
     errors = errors if errors is not None else StageErrors()
     trees = list(config.trees.values())
     names = [t.name for t in trees]
-    chunk_settings = ChunkSettings(config.settings.max_file_size, config.settings.max_chunk_size)
+    chunk_settings = ChunkSettings(
+        config.settings.max_file_size, config.settings.max_chunk_size, config.settings.code_chunk_size
+    )
 
     def task_discover() -> Iterator[dict[str, Any]]:
         """Walk each tree; snapshot path, size and mtime of every matching file."""

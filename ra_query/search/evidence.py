@@ -9,9 +9,11 @@ the user's words often matches a docs section that names the identifiers that do
 their evidence to definitions:
 
 - **files** (`file_weight`): the query's words are searched in the code files' own chunks as
-  well; a definition in one of the best `FILES` files has its score multiplied by
-  `1 + file_weight × (its file's score / the best file's)`; the best definitions of the best
-  `PULLED` files join the candidates when the search had not reached them.
+  well; a code chunk in one of the best `FILES` files has its score multiplied by
+  `1 + file_weight × (its file's score / the best file's)`, and then the code's scores are scaled
+  back so that the best of them is what it was: the code's order changes, not its standing
+  beside the docs. (Letting the best files' best definitions join the candidates, and not
+  scaling back, both measured worse.)
 - **docs** (`docs_weight`): the identifiers in code spans (`` `x` ``) of the best `DOCS` docs
   candidates are looked up by name (ra_query.text.names) among the definitions; each found one
   gains `docs_weight × that docs chunk's score`, and joins the candidates if it was not one.
@@ -32,8 +34,6 @@ if TYPE_CHECKING:
     import tantivy
 
 FILES = 10  # the best code files by their own chunk's score
-PULLED = 3  # the files whose best definitions join the candidates
-PULLED_EACH = 2  # … that many definitions of each
 DOCS = 5  # the best docs candidates whose code spans lend evidence
 SPANS = 8  # the most identifiers one docs chunk lends to
 PER_NAME = 3  # the most definitions one identifier reaches
@@ -83,18 +83,17 @@ class Evidence:
         files = self._search(ranked, code, top_level, limit=FILES)
         if not files:
             return found
-        best = files[0][1] or 1.0
+        best = max(score for _, score in files) or 1.0
         share = {record.doc_id: score / best for record, score in files}
-        out = {record.id: (record, score) for record, score in found}
-        for record, _ in files[:PULLED]:  # the best definitions of the best files
-            within = tantivy.Query.term_query(self.schema, "doc_id", record.doc_id)
-            deeper = tantivy.Query.range_query(self.schema, "depth", tantivy.FieldType.Integer, 1, 1_000)
-            for pulled, score in self._search(ranked, within, deeper, limit=PULLED_EACH):
-                out.setdefault(pulled.id, (pulled, score))
         weighed = [
-            (record, score * (1.0 + weight * share.get(record.doc_id, 0.0)) if record.depth > 0 else score)
-            for record, score in out.values()
+            (record, score * (1.0 + weight * share.get(record.doc_id, 0.0)) if record.kind == "code" else score)
+            for record, score in found
         ]
+        # the code keeps its standing beside the docs (its best score stays): only its order changes
+        before = max((score for record, score in found if record.kind == "code"), default=0.0)
+        after = max((score for record, score in weighed if record.kind == "code"), default=0.0)
+        if after > 0:
+            weighed = [(r, s * before / after if r.kind == "code" else s) for r, s in weighed]
         weighed.sort(key=lambda pair: (-pair[1], pair[0].id))
         return weighed
 

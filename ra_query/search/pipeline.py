@@ -72,6 +72,15 @@ def is_test_path(path: str) -> bool:
     return _TEST_PATH.search(path) is not None
 
 
+def is_test_symbol(symbol: str) -> bool:
+    """Whether a definition named `symbol` is test code in a source file: inside a test module
+    (Rust's `mod tests`, `mod fmt_tests`), or a `test_…` function."""
+    parts = symbol.split(".")
+    inside = any(p in ("tests", "test") or p.endswith(("_tests", "_test")) for p in parts[:-1])
+    last = parts[-1]
+    return inside or last == "tests" or last.endswith("_tests") or last.startswith("test_")
+
+
 class SearchParams(NamedTuple):
     """Everything that shapes a search; defaults are DECISIONS 16–19's."""
 
@@ -239,13 +248,13 @@ class _Run:
     def boost(self, record: ChunkRecord) -> float:
         """What a chunk's score is multiplied by: `local_boost` outside the global trees;
         `code_boost` for code, which an agent asking how something is done wants before the
-        prose about it; and `test_weight` for the code of a test file (the code that does
-        something before the tests that call it)."""
+        prose about it; and `test_weight` for the code of a test file or of a test module in a
+        source file (the code that does something before the tests that call it)."""
         params = self.params
         boost = 1.0 if record.tree in params.global_trees else params.local_boost
         if record.kind == "code":
             boost *= params.code_boost
-            if params.test_weight != 1.0 and is_test_path(record.path):
+            if params.test_weight != 1.0 and (is_test_path(record.path) or is_test_symbol(record.symbol)):
                 boost *= params.test_weight
         return boost
 

@@ -1,0 +1,170 @@
+"""Code chunks sized to be read (issue 30): a definition over the budget is cut at its syntax's
+children into parts, each carrying its definition's signature; test modules inside source files
+weigh as tests."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ra_build.document.chunk import Chunk, chunk_file
+from ra_build.document.code import DEFAULT_CODE_CHUNK as CHUNK_BUDGET
+from ra_query.search.pipeline import is_test_symbol
+from ra_query.text.names import chunk_keys
+from tests.conftest import build, run_cmd
+
+
+def chunks_of(path: str, text: str) -> list[Chunk]:
+    doc, _ = chunk_file("src", path, text.encode())
+    assert doc is not None
+    return list(doc.chunks)
+
+
+def _field(k: int) -> str:
+    return (
+        f"    /// The option number {k}: what it does, said at some length so that a field\n"
+        f"    /// with its doc comment and its attribute is a few hundred bytes long.\n"
+        f'    #[arg(long = "option-{k}", value_name = "VALUE{k}", help = "sets option {k}")]\n'
+        f"    pub option_{k}: Option<usize>,\n"
+    )
+
+
+OPTS = "/// Every option.\npub struct Opts {\n" + "\n".join(_field(k) for k in range(40)) + "}\n"
+
+
+def test_a_definition_over_the_budget_is_cut_into_parts_within_it() -> None:
+    chunks = chunks_of("cli.rs", OPTS)
+    code = [c for c in chunks if c.depth > 0]
+    assert len(code) > 1
+    assert all(len(c.body.encode()) <= CHUNK_BUDGET or "\n" not in c.body for c in code)
+
+
+def test_parts_are_children_of_their_definition_and_carry_its_signature() -> None:
+    chunks = {c.slug: c for c in chunks_of("cli.rs", OPTS)}
+    first, second = chunks["Opts"], chunks["Opts.2"]
+    assert second.parent_id == first.id
+    assert second.title.startswith("pub struct Opts (part 2: pub option_")
+    assert second.breadcrumb[-2:] == ("Opts", "part 2")
+    assert second.symbol == "Opts"
+
+
+def test_a_field_is_never_cut_from_its_doc_comment_or_attribute() -> None:
+    for chunk in chunks_of("cli.rs", OPTS)[1:]:
+        lines = chunk.body.splitlines()
+        if chunk.slug != "Opts":
+            assert lines[0].lstrip().startswith("/// The option number"), chunk.slug
+        assert lines[-1].strip() in ("}", "") or lines[-1].strip().startswith("pub option_"), chunk.slug
+
+
+def test_the_parts_cover_the_definition_in_order() -> None:
+    chunks = [c for c in chunks_of("cli.rs", OPTS) if c.depth > 0]
+    text = OPTS.encode()
+    assert chunks[0].byte_start == 0 and chunks[-1].byte_end == len(text.rstrip())
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        assert text[before.byte_end : after.byte_start].strip() == b""
+
+
+def test_closing_brackets_end_the_last_part_not_a_part_of_their_own() -> None:
+    assert chunks_of("cli.rs", OPTS)[-1].body.rstrip().endswith("pub option_39: Option<usize>,\n}")
+
+
+def test_a_long_function_is_cut_between_its_statements_and_a_switch_between_its_cases() -> None:
+    cases = "\n".join(f'\tcase "opt{k}":\n\t\topts.Value{k} = next(args)\n\t\tcount += {k}' for k in range(120))
+    source = f"package a\n\nfunc parseOptions(args []string) {{\n\tswitch arg {{\n{cases}\n\t}}\n}}\n"
+    chunks = [c for c in chunks_of("options.go", source) if c.depth > 0]
+    assert len(chunks) > 2
+    for chunk in chunks[1:]:
+        assert chunk.body.lstrip().startswith("case "), chunk.body[:40]
+
+
+def test_a_definition_within_the_budget_stays_whole() -> None:
+    source = "def small(a):\n    return a + 1\n"
+    assert [c.slug for c in chunks_of("a.py", source)] == ["", "small"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=400), min_size=1, max_size=60))
+def test_no_code_chunk_exceeds_the_budget_unless_it_is_one_line(sizes: list[int]) -> None:
+    body = "".join(f"    x{k} = {'1 + ' * (n // 4)}1\n" for k, n in enumerate(sizes))
+    source = f"def f():\n{body}    return 0\n"
+    for chunk in chunks_of("a.py", source):
+        assert len(chunk.body.encode()) <= CHUNK_BUDGET or "\n" not in chunk.body.strip()
+
+
+def test_a_later_part_has_no_name_of_its_own() -> None:
+    assert chunk_keys(kind="code", depth=2, symbol="Opts", title="pub struct Opts (part 2)", path="cli.rs", slug="Opts.2") == []
+    assert "opts" in chunk_keys(kind="code", depth=1, symbol="Opts", title="pub struct Opts", path="cli.rs", slug="Opts")
+
+
+@pytest.mark.parametrize("symbol", ["tests", "tests.search_finds", "fmt_tests.parse", "path_tests", "test_parse", "a.test.b"])
+def test_a_test_module_or_test_function_in_a_source_file_is_test_code(symbol: str) -> None:
+    assert is_test_symbol(symbol)
+
+
+@pytest.mark.parametrize("symbol", ["Regex.test", "contest", "Tester.run", "attest_all", "latest"])
+def test_a_definition_named_like_test_is_not_test_code(symbol: str) -> None:
+    assert not is_test_symbol(symbol)
+
+
+def test_a_test_module_in_a_source_file_ranks_after_the_code_it_tests(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = tmp_path / "kb"
+    (kb / "src").mkdir(parents=True)
+    (kb / "src" / "size.rs").write_text(
+        textwrap.dedent(
+            """\
+            /// Parse a size with its unit.
+            pub fn parse_size(text: &str) -> Option<u64> {
+                text.parse().ok()
+            }
+
+            #[cfg(test)]
+            mod tests {
+                #[test]
+                fn parse_size_with_unit() {
+                    assert_eq!(parse_size("1k size unit"), Some(1));
+                    assert_eq!(parse_size("2k size unit"), Some(2));
+                }
+            }
+            """
+        ),
+        encoding="utf-8",
+    )
+    (kb / ".ra.toml").write_text('root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8")
+    build(kb, home)
+    run = run_cmd("ra", "search", "--json", "parse size unit", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    ids = [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
+    assert ids[0] == "kb:src/size.rs#parse_size"
+
+
+def _rust_project(tmp_path: Path, settings: str) -> tuple[Path, Path]:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "cli.rs").write_text(OPTS, encoding="utf-8")
+    (kb / ".ra.toml").write_text(f'root = true\n{settings}\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8")
+    return kb, home
+
+
+def test_code_chunk_size_sets_the_budget(tmp_path: Path) -> None:
+    kb, home = _rust_project(tmp_path, "[settings]\ncode_chunk_size = 400")
+    build(kb, home)
+    run = run_cmd("ra", "inspect", "doc", "cli.rs", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    default = [c for c in chunks_of("cli.rs", OPTS) if c.depth > 0]
+    assert run.out.count("Opts.") > len(default)  # more, smaller parts than the default's
+
+
+def test_a_code_chunk_size_below_100_is_an_error_naming_the_key(tmp_path: Path) -> None:
+    kb, home = _rust_project(tmp_path, "[settings]\ncode_chunk_size = 10")
+    run = run_cmd("ra", "update", cwd=kb, home=home)
+    assert run.code == 2
+    assert "code_chunk_size" in run.err and ".ra.toml" in run.err
