@@ -17,7 +17,8 @@ import pytest
 from ra_build.config.load import load_config
 from ra_build.pipeline.run import run_build
 from ra_query.artifacts.store import open_store
-from ra_query.semantic.embed import MODEL_DIR, embedder, model_info
+from ra_build.pipeline.embed_stage import embed_texts
+from ra_query.semantic.embed import MAX_WINDOWS, MODEL_DIR, embedder, model_info, windows
 from tests.conftest import BIN, Run, run_cmd
 
 REPO = Path(__file__).resolve().parent.parent
@@ -116,6 +117,45 @@ def test_the_export_script_refuses_a_wheel_whose_sha256_is_not_the_recorded_one(
 
 
 # ---- the embed stage ---------------------------------------------------------------------------
+
+
+def test_a_short_body_is_one_window_after_its_prefix() -> None:
+    assert windows("docs:a.md › Title", "A short body.") == ["docs:a.md › Title\nA short body."]
+
+
+def test_a_long_body_is_embedded_whole_in_overlapping_windows_the_model_reads_whole() -> None:
+    body = " ".join(f"word{k}" for k in range(250))
+    made = windows("repo:src/a.py › Client › send\ndef send(self, request)", body)
+    limit = int(model_info()["max_tokens"])
+    assert 2 < len(made) <= MAX_WINDOWS
+    assert all(text.startswith("repo:src/a.py › Client › send\ndef send(self, request)\n") for text in made)
+    assert all(len(embedder().tokenizer.encode(text).ids) <= limit for text in made)
+    assert "word0 " in made[0] and made[-1].endswith("word249")
+    for before, after in zip(made, made[1:], strict=False):  # each window overlaps the next
+        assert before.rsplit(" ", 1)[-1] in after
+
+
+def test_a_code_chunks_embedded_text_starts_with_its_path_qualified_name_and_signature() -> None:
+    texts = embed_texts(("src/a.py", "Client", "send"), "def send(self, request)", "code", "x = 1")
+    assert texts == ["src/a.py › Client › send\ndef send(self, request)\nx = 1"]
+    assert embed_texts(("Page", "Section"), "Section", "docs", "text") == ["Page › Section\ntext"]
+
+
+def test_a_long_chunk_has_a_row_per_window_and_is_found_once_by_its_best(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    filler = " ".join(f"Paragraph {k} is about gardening, soil and seeds." for k in range(60))
+    pages = {"long.md": f"# Garden notes\n\n{filler}\n\nTo make a shell script executable run chmod u+x on it.\n"}
+    kb = semantic_kb(tmp_path, pages)
+    run_build(load_config(kb, home), kb / ".ra")
+    vectors = open_store(kb / ".ra").vectors()
+    assert vectors is not None
+    rows = [vectors.ids["docs"][i] for i in range(len(vectors.ids["docs"]))]
+    assert len(rows) > 1 and set(rows) == {"docs:long.md#garden-notes"}
+    query = embedder().embed(["make a shell script executable"])[0]
+    assert vectors.nearest(query, 5) == [("docs:long.md#garden-notes", pytest.approx(max(vectors.rows["docs"] @ query)))]
+    again = run_build(load_config(kb, home), kb / ".ra", full=False).results.get("embed")
+    assert again is None or again["embedded"] == 0  # nothing changed: no window embedded again
 
 
 def test_a_semantic_tree_gets_one_vector_per_chunk_with_text_and_the_manifest_names_the_model(
@@ -325,3 +365,7 @@ def test_a_hybrid_search_hands_aggregation_only_its_best_candidate_limit_of_fuse
     run = ra(kb, home, "search", "--json", "--candidate-limit", "2", "uncommitted changes git stash")
     assert run.code == 0, run.err
     assert ids(run)[0] == "docs:git.md#stash"
+
+
+def test_a_very_long_body_is_embedded_in_at_most_max_windows_windows() -> None:
+    assert len(windows("p", "word " * 20_000)) == MAX_WINDOWS

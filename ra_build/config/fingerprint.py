@@ -28,8 +28,9 @@ CHUNKER_VERSION = (
 )
 
 
-# bumped when what a chunk is embedded as changes (ra_build.pipeline.embed_stage.embed_text)
-EMBED_TEXT_VERSION = 1
+# bumped when what a chunk is embedded as changes (ra_build.pipeline.embed_stage.embed_texts);
+# 2: windows over the whole body, a code chunk's signature after its breadcrumb
+EMBED_TEXT_VERSION = 2
 
 
 def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:

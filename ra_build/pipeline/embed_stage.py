@@ -2,13 +2,15 @@
 
 It runs after the chunk stage, for the trees with `semantic = true` (ra_build.config.model
 `Config.semantic_trees`). A chunk is embedded as what an agent would match: its breadcrumb (the
-document's title and the headings down to its own) and its body, one text that the model reads
-up to its 256-token limit (the first window: docs/searching.md says why). A chunk with no body
-of its own has no vector, as it has no BM25 text.
+document's title and the headings down to its own; a code chunk's path and qualified name, then
+its signature) and its body — whole: a body longer than the model's 256-token limit is embedded
+in overlapping windows, each with that prefix, one row each (issue 30; a search takes a chunk's
+best window). A chunk with no body of its own has no vector, as it has no BM25 text.
 
-Rows are re-used by content: the previous run's vectors are kept for every chunk whose content
-hash (title, breadcrumb, tags, body) they were made from, so an edit re-embeds the chunks it
-changed and a rename or a move re-embeds nothing. A tree whose file table did not change since
+Rows are re-used by content: the previous run's rows are kept for every chunk whose content
+hash (title, breadcrumb, tags, body) they were made from — a row's key is that hash and its
+window's place (`row_hash`) — so an edit re-embeds the chunks it changed and a rename or a move
+re-embeds nothing. A tree whose file table did not change since
 the last run is not read at all. A change of model (its sha256 is in the recorded key) or a tree
 turned off drops the tree's rows; the vectors are written atomically, tree by tree
 (ra_query.artifacts.vectors has the format).
@@ -19,6 +21,7 @@ build passes its own), so the stage runs the same wherever the model runs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -56,9 +59,25 @@ class EmbedStats:
     seconds: float = 0.0
 
 
-def embed_text(breadcrumb: Sequence[str], body: str) -> str:
-    """What a chunk is embedded as: its breadcrumb, then its body (`EMBED_TEXT_VERSION`)."""
-    return " › ".join(breadcrumb) + "\n" + body
+def embed_prefix(breadcrumb: Sequence[str], title: str, kind: str) -> str:
+    """What every window of a chunk starts with (`EMBED_TEXT_VERSION`): its breadcrumb (a page's
+    title and headings; a code chunk's path and qualified name), and a code chunk's title (its
+    signature; a part's says which part and where it begins)."""
+    head = " › ".join(breadcrumb)
+    return f"{head}\n{title}" if kind == "code" and title and title != head else head
+
+
+def embed_texts(breadcrumb: Sequence[str], title: str, kind: str, body: str) -> list[str]:
+    """What a chunk is embedded as: its prefix and its body, in windows the model reads whole
+    (ra_query.semantic.embed.windows)."""
+    from ra_query.semantic.embed import windows
+
+    return windows(embed_prefix(breadcrumb, title, kind), body)
+
+
+def row_hash(digest: bytes, window: int) -> bytes:
+    """The key of a chunk's `window`-th row: its content hash and the window's place."""
+    return hashlib.sha256(digest + window.to_bytes(4, "little")).digest()
 
 
 def local_embed(texts: Sequence[str], progress: Callable[[int], None] | None) -> npt.NDArray[np.float32]:
@@ -191,23 +210,33 @@ def _embed_tree(
 
     from ra_build.artifacts.tables import read_parquet
 
-    columns: dict[str, list[Any]] = {"id": [], "content_hash": [], "breadcrumb": [], "body": []}
+    columns: dict[str, list[Any]] = {
+        "id": [], "content_hash": [], "breadcrumb": [], "title": [], "kind": [], "body": []
+    }  # fmt: skip
     for part in layout.chunk_shards(tree):
         table = read_parquet(part, list(columns))
         for name, values in columns.items():
             values += table.column(name).to_pylist()
     ids: list[str] = []
     hashes: list[bytes] = []
-    texts: dict[bytes, str] = {}  # content hash → text, for the chunks to embed
+    texts: dict[bytes, str] = {}  # row hash → text, for the windows to embed
     old_rows, previous = _previous_rows(layout, tree, old_dimensions)
-    for chunk_id, content, breadcrumb, body in zip(*columns.values(), strict=True):
+    for chunk_id, content, breadcrumb, title, kind, body in zip(*columns.values(), strict=True):
         if not body.strip():
             continue
         digest = bytes.fromhex(content)
-        ids.append(chunk_id)
-        hashes.append(digest)
-        if digest not in previous and digest not in texts:
-            texts[digest] = embed_text(breadcrumb, body)
+        if row_hash(digest, 0) in previous:  # the same content as before: its rows, every window
+            window = 0
+            while (key := row_hash(digest, window)) in previous:
+                ids.append(chunk_id)
+                hashes.append(key)
+                window += 1
+            continue
+        for window, text in enumerate(embed_texts(breadcrumb, title, kind or "docs", body)):
+            key = row_hash(digest, window)
+            ids.append(chunk_id)
+            hashes.append(key)
+            texts.setdefault(key, text)
     new = list(texts)
     total = len(new)
     report = (lambda done: progress(done, total)) if progress is not None and total else None

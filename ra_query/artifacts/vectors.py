@@ -1,12 +1,14 @@
-"""The vectors of the semantic trees: one embedding per chunk, beside the index (issue 21).
+"""The vectors of the semantic trees: the embeddings of the chunks, beside the index (issue 21).
 
     vectors/meta.json        {"format": 1, "model": NAME, "model_sha256": HEX, "dimensions": D,
                               "dtype": "float32", "trees": {TREE: ROWS, ...}}
     vectors/<tree>.f32       ROWS x D little-endian float32, each row L2-normalised: row i is the
-                             embedding of the chunk whose id is ids[i]
+                             embedding of a window of the chunk whose id is ids[i] (a chunk
+                             longer than the model reads has a row per window, issue 30)
     vectors/<tree>.ids       b"ra-ids1", ROWS (uint64), ROWS + 1 offsets (uint64), the ids (UTF-8)
-    vectors/.<tree>.hashes   ROWS x 32 bytes: the sha256 of what each row embeds — the build's
-                             record for re-using rows; a dot-file, never shipped nor read by a query
+    vectors/.<tree>.hashes   ROWS x 32 bytes: each row's key (its chunk's content hash and its
+                             window's place) — the build's record for re-using rows; a dot-file,
+                             never shipped nor read by a query
 
 A search memory-maps the rows (the page cache serves them; nothing is copied) and reads only the
 ids of the rows it returns. numpy is imported when vectors are opened, so a search of an index
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 VECTORS_FORMAT = 1
+MAX_WINDOWS = 8  # the most rows one chunk has (ra_query.semantic.embed.MAX_WINDOWS)
 IDS_MAGIC = b"ra-ids1"
 DTYPE = "float32"
 
@@ -106,21 +109,35 @@ class Vectors:
                 else np.zeros((0, self.dimensions), dtype=np.float32)
             )
 
-    def nearest(self, query: np.ndarray, k: int, trees: Sequence[str] = ()) -> list[tuple[str, float]]:
+    def nearest(
+        self, query: np.ndarray, k: int, trees: Sequence[str] = (), windows: int = MAX_WINDOWS
+    ) -> list[tuple[str, float]]:
         """The `k` chunk ids whose vectors are nearest `query` (cosine: all rows are normalised),
-        best first, over `trees` (all when empty)."""
+        best first, over `trees` (all when empty). A chunk with several rows (its windows, at most
+        `windows`) counts once, by its best."""
         import numpy as np
 
+        rows_wanted = k * windows  # enough rows for k chunks however many windows each has
         best: list[tuple[float, str]] = []
         for tree, rows in self.rows.items():
             if (trees and tree not in trees) or not len(rows):
                 continue
             scores = rows @ query
-            top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+            top = (
+                np.argpartition(-scores, rows_wanted - 1)[:rows_wanted]
+                if rows_wanted < len(scores)
+                else np.arange(len(scores))
+            )
             ids = self.ids[tree]
             best += [(float(scores[i]), ids[int(i)]) for i in top]
         best.sort(key=lambda pair: (-pair[0], pair[1]))
-        return [(chunk_id, score) for score, chunk_id in best[:k]]
+        chunks: dict[str, float] = {}
+        for score, chunk_id in best:
+            if chunk_id not in chunks:
+                chunks[chunk_id] = score
+                if len(chunks) == k:
+                    break
+        return list(chunks.items())
 
 
 def vectors_meta(root: str | os.PathLike[str]) -> dict[str, Any] | None:

@@ -105,6 +105,44 @@ class Embedder:
         return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
 
 
+MAX_WINDOWS = 8  # the most windows of one chunk embedded (a section of ~1,500 tokens): what
+# ra_query.artifacts.vectors.MAX_WINDOWS expects
+OVERLAP = 4  # a window starts three quarters of a window after the one before: they overlap by a quarter
+
+
+@cache
+def _counter() -> Any:
+    """The model's tokenizer without truncation: where a long text's windows begin and end."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def windows(prefix: str, body: str, most: int = MAX_WINDOWS) -> list[str]:
+    """What a chunk is embedded as: `prefix` (what the chunk is: its path or title, headings,
+    signature), a line break and its body — in windows the model reads whole when the body is
+    longer than the model's limit. Each window is the prefix and a stretch of the body that fits
+    beside it, the next starting three quarters of a window later; at most `most` of them."""
+    limit = int(model_info()["max_tokens"]) - 2  # [CLS] and [SEP]
+    counter = _counter()
+    head = len(counter.encode(prefix, add_special_tokens=False).ids) if prefix else 0
+    room = max(limit - head - 1, limit // 2)  # a long prefix still leaves half a window to the body
+    offsets: list[tuple[int, int]] = counter.encode(body, add_special_tokens=False).offsets
+    if len(offsets) <= room:
+        return [f"{prefix}\n{body}"]
+    stride = max(1, room - room // OVERLAP)
+    out: list[str] = []
+    for start in range(0, len(offsets), stride):
+        end = min(start + room, len(offsets))
+        out.append(f"{prefix}\n{body[offsets[start][0] : offsets[end - 1][1]]}")
+        if end == len(offsets) or len(out) == most:
+            break
+    return out
+
+
 def _providers(available: list[str]) -> list[str]:
     """CUDA when onnxruntime-gpu offers it and RA_EMBED_DEVICE is not `cpu`; else the CPU."""
     wanted = os.environ.get("RA_EMBED_DEVICE", "").lower()
