@@ -168,3 +168,40 @@ def test_a_code_chunk_size_below_100_is_an_error_naming_the_key(tmp_path: Path) 
     run = run_cmd("ra", "update", cwd=kb, home=home)
     assert run.code == 2
     assert "code_chunk_size" in run.err and ".ra.toml" in run.err
+
+
+GO = """package cache
+
+// ChunkCache holds chunks.
+type ChunkCache struct {
+\titems map[string]string
+}
+
+func helper() {}
+
+// Search finds q.
+func (c *ChunkCache) Search(q string) error {
+\treturn nil
+}
+
+func (o *Other) Run() {}
+"""
+
+
+def test_a_go_method_is_a_child_of_its_receivers_type_defined_in_the_file() -> None:
+    chunks = {c.slug: c for c in chunks_of("cache.go", GO)}
+    method = chunks["ChunkCache.Search"]
+    assert (method.depth, method.parent_id) == (2, "src:cache.go#ChunkCache")
+    assert method.breadcrumb == ("cache.go", "ChunkCache", "Search")
+    assert (method.line_start, method.line_end) == (10, 13)
+    assert chunks["ChunkCache"].body.rstrip().endswith("}") and "Search" not in chunks["ChunkCache"].body
+
+
+def test_a_go_method_whose_type_is_elsewhere_stays_at_the_top() -> None:
+    chunks = {c.slug: c for c in chunks_of("cache.go", GO)}
+    assert (chunks["Other.Run"].depth, chunks["Other.Run"].parent_id) == (1, "src:cache.go")
+
+
+def test_the_outline_lists_a_go_method_under_its_type() -> None:
+    outline = chunks_of("cache.go", GO)[0].body
+    assert "  type ChunkCache struct  L3-6\n    func (c *ChunkCache) Search(q string) error  L10-13" in outline

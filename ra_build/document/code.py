@@ -133,6 +133,8 @@ class Definition:
     crumbs: tuple[str, ...] = ()
     syntax: tree_sitter.Node | None = None  # its parse tree: where a long one is cut (`_pieces`)
     attached: frozenset[str] = frozenset()  # the node types that join the next one (comments)
+    receiver: str = ""  # a Go method's receiver type: the type that adopts it (`_adopt`)
+    adopted: list[Definition] = field(default_factory=list)  # Go: its methods, defined outside it
 
 
 @dataclass
@@ -204,7 +206,8 @@ class _Walker:
         gaps: list[list[Span]] = [[]]
         self.members(root, "", (), definitions, gaps, top=True)
         header, rest = gaps[0], [run for run in gaps[1:] if run]
-        return Parsed(header, definitions, [span for run in rest for span in _grouped(run, self.source)], [])
+        blocks = [span for run in rest for span in _grouped(run, self.source)]
+        return Parsed(header, _adopt(definitions), blocks, [])
 
     def members(
         self,
@@ -351,7 +354,8 @@ class _Walker:
             qualified = f"{qualified_prefix}{display}"
         span = Span(start, outer.end_byte)
         found = Definition(kind, name, qualified, self.signature(node), span, outer.end_byte,
-                           crumbs=(*own_crumbs, display), syntax=outer, attached=self.g.attached)  # fmt: skip
+                           crumbs=(*own_crumbs, display), syntax=outer, attached=self.g.attached,
+                           receiver=qualified_prefix[:-1] if own_crumbs != crumbs else "")  # fmt: skip
         if node.type in self.g.containers and len(own_crumbs) < MAX_NESTING:
             body = node.child_by_field_name("body") or next(
                 (c for c in node.named_children if c.type in self.g.bodies), None
@@ -399,6 +403,21 @@ class _Walker:
         if len(text) > SIGNATURE_CHARS:
             text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
         return text
+
+
+def _adopt(definitions: list[Definition]) -> list[Definition]:
+    """The file's top-level definitions, a Go method moved under its receiver's type when the
+    file defines that type: `func (c *Cache) Search` is a member of `type Cache`, as a Python
+    method is of its class (`Cache.Search`, depth 2)."""
+    types = {d.qualified: d for d in definitions if not d.receiver}
+    kept: list[Definition] = []
+    for d in definitions:
+        owner = types.get(d.receiver) if d.receiver else None
+        if owner is None:
+            kept.append(d)
+        else:
+            owner.adopted.append(d)
+    return kept
 
 
 def _type_specs(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -679,6 +698,7 @@ def _emit(
         )
     members: list[tuple[int, Definition | Span]] = [(c.span.start, c) for c in item.children]
     members += [(b.start, b) for b in item.blocks]
+    members += [(a.span.start, a) for a in item.adopted]
     members.sort(key=lambda m: m[0])
     for _, member in members:
         _emit(member, me, depth + 1, breadcrumb, source, nodes, slugs, budget)
@@ -772,7 +792,7 @@ def _reserve(definitions: list[Definition], slugs: _Slugs) -> None:
     """Give every definition its slug, in document order, before any block takes one."""
     for definition in definitions:
         slugs.reserved[id(definition)] = slugs.next(definition.qualified)
-        _reserve(definition.children, slugs)
+        _reserve(sorted(definition.children + definition.adopted, key=lambda d: d.span.start), slugs)
 
 
 class UniqueNames:
@@ -825,7 +845,7 @@ def _outline(definitions: list[Definition], lines: Lines) -> str:
                 return
             last = lines.of(max(d.span.start, d.span.end - 1))
             rows.append(f"{indent}{d.signature}  L{lines.of(d.span.start)}-{last}")
-            add(d.children, indent + "  ")
+            add(d.children + d.adopted, indent + "  ")
 
     add(definitions, "  ")
     total = _count(definitions)
@@ -836,7 +856,7 @@ def _outline(definitions: list[Definition], lines: Lines) -> str:
 
 
 def _count(definitions: list[Definition]) -> int:
-    return sum(1 + _count(d.children) for d in definitions)
+    return sum(1 + _count(d.children + d.adopted) for d in definitions)
 
 
 def _line_start(source: bytes, offset: int) -> int:
