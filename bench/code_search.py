@@ -448,6 +448,7 @@ def main() -> None:
     )
     parser.add_argument("--label", default="", help="a note recorded with the figures")
     parser.add_argument("--no-record", action="store_true", help="print only")
+    parser.add_argument("--out", type=Path, help="also write the figures (JSON) to this file")
     parser.add_argument(
         "--check", action="store_true", help="check the answers against the corpora, then stop"
     )
@@ -537,6 +538,8 @@ def main() -> None:
     }
     if not args.no_record:
         record(report, figures, meta)
+    if args.out:
+        args.out.write_text(json.dumps({"meta": meta, "figures": figures}, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -358,7 +358,8 @@ def _instructions(trees: Sequence[str], upstream: Sequence[str], all_trees: int,
 override what you know in general. Trees: {named}.
 - Before changing files, call `context` with their paths: the docs that fit them.
 - Before deciding how to do something, `search` it; several topics in one call: queries=[...]. \
-Plain words are ranked (a sentence or an error message works); "exact phrase", -exclude, \
+Plain words are ranked (a sentence or an error message works); a name (`encode_content`, \
+`Client.send`, a file, a page title) returns what has it first; "exact phrase", -exclude, \
 tree:NAME narrow it; kind="code" or "docs" keeps the code (functions, classes, with file:lines) \
 or the docs.
 - Results are chunks with ids; `get` returns one in full, or a whole document (tree:path).

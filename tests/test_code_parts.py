@@ -4,6 +4,7 @@ weigh as tests."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import textwrap
 from pathlib import Path
@@ -65,7 +66,7 @@ def test_the_parts_cover_the_definition_in_order() -> None:
     chunks = [c for c in chunks_of("cli.rs", OPTS) if c.depth > 0]
     text = OPTS.encode()
     assert chunks[0].byte_start == 0 and chunks[-1].byte_end == len(text.rstrip())
-    for before, after in zip(chunks, chunks[1:], strict=False):
+    for before, after in itertools.pairwise(chunks):
         assert text[before.byte_end : after.byte_start].strip() == b""
 
 
@@ -74,7 +75,9 @@ def test_closing_brackets_end_the_last_part_not_a_part_of_their_own() -> None:
 
 
 def test_a_long_function_is_cut_between_its_statements_and_a_switch_between_its_cases() -> None:
-    cases = "\n".join(f'\tcase "opt{k}":\n\t\topts.Value{k} = next(args)\n\t\tcount += {k}' for k in range(120))
+    cases = "\n".join(
+        f'\tcase "opt{k}":\n\t\topts.Value{k} = next(args)\n\t\tcount += {k}' for k in range(120)
+    )
     source = f"package a\n\nfunc parseOptions(args []string) {{\n\tswitch arg {{\n{cases}\n\t}}\n}}\n"
     chunks = [c for c in chunks_of("options.go", source) if c.depth > 0]
     assert len(chunks) > 2
@@ -97,11 +100,25 @@ def test_no_code_chunk_exceeds_the_budget_unless_it_is_one_line(sizes: list[int]
 
 
 def test_a_later_part_has_no_name_of_its_own() -> None:
-    assert chunk_keys(kind="code", depth=2, symbol="Opts", title="pub struct Opts (part 2)", path="cli.rs", slug="Opts.2") == []
-    assert "opts" in chunk_keys(kind="code", depth=1, symbol="Opts", title="pub struct Opts", path="cli.rs", slug="Opts")
+    assert (
+        chunk_keys(
+            kind="code",
+            depth=2,
+            symbol="Opts",
+            title="pub struct Opts (part 2)",
+            path="cli.rs",
+            slug="Opts.2",
+        )
+        == []
+    )
+    assert "opts" in chunk_keys(
+        kind="code", depth=1, symbol="Opts", title="pub struct Opts", path="cli.rs", slug="Opts"
+    )
 
 
-@pytest.mark.parametrize("symbol", ["tests", "tests.search_finds", "fmt_tests.parse", "path_tests", "test_parse", "a.test.b"])
+@pytest.mark.parametrize(
+    "symbol", ["tests", "tests.search_finds", "fmt_tests.parse", "path_tests", "test_parse", "a.test.b"]
+)
 def test_a_test_module_or_test_function_in_a_source_file_is_test_code(symbol: str) -> None:
     assert is_test_symbol(symbol)
 
@@ -136,7 +153,9 @@ def test_a_test_module_in_a_source_file_ranks_after_the_code_it_tests(tmp_path: 
         ),
         encoding="utf-8",
     )
-    (kb / ".ra.toml").write_text('root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8")
+    (kb / ".ra.toml").write_text(
+        'root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8"
+    )
     build(kb, home)
     run = run_cmd("ra", "search", "--json", "parse size unit", cwd=kb, home=home)
     assert run.code == 0, run.err
@@ -150,7 +169,9 @@ def _rust_project(tmp_path: Path, settings: str) -> tuple[Path, Path]:
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / "cli.rs").write_text(OPTS, encoding="utf-8")
-    (kb / ".ra.toml").write_text(f'root = true\n{settings}\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8")
+    (kb / ".ra.toml").write_text(
+        f'root = true\n{settings}\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8"
+    )
     return kb, home
 
 
@@ -204,4 +225,45 @@ def test_a_go_method_whose_type_is_elsewhere_stays_at_the_top() -> None:
 
 def test_the_outline_lists_a_go_method_under_its_type() -> None:
     outline = chunks_of("cache.go", GO)[0].body
-    assert "  type ChunkCache struct  L3-6\n    func (c *ChunkCache) Search(q string) error  L10-13" in outline
+    assert (
+        "  type ChunkCache struct  L3-6\n    func (c *ChunkCache) Search(q string) error  L10-13" in outline
+    )
+
+
+RUST_IMPL = """/// A cache.
+pub struct Cache { n: usize }
+
+impl Cache {
+    /// Make one cache.
+    pub fn new() -> Self { Cache { n: 0 } }
+}
+
+/// Shown as x.
+impl fmt::Display for Cache {
+    fn fmt(&self) -> String { String::new() }
+}
+"""
+
+
+def test_an_impl_block_of_its_first_line_alone_holds_its_members_and_no_text() -> None:
+    chunks = {c.slug: c for c in chunks_of("lib.rs", RUST_IMPL)}
+    assert chunks["impl-Cache"].body == ""
+    assert chunks["Cache.new"].parent_id == "src:lib.rs#impl-Cache"
+    assert chunks["impl-Display-for-Cache"].body.startswith("/// Shown as x.")  # its doc comment is its own
+
+
+def test_an_impl_block_without_text_is_never_a_result(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "lib.rs").write_text(RUST_IMPL, encoding="utf-8")
+    (kb / ".ra.toml").write_text(
+        'root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8"
+    )
+    build(kb, home)
+    run = run_cmd("ra", "search", "--json", "--cutoff-ratio", "0", "-n", "20", "impl", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    results = json.loads(run.out)["queries"][0]["results"]
+    assert results and all(r["content"].strip() for r in results)
+    assert "kb:lib.rs#impl-Cache" not in [r["id"] for r in results]

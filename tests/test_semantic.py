@@ -7,6 +7,7 @@ pages answer questions asked in other words than theirs.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import subprocess
 import sys
@@ -15,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from ra_build.config.load import load_config
+from ra_build.pipeline.embed_stage import embed_texts
 from ra_build.pipeline.run import run_build
 from ra_query.artifacts.store import open_store
-from ra_build.pipeline.embed_stage import embed_texts
 from ra_query.semantic.embed import MAX_WINDOWS, MODEL_DIR, embedder, model_info, windows
 from tests.conftest import BIN, Run, run_cmd
 
@@ -131,7 +132,7 @@ def test_a_long_body_is_embedded_whole_in_overlapping_windows_the_model_reads_wh
     assert all(text.startswith("repo:src/a.py › Client › send\ndef send(self, request)\n") for text in made)
     assert all(len(embedder().tokenizer.encode(text).ids) <= limit for text in made)
     assert "word0 " in made[0] and made[-1].endswith("word249")
-    for before, after in zip(made, made[1:], strict=False):  # each window overlaps the next
+    for before, after in itertools.pairwise(made):  # each window overlaps the next
         assert before.rsplit(" ", 1)[-1] in after
 
 

@@ -70,6 +70,7 @@ apply here. Acting on general knowledge misses project-specific requirements.
 - `ra context path/to/file.py` — the docs that fit the files you will change
   (`ra context $(git diff --name-only)` for a change set)
 - `ra search "error handling"` — one topic; `ra search "logging" "retries"` — several in one call
+- `ra search encode_content` — a name (a function, `Class.method`, a file, a page title): that one first
 - `ra search --list "topic"` — ids and snippets first; `ra get tree:path#slug` — one chunk in full
 - `--max-tokens N` keeps an answer small; `--json` for structured output
 - As MCP tools (`ra mcp`): `search`, `context`, `get`, `list_sources`

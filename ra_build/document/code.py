@@ -671,6 +671,12 @@ def _emit(
     slug = slugs.reserved[id(item)]
     breadcrumb = (crumbs[0], *item.crumbs)
     me = len(nodes)
+    if item.children and _fragment(item, source, body_span):
+        # `impl Opts {` alone: the node holds its members, and no text of its own
+        nodes.append(CodeNode(slug, parent, depth, item.signature, item.kind, symbol, breadcrumb, "",
+                              body_span.start, body_span.start))  # fmt: skip
+        _emit_members(item, me, depth, breadcrumb, source, nodes, slugs, budget)
+        return
     # a definition (or a class's own part) longer than the budget: cut at its syntax (`_pieces`),
     # its first part is its node, the others its first children
     parts = _pieces(item, source, body_span, budget)
@@ -696,12 +702,40 @@ def _emit(
                 part.end,
             )
         )
+    _emit_members(item, me, depth, breadcrumb, source, nodes, slugs, budget)
+
+
+def _emit_members(
+    item: Definition,
+    me: int,
+    depth: int,
+    breadcrumb: tuple[str, ...],
+    source: bytes,
+    nodes: list[CodeNode],
+    slugs: _Slugs,
+    budget: int,
+) -> None:
+    """The nodes of `item`'s members, blocks and adopted methods, in document order."""
     members: list[tuple[int, Definition | Span]] = [(c.span.start, c) for c in item.children]
     members += [(b.start, b) for b in item.blocks]
     members += [(a.span.start, a) for a in item.adopted]
     members.sort(key=lambda m: m[0])
     for _, member in members:
         _emit(member, me, depth + 1, breadcrumb, source, nodes, slugs, budget)
+
+
+# containers that are no type: an `impl` block, a module, a namespace — their own part is often
+# their first line alone
+_GROUPING = frozenset({"impl_item", "mod_item", "namespace_definition", "namespace_declaration", "module"})
+
+
+def _fragment(item: Definition, source: bytes, span: Span) -> bool:
+    """Whether `span`, the own part of a grouping container (`_GROUPING`), is its first line and
+    brackets alone: no doc comment, no attribute, no statement."""
+    if item.syntax is None or item.syntax.type not in _GROUPING:
+        return False
+    first, _, rest = source[span.start : span.end].partition(b"\n")
+    return not first.lstrip().startswith((b"//", b"#", b"/*", b"@")) and bool(_NO_CONTENT.match(rest))
 
 
 def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Span]:

@@ -86,8 +86,7 @@ class Evidence:
         best = max(score for _, score in files) or 1.0
         share = {record.doc_id: score / best for record, score in files}
         weighed = [
-            (record, score * (1.0 + weight * share.get(record.doc_id, 0.0)) if record.kind == "code" else score)
-            for record, score in found
+            (r, s * (1.0 + weight * share.get(r.doc_id, 0.0)) if r.kind == "code" else s) for r, s in found
         ]
         # the code keeps its standing beside the docs (its best score stays): only its order changes
         before = max((score for record, score in found if record.kind == "code"), default=0.0)
