@@ -24,8 +24,9 @@ CHUNKER_VERSION = (
     # 6: slugs of the heading's rendered text, as GitHub makes them (line breaks, images and
     # inline HTML add nothing; leading, trailing and repeated hyphens stay); 7: a code definition
     # over `code_chunk_size` bytes cut at its syntax into parts titled by their first line;
-    # 8: a Go method is a child of its receiver's type (depth 2)
-    8
+    # 8: a Go method is a child of its receiver's type (depth 2); 9: an impl, mod or namespace
+    # block that is its first line alone has no text
+    9
 )
 
 
