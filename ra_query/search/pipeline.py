@@ -363,29 +363,14 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
                 fuzzy = bool(found)
                 relaxed = fuzzy and compiler.required and not params.strict
     if not params.raw and compiled is not None and (params.file_weight > 0 or params.docs_weight > 0):
-        evidence = Evidence(run.searcher, store.index.schema, run.filters(), run.boost)
-        found = evidence.docs(evidence.files(compiled, found, params.file_weight), params.docs_weight)
-        found = found[: params.candidate_limit]
-        run.records.update((record.id, record) for record, _ in found)
+        found = _evidence(run, compiled, found)
     fused: dict[str, Fused] = {}
     if hybrid_on:
         found, fused, hybrid_note = _hybrid(run, node, found, relaxed, meaning, fused_limit)
         note = _also(note, hybrid_note) if hybrid_note else note
     if not params.raw and meaning is None:
-        found, named = named_first(
-            run.searcher,
-            store.index.schema,
-            query_text,
-            found,
-            ranked=compiled,
-            filters=run.filters(),
-            boost=run.boost,
-        )
-        if named:
-            run.named = frozenset(named)
-            explain.append("named: " + " ".join(named))
-            run.records.update((record.id, record) for record, _ in found[: len(named)])
-            total = max(total, len(named))
+        found, named = _named(run, query_text, compiled, found, explain)
+        total = max(total, len(named))
     explain.append(
         f"parameters: candidate_limit={params.candidate_limit} aggregation_threshold="
         f"{params.aggregation_threshold} cutoff_ratio={params.cutoff_ratio} limit={params.limit}"
@@ -410,6 +395,36 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
     is_stop = stopwords_of(store.stemmer)
     focus = frozenset(t for t in terms if not is_stop(t))
     return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain), focus)
+
+
+def _evidence(
+    run: _Run, compiled: "tantivy.Query", found: list[tuple[ChunkRecord, float]]
+) -> list[tuple[ChunkRecord, float]]:
+    """BM25's candidates with what their files and the docs lend them (ra_query.search.evidence)."""
+    params = run.params
+    evidence = Evidence(run.searcher, run.store.index.schema, run.filters(), run.boost)
+    found = evidence.docs(evidence.files(compiled, found, params.file_weight), params.docs_weight)
+    found = found[: params.candidate_limit]
+    run.records.update((record.id, record) for record, _ in found)
+    return found
+
+
+def _named(
+    run: _Run,
+    text: str,
+    compiled: "tantivy.Query | None",
+    found: list[tuple[ChunkRecord, float]],
+    explain: list[str],
+) -> tuple[list[tuple[ChunkRecord, float]], tuple[str, ...]]:
+    """The candidates with the chunks `text` names first (ra_query.search.named), and their ids."""
+    found, named = named_first(
+        run.searcher, run.store.index.schema, text, found, ranked=compiled, filters=run.filters(), boost=run.boost
+    )
+    if named:
+        run.named = frozenset(named)
+        explain.append("named: " + " ".join(named))
+        run.records.update((record.id, record) for record, _ in found[: len(named)])
+    return found, named
 
 
 def _hybrid(

@@ -129,7 +129,7 @@ def windows(prefix: str, body: str, most: int = MAX_WINDOWS) -> list[str]:
     limit = int(model_info()["max_tokens"]) - 2  # [CLS] and [SEP]
     counter = _counter()
     head = len(counter.encode(prefix, add_special_tokens=False).ids) if prefix else 0
-    room = max(limit - head - 1, limit // 2)  # a long prefix still leaves half a window to the body
+    room = max(limit - head, limit // 2)  # a long prefix still leaves half a window to the body
     offsets: list[tuple[int, int]] = counter.encode(body, add_special_tokens=False).offsets
     if len(offsets) <= room:
         return [f"{prefix}\n{body}"]
