@@ -417,8 +417,9 @@ def _named(
     explain: list[str],
 ) -> tuple[list[tuple[ChunkRecord, float]], tuple[str, ...]]:
     """The candidates with the chunks `text` names first (ra_query.search.named), and their ids."""
+    schema = run.store.index.schema
     found, named = named_first(
-        run.searcher, run.store.index.schema, text, found, ranked=compiled, filters=run.filters(), boost=run.boost
+        run.searcher, schema, text, found, ranked=compiled, filters=run.filters(), boost=run.boost
     )
     if named:
         run.named = frozenset(named)
