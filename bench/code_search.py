@@ -3,8 +3,10 @@
     .venv/bin/python bench/code_search.py [--corpus NAME=DIR]... [--work DIR] [--rev REV] [--semantic]
                                    [--set SECTION.KEY=VALUE]... [--label TEXT] [--no-record] [--check]
 
-1. Corpora (issue 22, item 5): two public repositories with their markdown docs, one per language,
-   at a fixed commit (CORPORA): pallets/click (Python) and spf13/cobra (Go). `--corpus NAME=DIR`
+1. Corpora: public repositories with their markdown docs, one per language, at a fixed commit
+   (CORPORA): pallets/click (Python) and spf13/cobra (Go) (issue 22), sharkdp/fd (Rust),
+   sindresorhus/got (TypeScript) and google/gson (Java) (issue 30: their questions written by
+   agents that had not read the code, no part of the answer's name in the question). `--corpus NAME=DIR`
    points at a checkout; by default /tmp/code-corpora/NAME (how to get one is printed when it is
    missing). Every question's answer is checked against the corpus before anything is built: the
    last part of its symbol must appear in the first lines of its line range, else the corpus is

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ra_build.config.load import load_config
@@ -155,8 +156,9 @@ def test_a_long_chunk_has_a_row_per_window_and_is_found_once_by_its_best(tmp_pat
     rows = [vectors.ids["docs"][i] for i in range(len(vectors.ids["docs"]))]
     assert len(rows) > 1 and set(rows) == {"docs:long.md#garden-notes"}
     query = embedder().embed(["make a shell script executable"])[0]
-    cosines = vectors.rows["docs"] @ query
-    best = max(float(cosines[0]), LATER_WINDOW * float(max(cosines[1:])))  # a later window counts a little less
+    norms = np.linalg.norm(vectors.rows["docs"], axis=1)
+    assert norms[0] == pytest.approx(1.0) and norms[1:] == pytest.approx(LATER_WINDOW)  # a later window counts less
+    best = float(max(vectors.rows["docs"] @ query))
     assert vectors.nearest(query, 5) == [("docs:long.md#garden-notes", pytest.approx(best))]
     again = run_build(load_config(kb, home), kb / ".ra", full=False).results.get("embed")
     assert again is None or again["embedded"] == 0  # nothing changed: no window embedded again

@@ -31,8 +31,9 @@ CHUNKER_VERSION = (
 
 
 # bumped when what a chunk is embedded as changes (ra_build.pipeline.embed_stage.embed_texts);
-# 2: windows over the whole body, a code chunk's signature after its breadcrumb
-EMBED_TEXT_VERSION = 2
+# 2: windows over the whole body, a code chunk's signature after its breadcrumb; 3: a later
+# window's row scaled by LATER_WINDOW
+EMBED_TEXT_VERSION = 3
 
 
 def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:

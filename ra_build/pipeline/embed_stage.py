@@ -35,7 +35,7 @@ from ra_build.artifacts.atomic import write_bytes, write_with
 from ra_build.artifacts.layout import Layout
 from ra_build.config.fingerprint import model_key
 from ra_query.artifacts.paths import VECTORS_META
-from ra_query.artifacts.vectors import DTYPE, VECTORS_FORMAT, encode_ids, vectors_meta
+from ra_query.artifacts.vectors import DTYPE, LATER_WINDOW, VECTORS_FORMAT, encode_ids, vectors_meta
 
 if TYPE_CHECKING:
     import numpy as np
@@ -219,6 +219,7 @@ def _embed_tree(
             values += table.column(name).to_pylist()
     ids: list[str] = []
     hashes: list[bytes] = []
+    later: list[bool] = []  # a window after its chunk's first
     texts: dict[bytes, str] = {}  # row hash → text, for the windows to embed
     old_rows, previous = _previous_rows(layout, tree, old_dimensions)
     for chunk_id, content, breadcrumb, title, kind, body in zip(*columns.values(), strict=True):
@@ -230,12 +231,14 @@ def _embed_tree(
             while (key := row_hash(digest, window)) in previous:
                 ids.append(chunk_id)
                 hashes.append(key)
+                later.append(window > 0)
                 window += 1
             continue
         for window, text in enumerate(embed_texts(breadcrumb, title, kind or "docs", body)):
             key = row_hash(digest, window)
             ids.append(chunk_id)
             hashes.append(key)
+            later.append(window > 0)
             texts.setdefault(key, text)
     new = list(texts)
     total = len(new)
@@ -245,7 +248,10 @@ def _embed_tree(
     fresh = {digest: i for i, digest in enumerate(new)}
     rows = np.zeros((len(ids), dimensions), dtype="<f4")
     for row, digest in enumerate(hashes):
-        rows[row] = made[fresh[digest]] if digest in fresh else old_rows[previous[digest]]
+        if digest in fresh:  # a later window counts less (ra_query.artifacts.vectors.LATER_WINDOW)
+            rows[row] = made[fresh[digest]] * (LATER_WINDOW if later[row] else 1.0)
+        else:  # kept as it was written, scaled already
+            rows[row] = old_rows[previous[digest]]
     layout.vectors_dir.mkdir(parents=True, exist_ok=True)
     write_with(Path(layout.vectors(tree, ".f32")), lambda tmp: rows.tofile(tmp))
     write_bytes(Path(layout.vectors(tree, ".ids")), encode_ids(ids))

@@ -2,9 +2,10 @@
 
     vectors/meta.json        {"format": 1, "model": NAME, "model_sha256": HEX, "dimensions": D,
                               "dtype": "float32", "trees": {TREE: ROWS, ...}}
-    vectors/<tree>.f32       ROWS x D little-endian float32, each row L2-normalised: row i is the
-                             embedding of a window of the chunk whose id is ids[i] (a chunk
-                             longer than the model reads has a row per window, issue 30)
+    vectors/<tree>.f32       ROWS x D little-endian float32: row i is the embedding of a window
+                             of the chunk whose id is ids[i] (a chunk longer than the model
+                             reads has a row per window, issue 30), L2-normalised for its first
+                             window, of norm LATER_WINDOW for a later one
     vectors/<tree>.ids       b"ra-ids1", ROWS (uint64), ROWS + 1 offsets (uint64), the ids (UTF-8)
     vectors/.<tree>.hashes   ROWS x 32 bytes: each row's key (its chunk's content hash and its
                              window's place) — the build's record for re-using rows; a dot-file,
@@ -33,11 +34,11 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 VECTORS_FORMAT = 1
-MAX_WINDOWS = 8  # the most rows one chunk has (ra_query.semantic.embed.MAX_WINDOWS)
 # a window after a chunk's first counts at this share of its cosine: the first holds what the
-# chunk is about (its heading, signature, lead), a later one only matched a passage. Measured on
-# 332 code questions (hybrid definition@5 0.572 at 1.0, 0.587 at 0.95, 0.581 at 0.9, 0.560 with
-# the first window alone) and SciFact (nDCG@10 0.7305, 0.7315, 0.7280, 0.7256): docs/searching.md
+# chunk is about (its heading, signature, lead), a later one only matched a passage. The build
+# scales a later window's row by it, so a search pays nothing for it. Measured on 332 code
+# questions (hybrid definition@5 0.572 at 1.0, 0.587 at 0.95, 0.581 at 0.9, 0.560 with the first
+# window alone) and SciFact (nDCG@10 0.7305, 0.7315, 0.7280, 0.7256): docs/searching.md
 LATER_WINDOW = 0.95
 IDS_MAGIC = b"ra-ids1"
 DTYPE = "float32"
@@ -114,40 +115,33 @@ class Vectors:
                 else np.zeros((0, self.dimensions), dtype=np.float32)
             )
 
-    def nearest(
-        self, query: np.ndarray, k: int, trees: Sequence[str] = (), windows: int = MAX_WINDOWS
-    ) -> list[tuple[str, float]]:
-        """The `k` chunk ids whose vectors are nearest `query` (cosine: all rows are normalised),
-        best first, over `trees` (all when empty). A chunk with several rows (its windows, at most
-        `windows`) counts once, by its best: its first window's cosine, or a later one's times
-        `LATER_WINDOW`."""
+    def nearest(self, query: np.ndarray, k: int, trees: Sequence[str] = ()) -> list[tuple[str, float]]:
+        """The `k` chunk ids whose vectors are nearest `query` (cosine: a first window's row is
+        normalised, a later one's scaled by `LATER_WINDOW`), best first, over `trees` (all when
+        empty). A chunk with several rows (its windows) counts once, by its best."""
         import numpy as np
 
-        rows_wanted = k * windows  # enough rows for k chunks however many windows each has
-        best: list[tuple[float, str]] = []
-        for tree, rows in self.rows.items():
-            if (trees and tree not in trees) or not len(rows):
-                continue
-            scores = rows @ query
-            top = (
-                np.argpartition(-scores, rows_wanted - 1)[:rows_wanted]
-                if rows_wanted < len(scores)
-                else np.arange(len(scores))
-            )
-            ids = self.ids[tree]
-            for i in top:
-                row = int(i)
-                chunk_id = ids[row]
-                later = row > 0 and ids[row - 1] == chunk_id  # a window after the chunk's first
-                best.append((float(scores[row]) * (LATER_WINDOW if later else 1.0), chunk_id))
-        best.sort(key=lambda pair: (-pair[0], pair[1]))
-        chunks: dict[str, float] = {}
-        for score, chunk_id in best:
-            if chunk_id not in chunks:
-                chunks[chunk_id] = score
+        scored = [
+            (tree, rows @ query) for tree, rows in self.rows.items() if (not trees or tree in trees) and len(rows)
+        ]
+        total = sum(len(scores) for _, scores in scored)
+        wanted = 2 * k  # most chunks have a row or two: twice k rows mostly hold k chunks
+        while True:
+            best: list[tuple[float, str, int]] = []
+            for tree, scores in scored:
+                count = min(wanted, len(scores))
+                top = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
+                best += [(float(scores[i]), tree, int(i)) for i in top]
+            best.sort(key=lambda item: -item[0])
+            chunks: dict[str, float] = {}
+            for score, tree, row in best:
+                chunks.setdefault(self.ids[tree][row], score)
                 if len(chunks) == k:
                     break
-        return list(chunks.items())
+            if len(chunks) == k or wanted >= total:
+                ranked = sorted(chunks.items(), key=lambda pair: (-pair[1], pair[0]))
+                return ranked
+            wanted *= 4
 
 
 def vectors_meta(root: str | os.PathLike[str]) -> dict[str, Any] | None:

@@ -86,13 +86,15 @@ class Evidence:
         best = max(score for _, score in files) or 1.0
         share = {record.doc_id: score / best for record, score in files}
         weighed = [
-            (r, s * (1.0 + weight * share.get(r.doc_id, 0.0)) if r.kind == "code" else s) for r, s in found
+            (r, s * (1.0 + weight * share.get(r.doc_id, 0.0)) if r.depth > 0 and r.kind == "code" else s)
+            for r, s in found
         ]
-        # the code keeps its standing beside the docs (its best score stays): only its order changes
-        before = max((score for record, score in found if record.kind == "code"), default=0.0)
-        after = max((score for record, score in weighed if record.kind == "code"), default=0.0)
+        # the definitions keep their standing beside the rest (their best score stays): only their
+        # order changes
+        before = max((s for r, s in found if r.depth > 0 and r.kind == "code"), default=0.0)
+        after = max((s for r, s in weighed if r.depth > 0 and r.kind == "code"), default=0.0)
         if after > 0:
-            weighed = [(r, s * before / after if r.kind == "code" else s) for r, s in weighed]
+            weighed = [(r, s * before / after if r.depth > 0 and r.kind == "code" else s) for r, s in weighed]
         weighed.sort(key=lambda pair: (-pair[1], pair[0].id))
         return weighed
 

@@ -7,8 +7,10 @@ For each topic (DECISIONS 16–20):
    required). A query whose required parts (phrases, `field:` terms) match nothing is run again
    with every part ranked (marked `relaxed`, unless `strict`); a query that still finds nothing is
    retried with fuzzy clauses (marked `fuzzy`);
-3. multiply the scores of local-tree chunks by `local_boost` and re-rank;
-4. aggregate siblings into parents over the real parent chain;
+3. multiply the scores of local-tree chunks by `local_boost` and re-rank; in a hybrid search,
+   fuse them with the chunks nearest the query's meaning (ra_query.search.hybrid);
+   names first: the chunks the query is the name of go first (ra_query.search.named);
+4. aggregate siblings into parents over the real parent chain (a named chunk never merges);
 5. show: a result whose own body is empty yields to its best-matching descendant, or shows its
    whole section when no descendant matched — never an empty answer;
 6. collapse results with the same content (the same page in several places) into the first,

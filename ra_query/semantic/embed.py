@@ -105,8 +105,7 @@ class Embedder:
         return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
 
 
-MAX_WINDOWS = 8  # the most windows of one chunk embedded (a section of ~1,500 tokens): what
-# ra_query.artifacts.vectors.MAX_WINDOWS expects
+MAX_WINDOWS = 8  # the most windows of one chunk embedded (a section of ~1,500 tokens)
 OVERLAP = 4  # a window starts three quarters of a window after the one before: they overlap by a quarter
 
 
