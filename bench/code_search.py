@@ -432,8 +432,8 @@ def corpora_from(given: list[str], parser: argparse.ArgumentParser) -> dict[str,
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+def add_corpus_option(parser: argparse.ArgumentParser) -> None:
+    """`--corpus NAME=DIR` (repeatable): where a corpus is checked out (`corpora_from` reads it)."""
     parser.add_argument(
         "--corpus",
         action="append",
@@ -441,6 +441,11 @@ def main() -> None:
         metavar="NAME=DIR",
         help=f"a checkout of corpus NAME ({', '.join(CORPORA)}); default: all, under {CORPUS_ROOT}/NAME",
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    add_corpus_option(parser)
     parser.add_argument("--work", type=Path, default=Path("/tmp/ra-bench-code"), help="scratch directory")
     parser.add_argument(
         "--rev", help="measure the ra of this git revision (a worktree), not the working tree's"

@@ -40,7 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import code_search
 import quality
-from code_search import CORPORA, CORPUS_ROOT, corpora_from, hint
+from code_search import add_corpus_option, corpora_from, hint
 from common import REPO, git_head, worktree
 
 RESULTS_JSON = REPO / "bench" / "results" / "names.json"
@@ -148,13 +148,7 @@ def tldr_figures(store: Any, names: dict[str, set[str]], mode: str) -> dict[str,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument(
-        "--corpus",
-        action="append",
-        default=[],
-        metavar="NAME=DIR",
-        help=f"a checkout of corpus NAME ({', '.join(CORPORA)}); default: all, under {CORPUS_ROOT}/NAME",
-    )
+    add_corpus_option(parser)
     parser.add_argument("--tldr", type=Path, help="the English tldr pages (the pages/ folder)")
     parser.add_argument("--no-tldr", action="store_true", help="code names only")
     parser.add_argument("--work", type=Path, default=Path("/tmp/ra-bench-names"), help="scratch directory")

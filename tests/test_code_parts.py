@@ -128,51 +128,46 @@ def test_a_definition_named_like_test_is_not_test_code(symbol: str) -> None:
     assert not is_test_symbol(symbol)
 
 
-def test_a_test_module_in_a_source_file_ranks_after_the_code_it_tests(tmp_path: Path) -> None:
+def _rust_project(
+    tmp_path: Path, settings: str = "", files: dict[str, str] | None = None
+) -> tuple[Path, Path]:
+    """A project of Rust files (default: `cli.rs`, the big `Opts`) with `settings` in its .ra.toml."""
     home = tmp_path / "home"
     home.mkdir()
     kb = tmp_path / "kb"
-    (kb / "src").mkdir(parents=True)
-    (kb / "src" / "size.rs").write_text(
-        textwrap.dedent(
-            """\
-            /// Parse a size with its unit.
-            pub fn parse_size(text: &str) -> Option<u64> {
-                text.parse().ok()
-            }
-
-            #[cfg(test)]
-            mod tests {
-                #[test]
-                fn parse_size_with_unit() {
-                    assert_eq!(parse_size("1k size unit"), Some(1));
-                    assert_eq!(parse_size("2k size unit"), Some(2));
-                }
-            }
-            """
-        ),
-        encoding="utf-8",
-    )
+    for name, text in (files or {"cli.rs": OPTS}).items():
+        (kb / name).parent.mkdir(parents=True, exist_ok=True)
+        (kb / name).write_text(text, encoding="utf-8")
     (kb / ".ra.toml").write_text(
-        'root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8"
+        f'root = true\n{settings}\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8"
     )
+    return kb, home
+
+
+def test_a_test_module_in_a_source_file_ranks_after_the_code_it_tests(tmp_path: Path) -> None:
+    source = textwrap.dedent(
+        """\
+        /// Parse a size with its unit.
+        pub fn parse_size(text: &str) -> Option<u64> {
+            text.parse().ok()
+        }
+
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn parse_size_with_unit() {
+                assert_eq!(parse_size("1k size unit"), Some(1));
+                assert_eq!(parse_size("2k size unit"), Some(2));
+            }
+        }
+        """
+    )
+    kb, home = _rust_project(tmp_path, files={"src/size.rs": source})
     build(kb, home)
     run = run_cmd("ra", "search", "--json", "parse size unit", cwd=kb, home=home)
     assert run.code == 0, run.err
     ids = [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
     assert ids[0] == "kb:src/size.rs#parse_size"
-
-
-def _rust_project(tmp_path: Path, settings: str) -> tuple[Path, Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    kb = tmp_path / "kb"
-    kb.mkdir()
-    (kb / "cli.rs").write_text(OPTS, encoding="utf-8")
-    (kb / ".ra.toml").write_text(
-        f'root = true\n{settings}\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8"
-    )
-    return kb, home
 
 
 def test_code_chunk_size_sets_the_budget(tmp_path: Path) -> None:
@@ -253,14 +248,7 @@ def test_an_impl_block_of_its_first_line_alone_holds_its_members_and_no_text() -
 
 
 def test_an_impl_block_without_text_is_never_a_result(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    kb = tmp_path / "kb"
-    kb.mkdir()
-    (kb / "lib.rs").write_text(RUST_IMPL, encoding="utf-8")
-    (kb / ".ra.toml").write_text(
-        'root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.rs"]\n', encoding="utf-8"
-    )
+    kb, home = _rust_project(tmp_path, files={"lib.rs": RUST_IMPL})
     build(kb, home)
     run = run_cmd("ra", "search", "--json", "--cutoff-ratio", "0", "-n", "20", "impl", cwd=kb, home=home)
     assert run.code == 0, run.err
