@@ -108,6 +108,7 @@ _KEYWORDS = frozenset(
 )
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end)?[\s{}()\[\];,]*$")
+_CLOSERS = re.compile(rb"[\s{}()\[\];,]*(?:end)?[\s{}()\[\];,]*")  # _NO_CONTENT, for fullmatch(pos, endpos)
 
 
 @dataclass
@@ -753,7 +754,7 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
     while start < span.end:
         furthest = points[bisect.bisect_right(points, start + budget) - 1]
         end = furthest if furthest > start else points[bisect.bisect_right(points, start)]
-        if _NO_CONTENT.match(source[end : span.end]):
+        if _CLOSERS.fullmatch(source, end, span.end):  # no copy: a huge definition has many pieces
             end = span.end  # only closing brackets are left: they end this piece
         piece = _trimmed(source, Span(start, end))
         if piece.end - piece.start > budget:
