@@ -255,3 +255,25 @@ def test_an_impl_block_without_text_is_never_a_result(tmp_path: Path) -> None:
     results = json.loads(run.out)["queries"][0]["results"]
     assert results and all(r["content"].strip() for r in results)
     assert "kb:lib.rs#impl-Cache" not in [r["id"] for r in results]
+
+
+def test_closing_brackets_are_never_a_chunk_of_their_own() -> None:
+    statements = "".join(f"    total = total + compute(value_{k}, option_{k});\n" for k in range(40))
+    source = f"function f(x) {{\n  if (x) {{\n{statements}  }}\n  return 'a short tail here';\n}}\n"
+    for chunk in chunks_of("a.js", source)[1:]:
+        assert chunk.body.strip(" \n{}();,") != "", chunk.slug
+
+
+def test_a_definition_whose_first_line_is_over_the_budget_is_still_cut_between_statements() -> None:
+    params = ", ".join(f"p{k}=10" for k in range(300))
+    calls = "".join(f"    compute(\n        alpha={k},\n        beta={k},\n    )\n" for k in range(60))
+    chunks = chunks_of("a.py", f"def f({params}):\n{calls}")[1:]
+    assert len(chunks) > 2
+    for chunk in chunks[1:]:
+        assert chunk.body.lstrip().startswith("compute("), chunk.body[:30]
+
+
+def test_a_definition_of_thousands_of_bracket_lines_is_cut_within_the_budget() -> None:
+    source = "def f():\n    x = [\n" + "        [],\n" * 3000 + "    ]\n    return x\n"
+    chunks = chunks_of("a.py", source)[1:]
+    assert len(chunks) > 10 and all(len(c.body.encode()) <= CHUNK_BUDGET + 20 for c in chunks)

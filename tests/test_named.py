@@ -273,3 +273,26 @@ def test_names_come_first_over_mcp(project: tuple[Path, Path]) -> None:
         found = server.ok("search", {"queries": ["ssh", "encode_content"]})
     firsts = [q["results"][0]["id"] for q in found["queries"]]
     assert firsts[0].startswith("kb:pages/ssh.md") and firsts[1] == "kb:src/client.py#encode_content"
+
+
+@pytest.mark.parametrize("query", ["setup.py", "v1.2.3", "e.g."])
+def test_a_file_name_or_a_version_has_no_shorter_name_in_it(query: str) -> None:
+    assert len(query_keys(query)) == 1
+
+
+def test_a_language_name_with_a_hash_keeps_it() -> None:
+    assert "c#" in query_keys("C#")[0].levels[-1]
+
+
+def test_a_title_with_words_in_brackets_is_no_name() -> None:
+    assert query_keys("Installation (Linux)") == []
+
+
+def test_a_named_heading_stays_beside_its_page_when_both_match() -> None:
+    from ra_query.search.aggregate import Candidate, aggregate
+
+    page = Candidate("t:README.md", None, 0, 1, 5.0)
+    heading = Candidate("t:README.md#installation", "t:README.md", 1, 6, 20.0, named=True)
+    records = {c.id: c for c in (page, heading)}
+    kept = [r.id for r in aggregate([page, heading], threshold=0.5, lookup=records.get)]
+    assert "t:README.md#installation" in kept

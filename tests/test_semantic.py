@@ -21,7 +21,7 @@ from ra_build.pipeline.embed_stage import embed_texts
 from ra_build.pipeline.run import run_build
 from ra_query.artifacts.store import open_store
 from ra_query.artifacts.vectors import LATER_WINDOW
-from ra_query.semantic.embed import MAX_WINDOWS, MODEL_DIR, embedder, model_info, windows
+from ra_query.semantic.embed import MAX_WINDOWS, MODEL_DIR, _counter, embedder, model_info, windows
 from tests.conftest import BIN, Run, run_cmd
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,7 +83,11 @@ def test_the_shipped_model_files_have_the_sha256_model_json_records() -> None:
     onnx = hashlib.sha256((MODEL_DIR / info["file"]).read_bytes()).hexdigest()
     tokenizer = hashlib.sha256((MODEL_DIR / "tokenizer.json").read_bytes()).hexdigest()
     assert (onnx, tokenizer) == (info["sha256"]["onnx"], info["sha256"]["tokenizer"])
-    assert (MODEL_DIR / "LICENSE").read_text(encoding="utf-8").startswith("\n                                 Apache License")
+    assert (
+        (MODEL_DIR / "LICENSE")
+        .read_text(encoding="utf-8")
+        .startswith("\n                                 Apache License")
+    )
     assert info["sha256"]["onnx"] in (MODEL_DIR / "NOTICE").read_text(encoding="utf-8")
 
 
@@ -132,7 +136,7 @@ def test_a_long_body_is_embedded_whole_in_overlapping_windows_the_model_reads_wh
     limit = int(model_info()["max_tokens"])
     assert 2 < len(made) <= MAX_WINDOWS
     assert all(text.startswith("repo:src/a.py › Client › send\ndef send(self, request)\n") for text in made)
-    assert all(len(embedder().tokenizer.encode(text).ids) <= limit for text in made)
+    assert all(len(_counter().encode(text).ids) <= limit for text in made)
     assert "word0 " in made[0] and made[-1].endswith("word249")
     for before, after in itertools.pairwise(made):  # each window overlaps the next
         assert before.rsplit(" ", 1)[-1] in after
@@ -148,7 +152,9 @@ def test_a_long_chunk_has_a_row_per_window_and_is_found_once_by_its_best(tmp_pat
     home = tmp_path / "home"
     home.mkdir()
     filler = " ".join(f"Paragraph {k} is about gardening, soil and seeds." for k in range(60))
-    pages = {"long.md": f"# Garden notes\n\n{filler}\n\nTo make a shell script executable run chmod u+x on it.\n"}
+    pages = {
+        "long.md": f"# Garden notes\n\n{filler}\n\nTo make a shell script executable run chmod u+x on it.\n"
+    }
     kb = semantic_kb(tmp_path, pages)
     run_build(load_config(kb, home), kb / ".ra")
     vectors = open_store(kb / ".ra").vectors()
@@ -157,7 +163,9 @@ def test_a_long_chunk_has_a_row_per_window_and_is_found_once_by_its_best(tmp_pat
     assert len(rows) > 1 and set(rows) == {"docs:long.md#garden-notes"}
     query = embedder().embed(["make a shell script executable"])[0]
     norms = np.linalg.norm(vectors.rows["docs"], axis=1)
-    assert norms[0] == pytest.approx(1.0) and norms[1:] == pytest.approx(LATER_WINDOW)  # a later window counts less
+    assert norms[0] == pytest.approx(1.0) and norms[1:] == pytest.approx(
+        LATER_WINDOW
+    )  # a later window counts less
     best = float(max(vectors.rows["docs"] @ query))
     assert vectors.nearest(query, 5) == [("docs:long.md#garden-notes", pytest.approx(best))]
     again = run_build(load_config(kb, home), kb / ".ra", full=False).results.get("embed")
@@ -180,7 +188,9 @@ def test_a_semantic_tree_gets_one_vector_per_chunk_with_text_and_the_manifest_na
 def test_an_edit_re_embeds_only_the_chunks_it_changed_and_a_rename_none(tmp_path: Path) -> None:
     kb, home = built(tmp_path)
     page = kb / "docs" / "permissions.md"
-    page.write_text(page.read_text(encoding="utf-8") + "\nAlso `chmod g+w` for the group.\n", encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8") + "\nAlso `chmod g+w` for the group.\n", encoding="utf-8"
+    )
     edited = run_build(load_config(kb, home), kb / ".ra").results["embed"]
     assert (edited["embedded"], edited["rows"]) == (1, 6)
     (kb / "docs" / "ports.md").rename(kb / "docs" / "listening.md")
@@ -323,7 +333,14 @@ def test_ra_query_searches_a_packed_hybrid_index_read_only(tmp_path: Path) -> No
     archive = tmp_path / "kb.tar.gz"
     assert ra(kb, home, "pack", "--output", str(archive)).code == 0
     env = {"RA_CACHE": str(tmp_path / "cache")}
-    query = ("--artifacts", str(archive), "search", "--explain", "--list", "which program is listening on a network port")
+    query = (
+        "--artifacts",
+        str(archive),
+        "search",
+        "--explain",
+        "--list",
+        "which program is listening on a network port",
+    )
     run = run_cmd("ra-query", *query, cwd=tmp_path, home=home, env=env)
     assert run.code == 0 and "hybrid: docs:ports.md#lsof" in run.out
     unpacked = next((tmp_path / "cache").glob("*/ra-artifacts"))
@@ -355,7 +372,9 @@ def test_without_the_extra_a_semantic_build_and_its_searches_fall_back_to_bm25_w
     assert search.code == 0 and ids(search)[0] == "docs:ports.md#lsof"
 
 
-def test_a_hybrid_search_hands_aggregation_only_its_best_candidate_limit_of_fused_chunks(tmp_path: Path) -> None:
+def test_a_hybrid_search_hands_aggregation_only_its_best_candidate_limit_of_fused_chunks(
+    tmp_path: Path,
+) -> None:
     """Sections near in meaning must not all reach aggregation and merge into their page: the
     section the words found stays a result of its own."""
     page = (
@@ -375,3 +394,29 @@ def test_a_hybrid_search_hands_aggregation_only_its_best_candidate_limit_of_fuse
 
 def test_a_very_long_body_is_embedded_in_at_most_max_windows_windows() -> None:
     assert len(windows("p", "word " * 20_000)) == MAX_WINDOWS
+
+
+def test_a_prefix_longer_than_half_a_window_is_cut_and_every_window_fits_the_model() -> None:
+    prefix = " › ".join(f"heading number {k}" for k in range(80))
+    made = windows(prefix, " ".join(f"word{k}" for k in range(120)))
+    counter = _counter()  # the model's tokenizer, without its truncation
+    limit = int(model_info()["max_tokens"])
+    assert len(made) > 1 and all(len(counter.encode(text).ids) <= limit for text in made)
+    assert made[-1].endswith("word119")
+
+
+def test_the_nearest_chunks_over_several_trees_are_the_best_k_whatever_their_windows(tmp_path: Path) -> None:
+    import numpy as np
+
+    from ra_query.artifacts.vectors import Vectors, encode_ids
+
+    vectors = tmp_path / "vectors"
+    vectors.mkdir()
+    rows = {"a": (["x", "x", "x", "x", "y"], [0.90, 0.89, 0.88, 0.87, 0.86]), "b": (["z"], [0.50])}
+    for tree, (chunk_ids, cosines) in rows.items():
+        matrix = np.array([[c, (1 - c * c) ** 0.5] for c in cosines], dtype="<f4")
+        matrix.tofile(vectors / f"{tree}.f32")
+        (vectors / f"{tree}.ids").write_bytes(encode_ids(chunk_ids))
+    meta = {"model": "m", "model_sha256": "0", "dimensions": 2, "trees": {"a": 5, "b": 1}}
+    found = Vectors(str(tmp_path), meta).nearest(np.array([1.0, 0.0], dtype=np.float32), 2)
+    assert [chunk_id for chunk_id, _ in found] == ["x", "y"]

@@ -107,8 +107,10 @@ _KEYWORDS = frozenset(
     ]
 )
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-_NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end)?[\s{}()\[\];,]*$")
-_CLOSERS = re.compile(rb"[\s{}()\[\];,]*(?:end)?[\s{}()\[\];,]*")  # _NO_CONTENT, for fullmatch(pos, endpos)
+# brackets and separators alone (and Ruby's `end`): unambiguous, so a long run of them never
+# makes the match backtrack quadratically
+_NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end[\s{}()\[\];,]*)?$")
+_CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
 
 
 @dataclass
@@ -749,20 +751,38 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
     if span.end - span.start <= budget:
         return [span]
     points = [*sorted(set(_cut_points(item, source, span, budget))), span.end]
+    closers = _closers_from(source, span)
     pieces: list[Span] = []
     start = span.start
     while start < span.end:
-        furthest = points[bisect.bisect_right(points, start + budget) - 1]
+        fit = bisect.bisect_right(points, start + budget)
+        furthest = points[fit - 1] if fit else start
         end = furthest if furthest > start else points[bisect.bisect_right(points, start)]
-        if _CLOSERS.fullmatch(source, end, span.end):  # no copy: a huge definition has many pieces
+        content_end = end
+        if end >= closers:
             end = span.end  # only closing brackets are left: they end this piece
         piece = _trimmed(source, Span(start, end))
-        if piece.end - piece.start > budget:
+        if min(content_end, piece.end) - piece.start > budget:  # a child longer than the budget
             pieces += _parts(source, piece, budget)
         elif piece.end > piece.start:
-            pieces.append(piece)
+            pieces.append(piece)  # closing brackets may run past the budget: never a chunk alone
         start = end
     return pieces or [span]
+
+
+def _closers_from(source: bytes, span: Span) -> int:
+    """Where the closing brackets (and Ruby `end`s) that end `span` begin."""
+    at = span.end
+    while at > span.start:
+        if source[at - 1] in _CLOSER_BYTES:
+            at -= 1
+        elif source[max(span.start, at - 3) : at] == b"end" and (
+            at - 3 == span.start or source[at - 4] in _CLOSER_BYTES
+        ):
+            at -= 3
+        else:
+            break
+    return at
 
 
 def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Iterator[int]:
@@ -779,14 +799,16 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
             if child.end_byte <= span.start or child.start_byte >= span.end:
                 previous = child
                 continue
+            same_line = previous is not None and _last_row(previous) == child.start_point.row
             glued = (
                 previous is not None
                 and previous.type in item.attached
                 and _last_row(previous) + 1 >= child.start_point.row
             )
-            line = source.rfind(b"\n", 0, child.start_byte) + 1
-            if not glued and span.start < line < span.end and not source[line : child.start_byte].strip():
-                yield line
+            if not same_line and not glued:  # a child on the line another ends on is no place to cut
+                line = child.start_byte - child.start_point.column
+                if span.start < line < span.end and not source[line : child.start_byte].strip():
+                    yield line
             if child.end_byte - child.start_byte > budget:
                 stack.append(child)
             previous = child

@@ -121,26 +121,25 @@ class Vectors:
         empty). A chunk with several rows (its windows) counts once, by its best."""
         import numpy as np
 
-        scored = [
-            (tree, rows @ query) for tree, rows in self.rows.items() if (not trees or tree in trees) and len(rows)
-        ]
-        total = sum(len(scores) for _, scores in scored)
+        chosen = [tree for tree, rows in self.rows.items() if (not trees or tree in trees) and len(rows)]
+        if not chosen:
+            return []
+        scores = np.concatenate([self.rows[tree] @ query for tree in chosen])  # one ranking
+        starts = np.cumsum([0] + [len(self.rows[tree]) for tree in chosen])
         wanted = 2 * k  # most chunks have a row or two: twice k rows mostly hold k chunks
         while True:
-            best: list[tuple[float, str, int]] = []
-            for tree, scores in scored:
-                count = min(wanted, len(scores))
-                top = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
-                best += [(float(scores[i]), tree, int(i)) for i in top]
-            best.sort(key=lambda item: -item[0])
+            count = min(wanted, len(scores))
+            top = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
+            top = top[np.argsort(-scores[top], kind="stable")]
             chunks: dict[str, float] = {}
-            for score, tree, row in best:
-                chunks.setdefault(self.ids[tree][row], score)
+            for i in top.tolist():
+                row = int(i)
+                at = int(np.searchsorted(starts, row, side="right")) - 1
+                chunks.setdefault(self.ids[chosen[at]][row - int(starts[at])], float(scores[row]))
                 if len(chunks) == k:
                     break
-            if len(chunks) == k or wanted >= total:
-                ranked = sorted(chunks.items(), key=lambda pair: (-pair[1], pair[0]))
-                return ranked
+            if len(chunks) == k or count == len(scores):
+                return sorted(chunks.items(), key=lambda pair: (-pair[1], pair[0]))
             wanted *= 4
 
 

@@ -15,7 +15,8 @@ Sibling merge
     *Decision*: should the children of one parent disagree on `sibling_count` (a corrupt index),
     the largest value is used, so bad data makes merging harder, never easier.
     Children one of which the query named (`named`: `Installation` is its heading) do not merge:
-    the named chunk is the answer, not the section around it.
+    the named chunk is the answer, not the section around it; nor is a named chunk dropped
+    when its page is a result too (below).
 
 Score and constituents
     An aggregated result's score is the root-sum-square of its constituents' scores. If the
@@ -265,7 +266,7 @@ def _without_nested(active: dict[str, _Node], records: _Records) -> list[str]:
             if parent_id in active:
                 ancestor = active[parent_id].record
                 if not ancestor.code:
-                    nested = True
+                    nested = not node.record.named  # what the query named stays beside its page
                 elif (ancestor.depth == 0 and not ancestor.named) or ancestor.score < node.record.score:
                     outer_code.add(parent_id)  # a code file's node (its outline names what matched),
                     # unless the query named the file, or a class that matched less than its member

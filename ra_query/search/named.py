@@ -13,9 +13,9 @@ chunk the ranking did not reach is fetched all the same.
 
 Named chunks are scored from the best of the others to twice it, in proportion to their BM25
 scores (each below the one before), so they rank first, stay together, and the elbow (DECISIONS
-19) keeps what follows them as it would have kept it. They never merge into their section
-(ra_query.search.aggregate), and the show step keeps them above a section that many weaker
-matches merged into.
+19, at its default ratio of 0.5 or below) keeps them all and what follows as it would have kept
+it. They never merge into their section (ra_query.search.aggregate), and the show step keeps them
+above a section that many weaker matches merged into.
 """
 
 from collections.abc import Callable

@@ -127,8 +127,12 @@ def windows(prefix: str, body: str, most: int = MAX_WINDOWS) -> list[str]:
     beside it, the next starting three quarters of a window later; at most `most` of them."""
     limit = int(model_info()["max_tokens"]) - 2  # [CLS] and [SEP]
     counter = _counter()
-    head = len(counter.encode(prefix, add_special_tokens=False).ids) if prefix else 0
-    room = max(limit - head, limit // 2)  # a long prefix still leaves half a window to the body
+    head_offsets: list[tuple[int, int]] = (
+        counter.encode(prefix, add_special_tokens=False).offsets if prefix else []
+    )
+    if len(head_offsets) > limit // 2:  # a long prefix is cut: every window keeps half for the body
+        prefix = prefix[: head_offsets[limit // 2 - 1][1]]
+    room = limit - min(len(head_offsets), limit // 2)
     offsets: list[tuple[int, int]] = counter.encode(body, add_special_tokens=False).offsets
     if len(offsets) <= room:
         return [f"{prefix}\n{body}"]

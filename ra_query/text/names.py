@@ -31,9 +31,48 @@ MAX_NAME_CHARS: Final = 120  # a longer title is a sentence, not a name
 MAX_QUERY_WORDS: Final = 6  # a longer query is a question, not a name
 _SPACE = re.compile(r"\s+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
-_SEPARATORS = re.compile(r"::|->|#")
-_CALL = re.compile(r"\s*\([^()]*\)\s*$")  # `encode_content()`, `run(x)`
+_SEPARATORS = re.compile(r"::|->|#(?=\w)")  # `C#` keeps its `#`
+_CALL = re.compile(r"(?<=\w)\([^()]*\)\s*$")  # `encode_content()`, `run(x)`; not `Install (Linux)`
 _QUOTES = "`'\"“”‘’"
+# the extensions of the files ra chunks: `config.json` is a file's name, not `json`'s
+_EXTENSIONS: Final = frozenset(
+    [
+        "py",
+        "pyi",
+        "js",
+        "mjs",
+        "cjs",
+        "jsx",
+        "ts",
+        "mts",
+        "cts",
+        "tsx",
+        "go",
+        "rs",
+        "java",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "cxx",
+        "hpp",
+        "hh",
+        "hxx",
+        "cs",
+        "rb",
+        "php",
+        "sh",
+        "bash",
+        "zsh",
+        "toml",
+        "yaml",
+        "yml",
+        "json",
+        "md",
+        "markdown",
+        "txt",
+    ]
+)
 EXACT: Final = "="  # the mark of an exact key: a name as written, case and all
 FULL: Final = "=="  # the mark of a full key: a definition's whole qualified name as written
 
@@ -108,7 +147,7 @@ def query_keys(text: str) -> list[Tier]:
     query is not shaped like a name: too long, or using the query language (`field:`, `-x`, `OR`,
     brackets). Quotes, backticks and a call's parentheses around a name are looked through."""
     name = text.strip().strip(_QUOTES).strip()
-    name = _CALL.sub("", name)
+    name = _CALL.sub("", name)  # `run()` is `run`
     if not name or len(name) > MAX_NAME_CHARS or len(name.split()) > MAX_QUERY_WORDS:
         return []
     if _SEPARATORS.sub(".", name).count(":") or any(c in name for c in '"()[]{}^'):
@@ -123,6 +162,8 @@ def query_keys(text: str) -> list[Tier]:
     dotted = ".".join(parts)
     loose = list(dict.fromkeys(forms(name) + forms(dotted)))
     tiers = [Tier([[FULL + dotted], [EXACT + dotted], loose])] if loose else []
+    if "/" in name or parts[-1].lower() in _EXTENSIONS or any(len(p) < 2 or p.isdigit() for p in parts):
+        return tiers  # a file (`setup.py`), a version (`v1.2.3`), `e.g.`: no shorter name in it
     for start in range(1, len(parts)):
         suffix = ".".join(parts[start:])
         if forms(suffix):
