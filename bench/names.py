@@ -4,7 +4,8 @@
                                     [--semantic] [--sample N] [--label TEXT] [--no-record]
 
 1. Code (the corpora of bench/code_search.py, at their commits): up to `--sample` definitions per
-   corpus (seeded; code chunks with a symbol, outside test files), each searched twice:
+   corpus (seeded; code chunks with a symbol and text of their own, not a later part of a long
+   one, outside test files and test modules), each searched twice:
    - **as written**: its qualified name (`Command.Find`, `validateRequiredFlagGroups`): a hit is
      that definition first (or another of that qualified name: an overload, a setter);
    - **bare**: its last part (`Find`): that definition first, or in the top 3. A bare name that
@@ -54,12 +55,23 @@ def definitions(artifacts: Path, count: int) -> list[dict[str, Any]]:
     many definitions of the corpus have its last name."""
     import pyarrow.parquet as pq
 
-    from ra_query.search.pipeline import is_test_path
+    from ra_query.search.pipeline import is_test_path, is_test_symbol
+    from ra_query.text.names import chunk_keys
+
+    def is_definition(r: dict[str, Any]) -> bool:  # not a later part of one (it has no name)
+        return bool(
+            chunk_keys(kind="code", depth=1, symbol=r["symbol"], title="", path=r["path"], slug=r["slug"])
+        )
 
     rows: list[dict[str, Any]] = []
     for part in sorted((artifacts / "chunks").glob("*/part-*.parquet")):
-        table = pq.read_table(part, columns=["id", "symbol", "path", "kind"]).to_pylist()
-        rows += [r for r in table if r["kind"] == "code" and r["symbol"] and not is_test_path(r["path"])]
+        table = pq.read_table(part, columns=["id", "symbol", "path", "kind", "slug", "tokens"]).to_pylist()
+        rows += [
+            r
+            for r in table
+            if r["kind"] == "code" and r["symbol"] and r["tokens"] and is_definition(r)
+            and not is_test_path(r["path"]) and not is_test_symbol(r["symbol"])
+        ]  # fmt: skip
     last = Counter(r["symbol"].rsplit(".", 1)[-1] for r in rows)
     rows.sort(key=lambda r: r["id"])
     random.Random(SEED).shuffle(rows)
