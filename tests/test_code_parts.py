@@ -257,11 +257,15 @@ def test_an_impl_block_without_text_is_never_a_result(tmp_path: Path) -> None:
     assert "kb:lib.rs#impl-Cache" not in [r["id"] for r in results]
 
 
-def test_closing_brackets_are_never_a_chunk_of_their_own() -> None:
-    statements = "".join(f"    total = total + compute(value_{k}, option_{k});\n" for k in range(40))
-    source = f"function f(x) {{\n  if (x) {{\n{statements}  }}\n  return 'a short tail here';\n}}\n"
-    for chunk in chunks_of("a.js", source)[1:]:
-        assert chunk.body.strip(" \n{}();,") != "", chunk.slug
+@pytest.mark.parametrize("count", range(18, 28))
+def test_closing_brackets_are_never_a_chunk_of_their_own(count: int) -> None:
+    statements = "".join(f"    total = total + compute(value_{k}, option_{k});\n" for k in range(count))
+    for tail in range(0, 60, 2):  # the sizes at which the last piece ends right before its brackets
+        after = f"function f(x) {{\n  if (x) {{\n{statements}  }}\n  return '{'a' * tail}';\n}}\n"
+        inside = f"function f(x) {{\n  if (x) {{\n{statements}    return '{'a' * tail}';\n  }}\n}}\n"
+        for source in (after, inside):
+            for chunk in chunks_of("a.js", source)[1:]:
+                assert chunk.body.strip(" \n{}();,") != "", (count, tail, chunk.slug)
 
 
 def test_a_definition_whose_first_line_is_over_the_budget_is_still_cut_between_statements() -> None:

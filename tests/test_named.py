@@ -29,6 +29,11 @@ CLIENT = textwrap.dedent(
         return bytes(content)
 
 
+    def plugins():
+        """The registered ones."""
+        return []
+
+
     class BaseClient:
         def _redirect_method(self, request):
             """The method a redirect uses."""
@@ -87,10 +92,17 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         (kb / "pages" / f"{title.replace(' ', '-')}.md").write_text(_page(title, body), encoding="utf-8")
     (kb / "pages" / "guide.md").write_text(
         "# Guide\n\n## Installation\n\nInstall it with pip; installation takes a minute.\n\n"
-        "## Usage\n\nInstallation done, run it: the installation of plugins is below.\n\n"
-        "## EncodeContent\n\nHow the client encodes content: encode content, EncodeContent.\n",
+        "## Usage\n\nInstallation done, run it: the installation of plugins is below.\n",
         encoding="utf-8",
     )
+    (kb / "pages" / "encoding.md").write_text(
+        "# Encoding\n\n## EncodeContent\n\nHow the client encodes content: encode content, EncodeContent.\n",
+        encoding="utf-8",
+    )
+    # five sections about plugins: matching alike, they merge into their page, which scores above
+    # any one of them
+    sections = "".join(f"## Step {k}\n\nPlugins, plugins and more plugins, step {k}.\n\n" for k in range(5))
+    (kb / "pages" / "extensions.md").write_text(f"# Extensions\n\n{sections}", encoding="utf-8")
     (kb / ".ra.toml").write_text(
         'root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n', encoding="utf-8"
     )
@@ -214,7 +226,7 @@ def test_a_definition_comes_before_a_heading_of_its_name_when_typed_as_written(
     project: tuple[Path, Path],
 ) -> None:
     assert _ids(project, "encode_content")[0] == "kb:src/client.py#encode_content"
-    assert "kb:pages/guide.md#encodecontent" in _ids(project, "EncodeContent")[:3]
+    assert "kb:pages/encoding.md#encodecontent" in _ids(project, "EncodeContent")[:3]
 
 
 @pytest.mark.parametrize(
@@ -241,6 +253,14 @@ def test_a_command_name_puts_its_page_first_ahead_of_pages_named_after_it(projec
 
 def test_a_headings_title_puts_that_section_first(project: tuple[Path, Path]) -> None:
     assert _ids(project, "Installation")[0] == "kb:pages/guide.md#installation"
+
+
+def test_a_named_chunk_stays_first_above_a_section_many_matches_merged_into(
+    project: tuple[Path, Path],
+) -> None:
+    found = _ids(project, "plugins")
+    assert found[0] == "kb:src/client.py#plugins"
+    assert "kb:pages/extensions.md#extensions" in found  # the merged section, after it
 
 
 def test_a_file_name_puts_the_files_outline_first(project: tuple[Path, Path]) -> None:
@@ -275,9 +295,9 @@ def test_names_come_first_over_mcp(project: tuple[Path, Path]) -> None:
     assert firsts[0].startswith("kb:pages/ssh.md") and firsts[1] == "kb:src/client.py#encode_content"
 
 
-@pytest.mark.parametrize("query", ["setup.py", "v1.2.3", "e.g."])
+@pytest.mark.parametrize("query", ["setup.py", "v1.2.3", "e.g.", ".", "::", "a..b"])
 def test_a_file_name_or_a_version_has_no_shorter_name_in_it(query: str) -> None:
-    assert len(query_keys(query)) == 1
+    assert len(query_keys(query)) <= 1
 
 
 def test_a_language_name_with_a_hash_keeps_it() -> None:

@@ -25,8 +25,9 @@ CHUNKER_VERSION = (
     # inline HTML add nothing; leading, trailing and repeated hyphens stay); 7: a code definition
     # over `code_chunk_size` bytes cut at its syntax into parts titled by their first line;
     # 8: a Go method is a child of its receiver's type (depth 2); 9: an impl, mod or namespace
-    # block that is its first line alone has no text
-    9
+    # block that is its first line alone has no text; 10: a child over the budget counted from its
+    # line's start (its indentation, the `function f(x) {` it opens on) is cut inside
+    10
 )
 
 

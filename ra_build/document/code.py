@@ -809,7 +809,9 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
                 line = child.start_byte - child.start_point.column
                 if span.start < line < span.end and not source[line : child.start_byte].strip():
                     yield line
-            if child.end_byte - child.start_byte > budget:
+            # a child over the budget, counted from its line's start (its indentation, or the
+            # `function f(x) {` it opens on), is cut inside
+            if child.end_byte - (child.start_byte - child.start_point.column) > budget:
                 stack.append(child)
             previous = child
 

@@ -162,8 +162,10 @@ def query_keys(text: str) -> list[Tier]:
     dotted = ".".join(parts)
     loose = list(dict.fromkeys(forms(name) + forms(dotted)))
     tiers = [Tier([[FULL + dotted], [EXACT + dotted], loose])] if loose else []
-    if "/" in name or parts[-1].lower() in _EXTENSIONS or any(len(p) < 2 or p.isdigit() for p in parts):
-        return tiers  # a file (`setup.py`), a version (`v1.2.3`), `e.g.`: no shorter name in it
+    if len(parts) < 2 or "/" in name or parts[-1].lower() in _EXTENSIONS:
+        return tiers  # one part (or `.` alone: none), a file (`setup.py`): no shorter name in it
+    if any(len(p) < 2 or p.isdigit() for p in parts):
+        return tiers  # a version (`v1.2.3`), `e.g.`: no shorter name in it
     for start in range(1, len(parts)):
         suffix = ".".join(parts[start:])
         if forms(suffix):
