@@ -26,8 +26,12 @@ CHUNKER_VERSION = (
     # over `code_chunk_size` bytes cut at its syntax into parts titled by their first line;
     # 8: a Go method is a child of its receiver's type (depth 2); 9: an impl, mod or namespace
     # block that is its first line alone has no text; 10: a child over the budget counted from its
-    # line's start (its indentation, the `function f(x) {` it opens on) is cut inside
-    10
+    # line's start (its indentation, the `function f(x) {` it opens on) is cut inside;
+    # 11 (issue 31): `.h` as C++ where the tree or the header says so; definitions inside `#if`
+    # blocks and parse errors; CommonJS assignments, test blocks and Java enum constants are
+    # definitions; blocks named by what they declare; a `;` after a definition is in its range;
+    # doc comments across blank lines, trailing comments with their line's statement
+    11
 )
 
 
@@ -44,6 +48,7 @@ def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
         "include": list(tree.include),
         "exclude": list(tree.exclude),
         "outside_links": tree.outside_links,
+        "header_language": tree.header_language,
         # what discovery skips; a change to an ignore file itself is seen by the stale count
         # (discovery records each one read in the stat table, ra_build.pipeline.discover)
         "default_excludes": tree.default_excludes,

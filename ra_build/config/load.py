@@ -126,7 +126,11 @@ NO_EFFECT = {
 # tree keys that default to the `[settings]` key of the same name (set in `_merge`)
 _WALK_KEYS = ("default_excludes", "gitignore")
 _UPSTREAM_KEYS = ("urls", "sitemap", "refresh")
-_TREE_KEYS = ("path", *_UPSTREAM_KEYS, "include", "exclude", "allow_outside_links", "semantic", *_WALK_KEYS)
+_TREE_KEYS = (
+    "path", *_UPSTREAM_KEYS, "include", "exclude", "allow_outside_links", "semantic", "header_language",
+    *_WALK_KEYS,
+)  # fmt: skip
+HEADER_LANGUAGES = ("auto", "c", "cpp")
 _DURATION = re.compile(r"([0-9]+)([dhm])")
 _SECONDS = {"d": 86_400, "h": 3_600, "m": 60}
 _RULE_KEYS = ("match", "trees", "terms", "include")
@@ -329,6 +333,7 @@ class _Validator:
         include, exclude = DEFAULT_INCLUDE, ()
         fetched: dict[str, Any] = {}
         outside_links = False
+        header_language = "auto"
         semantic: bool | None = None
         walk: dict[str, bool] = {}
         raw_path: str = ""
@@ -354,6 +359,16 @@ class _Validator:
             elif key == "semantic":
                 self.typed(key_loc, f"{header} semantic", value, bool)
                 semantic = value
+            elif key == "header_language":
+                self.typed(key_loc, f"{header} header_language", value, str)
+                if value not in HEADER_LANGUAGES:
+                    raise self.error(
+                        key_loc,
+                        f"{header} header_language {toml_str(value)} is not one of "
+                        f"{', '.join(map(toml_str, HEADER_LANGUAGES))} — use \"cpp\" to parse .h files "
+                        "as C++",
+                    )
+                header_language = value
             elif key in _WALK_KEYS:
                 self.typed(key_loc, f"{header} {key}", value, bool)
                 walk[key] = value
@@ -382,6 +397,7 @@ class _Validator:
             semantic,
             **walk,
             **fetched,
+            header_language=header_language,
         )
         self.data.trees.append((tree, self.lines.line((*loc, "path")), frozenset(walk)))
 

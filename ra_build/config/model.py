@@ -51,6 +51,9 @@ class TreeConfig:
     refresh: int = DEFAULT_REFRESH  # seconds until a fetched page is due again (`refresh = "7d"`)
     url_include: tuple[str, ...] = ()
     url_exclude: tuple[str, ...] = ()
+    # `header_language`: what a `.h` file is parsed as — "c", "cpp", or "auto": C++ when the tree
+    # has at least as many C++ sources as `.c` files, or the header itself is C++ (docs/code.md)
+    header_language: str = "auto"
 
     @property
     def upstream(self) -> bool:

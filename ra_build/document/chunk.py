@@ -34,6 +34,7 @@ from ra_build.document.markdown import UTF8_BOM, Heading, decode, file_bytes, fi
 from ra_build.document.memo import TextMemo
 from ra_query.artifacts.schema import doc_id_of
 from ra_query.sources.languages import SourceKind, language_of
+from ra_query.sources.languages import header_language as _header_language
 from ra_query.text.files import looks_binary
 from ra_query.text.slugs import slug_keeps
 from ra_query.text.tokens import count_tokens as _count_tokens
@@ -175,12 +176,13 @@ def chunk_file(
     max_chunk_size: int = DEFAULT_MAX_CHUNK,
     source_kind: SourceKind = "docs",
     code_chunk_size: int = DEFAULT_CODE_CHUNK,
+    header_language: str = "auto",
 ) -> tuple[Document | None, bool]:
     """The chunk tree of a file's bytes as a build makes it, or None for a binary file; and
     whether undecodable bytes were replaced (one U+FFFD each: the ranges still slice the file).
     A code definition longer than `code_chunk_size` bytes (or `max_chunk_size`) is cut into
     parts. `source_kind` is the source kind of a markdown or text file's chunks: `upstream` in an
-    upstream tree."""
+    upstream tree. `header_language` is what a `.h` file is (`c`, `cpp`, or `auto`: by its text)."""
     if looks_binary(data):
         return None, False
     text, replaced = decode(data)
@@ -189,6 +191,7 @@ def chunk_file(
     doc = chunk_document(
         tree, path, text, size=len(data), byte_offset=bom, byte_length=byte_length,
         max_chunk_size=max_chunk_size, source_kind=source_kind, code_chunk_size=code_chunk_size,
+        header_language=header_language,
     )  # fmt: skip
     return doc, replaced
 
@@ -206,6 +209,7 @@ def chunk_document(
     max_chunk_size: int = DEFAULT_MAX_CHUNK,
     source_kind: SourceKind = "docs",
     code_chunk_size: int = DEFAULT_CODE_CHUNK,
+    header_language: str = "auto",
 ) -> Document:
     """Split a document into its chunk tree.
 
@@ -223,6 +227,8 @@ def chunk_document(
         max_chunk_size: a code definition longer than this (characters) is cut into parts.
         code_chunk_size: a code chunk's budget in bytes: a longer definition is cut into parts.
         source_kind: the source kind of a markdown or text document's chunks (`docs`, `upstream`).
+        header_language: what a `.h` file is parsed as: `c`, `cpp`, or `auto` (C++ when its
+            text says so: ra_query.sources.languages.header_language).
 
     Returns:
         The document with its chunks in document order, the document node first.
@@ -232,8 +238,11 @@ def chunk_document(
     if kind == "code":
         # a code file's chunk texts rarely repeat (versioned docs copies do): remembering them
         # cost a tenth of code chunking and saved nothing
+        language = language_of(path)
+        if language == "c" and path.lower().endswith(".h"):
+            language = _header_language(text, header_language)
         return chunk_code(
-            tree, path, text, language_of(path), size=size, byte_offset=byte_offset, byte_length=byte_length,
+            tree, path, text, language, size=size, byte_offset=byte_offset, byte_length=byte_length,
             count_tokens=count_tokens, max_chunk_size=max_chunk_size, budget=code_chunk_size,
         )  # fmt: skip
     counter = _remembered_count if count_tokens is _count_tokens else count_tokens

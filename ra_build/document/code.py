@@ -104,6 +104,42 @@ _KEYWORDS = frozenset(
         "final",
         "readonly",
         "local",
+        # C and C++: directives, specifiers and keywords a declaration may begin with
+        "ifndef",
+        "ifdef",
+        "endif",
+        "elif",
+        "define",
+        "undef",
+        "include",
+        "pragma",
+        "extern",
+        "inline",
+        "template",
+        "typename",
+        "constexpr",
+        "friend",
+        "typedef",
+        "using",
+        "namespace",
+        "struct",
+        "class",
+        "enum",
+        "union",
+        "unsigned",
+        "signed",
+        "volatile",
+        "virtual",
+        "override",
+        "abstract",
+        "async",
+        "await",
+        "new",
+        "this",
+        "self",
+        "module",
+        "require",
+        "exports",
     ]
 )
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -111,6 +147,23 @@ _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # makes the match backtrack quadratically
 _NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end[\s{}()\[\];,]*)?$")
 _CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
+_OPENERS = (b"{", b"[", b"(")  # a line of one of these is never where a definition is cut
+_DOC_COMMENTS = (b"/**", b"///", b"##")
+# a statement's role in its run (`_Walker.statements`): a statement, or a preprocessor directive
+# that opens what follows (`#if X`) or closes what precedes it (`#else`, `#endif`)
+_STATEMENT, _OPENS, _CLOSES = "statement", "opens", "closes"
+_OPENING = frozenset({"preproc_if", "preproc_ifdef"})  # their first line opens; `#else` closes
+_HAS_WORD = re.compile(r"\w")  # comments that document what follows, blank lines or not
+# where a statement names what it declares (`_Walker.declared`), in this order
+_NAME_FIELDS = ("name", "declarator", "left", "pattern", "key")
+_NAME_NODES = frozenset({"constant", "name", "identifier"})  # leaves that are a name (Ruby, PHP)
+# children that never hold the declared name: modifiers, annotations, types, attributes
+_NOT_NAMES = frozenset({
+    "modifiers", "modifier", "annotation", "marker_annotation", "attribute_item", "attribute_list",
+    "decorator", "type_qualifier", "storage_class_specifier", "visibility_modifier", "attribute",
+    "attribute_specifier", "ms_declspec_modifier", "primitive_type", "type_identifier",
+    "predefined_type", "generic_type", "scoped_type_identifier", "string", "string_literal",
+})  # fmt: skip
 
 
 @dataclass
@@ -119,6 +172,7 @@ class Span:
 
     start: int
     end: int
+    name: str = ""  # the first name its statements declare (`_Walker.declared`): a block's slug
 
 
 @dataclass
@@ -162,6 +216,30 @@ def generated_reason(data: bytes) -> str | None:
     return None
 
 
+# C and C++ macros the grammar cannot expand, blanked before parsing: a line that is one ALL_CAPS
+# macro with an underscore (`FMT_BEGIN_NAMESPACE`, `G_BEGIN_DECLS`, `FMT_PRAGMA_GCC(…)`: its
+# expansion opens or closes a scope), and such a macro before a declaration's words
+# (`FMT_CONSTEXPR inline auto f()`, `SDS_API void g()`: an attribute). On fmt's sources this
+# leaves 277 of tree-sitter's 740 error nodes
+_MACROS = re.compile(
+    rb"(?P<lone>^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*\r?$)"
+    rb"|(?:(?<=^)|(?<=[\s>)]))[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]+(?:[a-z_~]|[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]))",
+    re.M,
+)
+
+
+def _blank(match: re.Match[bytes]) -> bytes:
+    """A macro made spaces of its length; one alone on its line a `//` comment (the parser sees
+    a comment, which joins the definition after it or its block, so no line is lost): never
+    a `*/`, which would end a block comment the macro's name stands in."""
+    text = match.group(0)
+    core = text.strip()
+    if match.group("lone") is None or len(core) < 2:
+        return b" " * len(text)
+    at = text.index(core)
+    return text[:at] + b"//" + b" " * (len(core) - 2) + text[at + len(core) :]
+
+
 def grammar_of(path: str, language: str) -> str:
     """The grammar a code file is parsed with: its language's; a .tsx file is TypeScript to a
     `lang:` filter but is parsed with the TSX grammar (JSX in it)."""
@@ -177,13 +255,15 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
         parser = parser_for(language)
     except GrammarMissing as exc:
         return Parsed([], [], _paragraphs(encoded), [f"{exc}: chunked at blank lines"])
-    root = parser.parse(encoded).root_node
+    grammar = GRAMMARS.get(language)
+    masked = _MACROS.sub(_blank, encoded) if grammar is not None and grammar.macros else encoded
+    root = parser.parse(masked).root_node
     if language in DATA_GRAMMARS:
         parsed = _data_entries(root, encoded, language)
         if root.has_error:  # a broken data file: its lines, not a partial tree that drops some
             return Parsed([], [], _paragraphs(encoded), ["syntax errors: chunked at blank lines"])
     else:
-        parsed = _Walker(GRAMMARS[language], encoded).file(root)
+        parsed = _Walker(GRAMMARS[language], encoded, masked).file(root)  # the text is the file's own
     if root.has_error:
         if parsed.definitions:
             warnings.append("syntax errors: chunked from tree-sitter's partial parse")
@@ -197,9 +277,11 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
 class _Walker:
     """Walks one file's parse tree with its language's `Grammar`."""
 
-    def __init__(self, grammar: Grammar, source: bytes) -> None:
+    def __init__(self, grammar: Grammar, source: bytes, masked: bytes | None = None) -> None:
         self.g = grammar
         self.source = source
+        self.masked = source if masked is None else masked  # what was parsed (`_MACROS`)
+        self.directives: set[int] = set()  # the ids of `#if`'s names and conditions: never a name
 
     def text(self, node: tree_sitter.Node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -221,30 +303,56 @@ class _Walker:
         gaps: list[list[Span]],
         *,
         top: bool,
+        lead: list[tree_sitter.Node] | None = None,
     ) -> None:
         """Sort the named children of `parent` into definitions (`out`) and runs of other
-        statements (`gaps`: a new run after each definition)."""
+        statements (`gaps`: a new run after each definition); `lead` are comments before them."""
         pending: list[tree_sitter.Node] = []
-        for node in parent.named_children:
-            if node.type in self.g.attached:
-                if pending and node.start_point.row > _last_row(pending[-1]) + 1:
-                    gaps[-1].extend(Span(n.start_byte, n.end_byte) for n in pending)
+        statements = itertools.chain(((n, _STATEMENT) for n in lead or ()), self.statements(parent))
+        for node, role in statements:
+            if role == _CLOSES:  # `#else`, `#endif`: the end of what precedes it
+                gaps[-1].extend(map(self.span_of, pending))
+                pending = []
+                # on the line after a definition it ends it (not a container: its text ends at its
+                # first member)
+                last = out[-1] if out and not gaps[-1] and not out[-1].children else None
+                if last is not None and self.source.count(b"\n", last.span.end, node.start_byte) <= 1:
+                    _extend(last, node.end_byte)
+                else:
+                    gaps[-1].append(Span(node.start_byte, node.end_byte))
+                continue
+            if role == _OPENS:  # `#if X`, `#ifndef GUARD`: the start of what follows, like a comment
+                self.directives.add(node.id)
+                pending.append(node)
+                continue
+            if node.type in self.g.attached and not pending and (last := self.trailing(node, out, gaps)):
+                # `x = 1  # why`, `#endif  // GUARD`: a comment on the line its statement ends on
+                if last == "definition" and not out[-1].children:
+                    _extend(out[-1], node.end_byte)
+                else:
+                    gaps[-1].append(self.span_of(node))
+                continue
+            if node.type in self.g.attached or self.label(node):
+                if pending and self.apart(pending, node):
+                    gaps[-1].extend(map(self.span_of, pending))
                     pending = []
                 pending.append(node)
                 continue
-            if node.type in _TRANSPARENT and (inner := node.child_by_field_name("body")) is not None:
-                # C++ `extern "C" { … }`, Ruby `class << self … end`: what they hold is defined
-                # where they stand
+            if (node.type in _TRANSPARENT or _anonymous_namespace(node)) and (
+                inner := node.child_by_field_name("body")
+            ) is not None:
+                # C++ `extern "C" { … }` and `namespace { … }`, Ruby `class << self … end`: what
+                # they hold is defined where they stand
                 if pending:
-                    gaps[-1].extend(Span(n.start_byte, n.end_byte) for n in pending)
+                    gaps[-1].extend(map(self.span_of, pending))
                     pending = []
                 self.members(inner, prefix, crumbs, out, gaps, top=top)
                 continue
             if node.type == "type_declaration" and len(specs := _type_specs(node)) > 1:
                 # Go's `type ( A struct{…}; B interface{…} )`: a chunk per type
                 start = pending[0].start_byte if pending else node.start_byte
-                if pending and node.start_point.row > _last_row(pending[-1]) + 1:
-                    gaps[-1].extend(Span(n.start_byte, n.end_byte) for n in pending)
+                if pending and self.apart(pending, node):
+                    gaps[-1].extend(map(self.span_of, pending))
                     start = node.start_byte
                 pending = []
                 for k, spec in enumerate(specs):
@@ -262,18 +370,113 @@ class _Walker:
                 target = None  # PHP's `namespace App;`: a statement of the header, not a container
             name = self.name_of(target) if target is not None else None
             if target is None or name is None:
-                gaps[-1].extend(Span(n.start_byte, n.end_byte) for n in [*pending, node])
+                gaps[-1].extend(map(self.span_of, [*pending, node]))
                 pending = []
                 continue
-            if pending and node.start_point.row > _last_row(pending[-1]) + 1:
-                gaps[-1].extend(Span(n.start_byte, n.end_byte) for n in pending)
+            if pending and self.apart(pending, node):
+                gaps[-1].extend(map(self.span_of, pending))
                 pending = []
-            start = pending[0].start_byte if pending else node.start_byte
+            start = pending[0].start_byte if pending else self.start_of(node)
             pending = []
             out.append(self.definition(node, target, name, start, prefix, crumbs, top=top))
             gaps.append([])
         # comments after the last statement: no definition follows to take them
-        gaps[-1].extend(Span(n.start_byte, n.end_byte) for n in pending)
+        gaps[-1].extend(map(self.span_of, pending))
+
+    def statements(self, parent: tree_sitter.Node) -> Iterator[tuple[tree_sitter.Node, str]]:
+        """The named children of `parent` and their roles, with what a preprocessor conditional
+        (`#ifndef` guard, `#if … #else … #endif`: both branches) or a stretch tree-sitter could not
+        parse (an ERROR node) holds in its place: a definition inside either is a definition like
+        any other. A directive's line opens what follows it (`_OPENS`) or closes what precedes it
+        (`_CLOSES`: `#else`, `#endif`); it never names a chunk. An ERROR node's loose words are
+        statements, so no line of the file is lost."""
+        conditional = parent.type in self.g.conditionals
+        for k, node in enumerate(parent.children):
+            if node.type in self.g.conditionals or node.type in self.g.flattened or node.type == "ERROR":
+                yield from self.statements(node)
+            elif conditional and not node.is_named:
+                if node.type.startswith("#"):
+                    yield node, _OPENS if k == 0 and parent.type in _OPENING else _CLOSES
+            elif conditional and parent.field_name_for_child(k) in ("name", "condition"):
+                yield node, _OPENS if parent.type in _OPENING else _CLOSES
+            elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(node.type)):
+                yield node, _STATEMENT
+
+    def label(self, node: tree_sitter.Node) -> bool:
+        """Whether `node` is a word alone that labels the definitions after it (Ruby's `private`):
+        it joins the next definition, as a comment does."""
+        return node.type == "identifier" and bool(self.g.labels) and self.text(node) in self.g.labels
+
+    def trailing(self, node: tree_sitter.Node, out: list[Definition], gaps: list[list[Span]]) -> str:
+        """Whether `node` (a comment) starts on the line the item before it ends on: "definition"
+        or "statement" (what that item is), else ""."""
+        if gaps[-1]:
+            end, last = gaps[-1][-1].end, "statement"
+        elif out and not out[-1].children:
+            end, last = out[-1].span.end, "definition"
+        else:
+            return ""
+        return last if end <= node.start_byte and b"\n" not in self.source[end : node.start_byte] else ""
+
+    def apart(self, pending: list[tree_sitter.Node], node: tree_sitter.Node) -> bool:
+        """Whether a blank line parts the comments `pending` from `node` below them, so that they
+        do not document it; a doc comment (`/**`, `///`, `##`) documents what follows whatever
+        the blank lines between, and so does a label (Ruby's `private`) or a directive."""
+        if node.start_point.row <= _last_row(pending[-1]) + 1:
+            return False
+        return not any(
+            self.source[c.start_byte : c.start_byte + 3].startswith(_DOC_COMMENTS)
+            or self.label(c)
+            or c.id in self.directives
+            for c in pending
+        )
+
+    def span_of(self, node: tree_sitter.Node) -> Span:
+        """A statement's stretch, with the `;` or `,` that ends it (a C struct's, a TypeScript
+        field's, a Java enum constant's), and the name it declares."""
+        named = node.type not in self.g.attached and node.id not in self.directives and not self.label(node)
+        start = self.start_of(node)
+        line = self.source.rfind(b"\n", 0, start) + 1
+        if not named and all(b in _CLOSER_BYTES for b in self.source[line:start]):
+            start = line  # `}  // namespace`: the comment's line, with the brace it follows
+        return Span(start, _end_of(node), self.declared(node) if named else "")
+
+    def start_of(self, node: tree_sitter.Node) -> int:
+        """Where `node` starts, moved back to its line's start over the macros parsing did not
+        see (`FMT_API void f();` starts at `FMT_API`)."""
+        line = self.source.rfind(b"\n", 0, node.start_byte) + 1
+        if self.masked is self.source or not self.source[line : node.start_byte].strip():
+            return node.start_byte
+        return line if not self.masked[line : node.start_byte].strip() else node.start_byte
+
+    def declared(self, node: tree_sitter.Node) -> str:
+        """The first name a statement declares (`BIT_SET` of `static final int BIT_SET = 1;`,
+        `CACHE` of `CACHE = {}`, `SDS_H` of `#define SDS_H`): what its block is named by,
+        never a type, annotation, keyword or comment word; "" when it declares none."""
+        for _ in range(8):
+            if not node.named_children:
+                return self.text(node) if node.type in _NAME_NODES or node.type.endswith("identifier") else ""
+            inner = None
+            for name in _NAME_FIELDS:
+                inner = node.child_by_field_name(name)
+                if inner is not None:
+                    break
+            if inner is None:
+                inner = next(
+                    (
+                        c
+                        for k, c in enumerate(node.children)
+                        if c.is_named
+                        and c.type not in _NOT_NAMES
+                        and c.type not in self.g.attached
+                        and node.field_name_for_child(k) is None
+                    ),
+                    None,
+                )
+            if inner is None:
+                return ""
+            node = inner
+        return ""
 
     def unwrap(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The definition `node` is or wraps (decorators, `export`, `template<…>`), or None."""
@@ -294,6 +497,20 @@ class _Walker:
     def name_of(self, node: tree_sitter.Node) -> str | None:
         """The name a definition is known by, or None when it has none (then it is a statement)."""
         kind = node.type
+        if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
+            return self.test_name(node)
+        if kind in _FORWARD and node.child_by_field_name("body") is None:
+            return None  # C, C++: `class basic_format_arg;` declares, the definition is elsewhere
+        if kind == "enum_constant" and node.child_by_field_name("body") is None:
+            return None  # Java: a constant without a body of its own is a statement of its enum
+        if kind == "assignment_expression":  # CommonJS: `app.use = function use(fn) {…}`
+            value = node.child_by_field_name("right")
+            target = node.child_by_field_name("left")
+            if value is None or target is None or value.type not in _FUNCTION_VALUES:
+                return None
+            if target.type not in ("identifier", "member_expression"):
+                return None
+            return _assigned_name(self.text(target), value, self)
         if kind in ("lexical_declaration", "variable_declaration"):
             for declarator in node.named_children:
                 value = declarator.child_by_field_name("value")
@@ -355,21 +572,23 @@ class _Walker:
             qualified = f"{qualified_prefix}impl-{of}{_bare(display)}"
         else:
             qualified = f"{qualified_prefix}{display}"
-        span = Span(start, outer.end_byte)
-        found = Definition(kind, name, qualified, self.signature(node), span, outer.end_byte,
+        end = _end_of(outer)  # a C struct's `;`
+        span = Span(start, end)
+        found = Definition(kind, name, qualified, self.signature(node), span, end,
                            crumbs=(*own_crumbs, display), syntax=outer, attached=self.g.attached,
                            receiver=qualified_prefix[:-1] if own_crumbs != crumbs else "")  # fmt: skip
-        if node.type in self.g.containers and len(own_crumbs) < MAX_NESTING:
-            body = node.child_by_field_name("body") or next(
-                (c for c in node.named_children if c.type in self.g.bodies), None
-            )
+        if node.type in self.g.containers and len(own_crumbs) < MAX_NESTING and not self.leaf_test(node):
+            body = self.body_of(node)
             if body is not None:
                 # an impl's methods are the type's: Cache.get, whatever impl block holds them
                 member_prefix = (
                     f"{qualified_prefix}{_bare(display)}." if node.type == "impl_item" else f"{qualified}."
                 )
                 gaps: list[list[Span]] = [[]]
-                self.members(body, member_prefix, found.crumbs, found.children, gaps, top=False)
+                # comments between a container's head and its body (Ruby's) document its first member
+                lead = [c for c in node.named_children if c.type in self.g.attached
+                        and node.start_byte < c.start_byte and c.end_byte <= body.start_byte]  # fmt: skip
+                self.members(body, member_prefix, found.crumbs, found.children, gaps, top=False, lead=lead)
                 if found.children:
                     found.body_start = found.children[0].span.start
                     found.blocks = [
@@ -379,6 +598,52 @@ class _Walker:
                         if not _NO_CONTENT.match(self.source[span.start : span.end])
                     ]
         return found
+
+    def body_of(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """Where a container's members are: its body, or a test block's function's body."""
+        if node.type == "call_expression":  # JavaScript: describe("x", () => { … })
+            arguments = node.child_by_field_name("arguments")
+            given = arguments.named_children if arguments is not None else []
+            last = given[-1] if given else None
+            if last is None or last.type not in _FUNCTION_VALUES:
+                return None
+            return last.child_by_field_name("body")
+        if node.type == "call":  # Ruby: describe "x" do … end
+            block = node.child_by_field_name("block")
+            return block.child_by_field_name("body") if block is not None else None
+        return node.child_by_field_name("body") or next(
+            (c for c in node.named_children if c.type in self.g.bodies), None
+        )
+
+    def leaf_test(self, node: tree_sitter.Node) -> bool:
+        """Whether `node` is a test case (`it`, `test`: one chunk, however many functions it
+        defines inside) rather than a group of them (`describe`, `context`: a container)."""
+        if node.type not in ("call_expression", "call"):
+            return False
+        function = node.child_by_field_name("function") or node.child_by_field_name("method")
+        return function is not None and self.text(function).split(".", 1)[0] not in _TEST_GROUPS
+
+    def test_name(self, call: tree_sitter.Node) -> str | None:
+        """A test block's name: its title string made a slug (`it("dispatches a GET")` →
+        `dispatches-a-get`), or None when `call` is no test block (`describe`, `context`, `it`,
+        `test`, `specify`… with a title and a function or block)."""
+        function = call.child_by_field_name("function") or call.child_by_field_name("method")
+        if function is None or call.child_by_field_name("receiver") is not None:
+            return None
+        word = self.text(function)
+        if word.split(".", 1)[0] not in _TEST_CALLS or self.body_of(call) is None:
+            return None
+        arguments = call.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if first is None:
+            return None
+        if first.type in ("string", "template_string"):
+            title = self.text(first)[1:-1]
+        elif first.type in ("identifier", "constant", "scope_resolution", "member_expression"):
+            title = self.text(first)  # describe(Router, …), describe Sinatra::Base do
+        else:
+            return None
+        return _test_slug(title)
 
     def grouped_type(
         self, spec: tree_sitter.Node, start: int, prefix: str, crumbs: tuple[str, ...]
@@ -397,8 +662,12 @@ class _Walker:
         """The definition up to its body, on one line: `def f(a, b=1) -> int`."""
         body = node.child_by_field_name("body")
         end = body.start_byte if body is not None and body.start_byte > node.start_byte else node.end_byte
-        if node.type in ("lexical_declaration", "variable_declaration"):
+        if node.type in ("lexical_declaration", "variable_declaration", "assignment_expression"):
             end = min(end, self.source.find(b"=>", node.start_byte, node.end_byte) % (node.end_byte + 1))
+        if node.type in ("call_expression", "call") and (inner := self.body_of(node)) is not None:
+            end = inner.start_byte  # a test block: `it("does x", () =>`, `it "does x" do`
+        heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
+        end = min([end, *(h for h in heads if h > node.start_byte)])  # a comment is no signature
         head = self.source[node.start_byte : end]
         if body is None or node.type in ("type_declaration", "struct_item", "enum_item"):
             head = head.split(b"{", 1)[0]  # `const f = function (a) {…}`, `type X struct {…}`
@@ -406,6 +675,42 @@ class _Walker:
         if len(text) > SIGNATURE_CHARS:
             text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
         return text
+
+
+# C and C++ types that are a definition only with a body (else a forward declaration)
+_FORWARD = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
+_TEST_CALLS = frozenset({
+    "describe", "context", "it", "test", "specify", "suite", "scenario", "feature", "shared_examples",
+    "shared_context", "shared_examples_for",
+})  # fmt: skip
+_TEST_GROUPS = frozenset({
+    "describe", "context", "suite", "feature", "shared_examples", "shared_context", "shared_examples_for",
+})  # fmt: skip
+_TEST_SLUG_CHARS = 60
+_NOT_SLUG = re.compile(r"[^a-z0-9_.$#]+")
+
+
+def _test_slug(title: str) -> str | None:
+    """A test's title as a name: lowercase, runs of other characters made `-`, at most
+    `_TEST_SLUG_CHARS` long (cut at a `-`): stable when another test is inserted above it."""
+    slug = _NOT_SLUG.sub("-", title.lower()).strip("-.")
+    if len(slug) > _TEST_SLUG_CHARS:
+        slug = slug[:_TEST_SLUG_CHARS].rsplit("-", 1)[0]
+    return slug or None
+
+
+def _assigned_name(target: str, value: tree_sitter.Node, walker: _Walker) -> str:
+    """The name a function assigned to `target` is defined by: the target without `prototype`
+    (`View.prototype.render` → `View.render`, as a class's method is named) and without the
+    module object (`exports.compileTrust`, `module.exports.f` → `compileTrust`, `f`);
+    `module.exports = function name(…)` is the function's own name."""
+    parts = [p for p in target.split(".") if p != "prototype"]
+    while parts and parts[0] in ("module", "exports") and len(parts) > 1:
+        parts = parts[1:]
+    if parts == ["exports"]:
+        named = value.child_by_field_name("name")
+        return walker.text(named) if named is not None else "module.exports"
+    return ".".join(parts)
 
 
 def _adopt(definitions: list[Definition]) -> list[Definition]:
@@ -421,6 +726,27 @@ def _adopt(definitions: list[Definition]) -> list[Definition]:
         else:
             owner.adopted.append(d)
     return kept
+
+
+def _anonymous_namespace(node: tree_sitter.Node) -> bool:
+    """C++'s `namespace { … }`: no name to qualify what it holds."""
+    return node.type == "namespace_definition" and node.child_by_field_name("name") is None
+
+
+def _extend(definition: Definition, end: int) -> None:
+    """`definition` made to end at `end` (the `#endif` after it)."""
+    if definition.body_start == definition.span.end:
+        definition.body_start = end
+    definition.span = Span(definition.span.start, end)
+
+
+def _end_of(node: tree_sitter.Node) -> int:
+    """Where `node` ends, with the `;` right after it that the grammar leaves outside it (C's
+    `struct S {…};`, a TypeScript field's): a range holds exactly its chunk's text."""
+    after = node.next_sibling
+    if after is not None and not after.is_named and after.type == ";":
+        return after.end_byte
+    return node.end_byte
 
 
 def _type_specs(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -460,17 +786,19 @@ def _last_row(node: tree_sitter.Node) -> int:
 
 
 def _grouped(spans: list[Span], source: bytes) -> Iterator[Span]:
-    """Consecutive statements merged into blocks of at most `BLOCK_LINES` lines."""
+    """Consecutive statements merged into blocks of at most `BLOCK_LINES` lines, each named by
+    the first name its statements declare."""
     current: Span | None = None
     for span in spans:
         if current is None:
-            current = Span(span.start, span.end)
+            current = Span(span.start, span.end, span.name)
             continue
         if source.count(b"\n", current.start, span.end) >= BLOCK_LINES:
             yield current
-            current = Span(span.start, span.end)
+            current = Span(span.start, span.end, span.name)
         else:
             current.end = span.end
+            current.name = current.name or span.name
     if current is not None:
         yield current
 
@@ -658,9 +986,12 @@ def _emit(
         whole = Span(_line_start(source, item.start), item.end)
         for k, part in enumerate(_parts(source, whole, budget), 1):
             body = _decode(source, part)
-            title = _first_line_of(body)
+            code = _code_line(body, SIGNATURE_CHARS)
+            title = code or _comment_words(body)  # a comment alone: its words, not its markers
             if k == 1:
-                word = next((w for w in _WORD.findall(title) if w not in _KEYWORDS), "block")
+                # named by what it declares, else by its first word that is no keyword
+                words = (w for w in _WORD.findall(code) if w not in _KEYWORDS)
+                word = item.name or (next(words, "block") if code else "comment")
                 first = slug = slugs.next(f"{crumbs[-1] + '.' if depth > 1 else ''}{word}")
             else:
                 slug = slugs.next(f"{first}.{k}")
@@ -683,10 +1014,16 @@ def _emit(
     # a definition (or a class's own part) longer than the budget: cut at its syntax (`_pieces`),
     # its first part is its node, the others its first children
     parts = _pieces(item, source, body_span, budget)
-    first = parts[0]
+    # the definition's node is the part that holds its first line of code (a doc comment longer
+    # than the budget is parts of its own, before it): a name found is its declaration
+    begins = item.syntax.start_byte if item.syntax is not None else body_span.start
+    head = max((k for k, part in enumerate(parts) if part.start <= begins), default=0)
+    first = parts[head]
     nodes.append(CodeNode(slug, parent, depth, item.signature, item.kind, symbol, breadcrumb,
                           _decode(source, first), first.start, first.end))  # fmt: skip
-    for k, part in enumerate(parts[1:], start=2):
+    for k, part in enumerate(parts, start=1):
+        if k == head + 1:
+            continue
         lead = _code_line(_decode(source, part))
         title = f"{item.signature} (part {k}{': ' + lead if lead else ''})"
         crumb = (*breadcrumb, f"part {k}")
@@ -735,7 +1072,7 @@ _GROUPING = frozenset({"impl_item", "mod_item", "namespace_definition", "namespa
 def _fragment(item: Definition, source: bytes, span: Span) -> bool:
     """Whether `span`, the own part of a grouping container (`_GROUPING`), is its first line and
     brackets alone: no doc comment, no attribute, no statement."""
-    if item.syntax is None or item.syntax.type not in _GROUPING:
+    if item.syntax is None or (item.syntax.type not in _GROUPING and item.kind != "test"):
         return False
     first, _, rest = source[span.start : span.end].partition(b"\n")
     return not first.lstrip().startswith((b"//", b"#", b"/*", b"@")) and bool(_NO_CONTENT.match(rest))
@@ -767,7 +1104,13 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
         elif piece.end > piece.start:
             pieces.append(piece)  # closing brackets may run past the budget: never a chunk alone
         start = end
-    return pieces or [span]
+    merged: list[Span] = []
+    for piece in pieces:  # the tail of a stretch cut at line breaks and what follows it, when they fit
+        if merged and piece.end - merged[-1].start <= budget:
+            merged[-1] = Span(merged[-1].start, piece.end)
+        else:
+            merged.append(piece)
+    return merged or [span]
 
 
 def _closers_from(source: bytes, span: Span) -> int:
@@ -791,6 +1134,8 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
     glued to a comment or attribute right above it."""
     if item.syntax is None:
         return
+    # never where the definition itself begins: its doc comment is no piece of its own
+    floor = item.syntax.start_byte - item.syntax.start_point.column
     stack = [item.syntax]
     while stack:
         node = stack.pop()
@@ -807,8 +1152,12 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
             )
             if not same_line and not glued:  # a child on the line another ends on is no place to cut
                 line = child.start_byte - child.start_point.column
-                if span.start < line < span.end and not source[line : child.start_byte].strip():
-                    yield line
+                if (
+                    max(span.start, floor) < line < span.end
+                    and not source[line : child.start_byte].strip()
+                    and source[line : _line_end(source, line, span.end)].strip() not in _OPENERS
+                ):
+                    yield line  # not a line that only opens a body: `{` stays with its head
             # a child over the budget, counted from its line's start (its indentation, or the
             # `function f(x) {` it opens on), is cut inside
             if child.end_byte - (child.start_byte - child.start_point.column) > budget:
@@ -819,14 +1168,29 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
 _COMMENT_STARTS = ("//", "#", "/*", "*", "--", '"""', "'''", "@")
 
 
-def _code_line(text: str) -> str:
+def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
     """The first line of `text` that is code (not a comment or an attribute), shortened: what a
     part's title shows of where it begins."""
     for line in text.split("\n"):
         stripped = line.strip()
         if stripped and not stripped.startswith(_COMMENT_STARTS):
-            return stripped[:PART_TITLE_CHARS]
+            return stripped[:chars]
     return ""
+
+
+def _line_end(source: bytes, at: int, end: int) -> int:
+    """Where the line holding `at` ends (its line break), or `end`."""
+    found = source.find(b"\n", at, end)
+    return end if found < 0 else found
+
+
+def _comment_words(text: str) -> str:
+    """The first line of a comment's words, without its markers (`/**`, `*`, `//`, `#`)."""
+    for line in text.split("\n"):
+        words = line.strip().lstrip("/*#!-;").strip().removesuffix("*/").strip()
+        if words:
+            return words[:SIGNATURE_CHARS]
+    return _first_line_of(text)
 
 
 def _parts(source: bytes, span: Span, max_chars: int) -> list[Span]:

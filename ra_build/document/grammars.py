@@ -32,9 +32,18 @@ class Grammar:
     wrappers: frozenset[str] = frozenset()  # nodes that wrap one definition (decorators, export)
     attached: frozenset[str] = frozenset({"comment"})  # siblings joining the next definition
     members: dict[str, str] = field(default_factory=dict)  # a definition's kind inside a container
+    # preprocessor conditionals (`#ifndef` guards, `#if … #else`): what they hold stands where they do
+    conditionals: frozenset[str] = frozenset()
+    flattened: frozenset[str] = frozenset()  # nodes whose children stand where they do (Java's enum body)
+    labels: frozenset[str] = frozenset()  # words alone that join the next definition (Ruby's `private`)
+    # ALL_CAPS macros that stand alone on a line (`FMT_BEGIN_NAMESPACE`) or before a declaration
+    # (`FMT_API void f()`) are made comments before parsing (of the same length: every offset
+    # holds): the grammar cannot expand them (code._MACROS)
+    macros: bool = False
 
 
 _C_COMMENTS = frozenset({"comment"})
+_PREPROCESSOR = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
 _JS_DEFS = {
     "function_declaration": "function",
     "generator_function_declaration": "function",
@@ -50,12 +59,18 @@ _JS_DEFS = {
     # `const f = (…) => …`: a function when its value is one (code._Walker.name_of)
     "lexical_declaration": "function",
     "variable_declaration": "function",
+    # CommonJS: `app.use = function use(fn) {…}`, `exports.f = …` (code._assigned_name)
+    "assignment_expression": "function",
+    # `describe("x", () => {…})`, `it("does y", …)`: a test block, named by its title
+    "call_expression": "test",
 }
 _JS = {
     "definitions": _JS_DEFS,
-    "containers": frozenset({"class_declaration", "abstract_class_declaration", "internal_module", "module"}),
+    "containers": frozenset(
+        {"class_declaration", "abstract_class_declaration", "internal_module", "module", "call_expression"}
+    ),
     "bodies": frozenset({"class_body", "statement_block"}),
-    "wrappers": frozenset({"export_statement", "ambient_declaration"}),
+    "wrappers": frozenset({"export_statement", "ambient_declaration", "expression_statement"}),
     "attached": frozenset({"comment", "decorator"}),
 }
 
@@ -112,6 +127,7 @@ GRAMMARS: dict[str, Grammar] = {
             "annotation_type_declaration": "annotation",
             "method_declaration": "method",
             "constructor_declaration": "constructor",
+            "enum_constant": "constant",  # one with a class body of its own (code._Walker.name_of)
         },
         containers=frozenset(
             {
@@ -119,10 +135,12 @@ GRAMMARS: dict[str, Grammar] = {
                 "interface_declaration",
                 "enum_declaration",
                 "record_declaration",
+                "enum_constant",
             }
         ),
-        bodies=frozenset({"class_body", "interface_body", "enum_body", "enum_body_declarations"}),
+        bodies=frozenset({"class_body", "interface_body", "enum_body"}),
         attached=frozenset({"line_comment", "block_comment"}),
+        flattened=frozenset({"enum_body_declarations"}),
     ),
     "c": Grammar(
         "tree_sitter_c",
@@ -133,8 +151,11 @@ GRAMMARS: dict[str, Grammar] = {
             "struct_specifier": "struct",
             "enum_specifier": "enum",
             "union_specifier": "union",
+            "preproc_function_def": "macro",
         },
         attached=_C_COMMENTS,
+        conditionals=_PREPROCESSOR,
+        macros=True,
     ),
     "cpp": Grammar(
         "tree_sitter_cpp",
@@ -148,11 +169,15 @@ GRAMMARS: dict[str, Grammar] = {
             "namespace_definition": "namespace",
             "type_definition": "type",
             "alias_declaration": "type",
+            "preproc_function_def": "macro",
         },
         containers=frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
         bodies=frozenset({"field_declaration_list", "declaration_list"}),
         wrappers=frozenset({"template_declaration", "declaration", "linkage_specification"}),
         members={"function_definition": "method"},
+        attached=frozenset({"comment", "access_specifier"}),  # `public:` joins the member after it
+        conditionals=_PREPROCESSOR,
+        macros=True,
     ),
     "csharp": Grammar(
         "tree_sitter_c_sharp",
@@ -190,9 +215,11 @@ GRAMMARS: dict[str, Grammar] = {
             "method": "method",
             "singleton_method": "method",
             "singleton_class": "class",
+            "call": "test",  # `describe "x" do`, `it "does y" do`, `test "z" do`: a test block
         },
-        containers=frozenset({"class", "module", "singleton_class"}),
-        bodies=frozenset({"body_statement"}),
+        containers=frozenset({"class", "module", "singleton_class", "call"}),
+        bodies=frozenset({"body_statement", "block_body"}),
+        labels=frozenset({"private", "protected", "public", "module_function"}),
     ),
     "php": Grammar(
         "tree_sitter_php",

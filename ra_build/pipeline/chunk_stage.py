@@ -8,6 +8,7 @@ their paths fall in are rewritten. Every file written here is written atomically
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -42,7 +43,7 @@ from ra_build.document.chunk import Document, chunk_file, kind_for_path
 from ra_build.document.code import DEFAULT_CODE_CHUNK, generated_reason
 from ra_build.pipeline.discover import read_snapshot
 from ra_build.pipeline.workers import worker_init
-from ra_query.sources.languages import SourceKind
+from ra_query.sources.languages import SourceKind, header_language_of
 from ra_query.sources.walk import inside, outside_reason, within_root
 from ra_query.text.files import looks_binary
 from ra_query.text.tokens import encoding
@@ -64,6 +65,9 @@ class ChunkSettings:
     chunker: int = CHUNKER_VERSION
     outside_links: bool = False  # the tree's allow_outside_links
     source: SourceKind = "docs"  # the source kind of its markdown: `upstream` in an upstream tree
+    # what a `.h` is parsed as: "c", "cpp", or "auto" (each header by its own text); a tree's
+    # "auto" becomes "cpp" here when the tree says C++ (`header_language_of`)
+    header_language: str = "auto"
 
 
 # ── chunk ───────────────────────────────────────────────────────────────────────────────────
@@ -132,7 +136,7 @@ def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: Chunk
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", why)
     doc, replaced = chunk_file(
         tree, path, data, max_chunk_size=settings.max_chunk_size, source_kind=settings.source,
-        code_chunk_size=settings.code_chunk_size,
+        code_chunk_size=settings.code_chunk_size, header_language=settings.header_language,
     )  # fmt: skip
     if doc is None:
         return _skip(tree, path, len(data), mtime_ns, sha, "skipped", "binary file")
@@ -281,6 +285,9 @@ def chunk_stage(
     build passes its own, ra_build.pipeline.cluster), with `parse_files`' arguments and result.
     """
     snap = read_snapshot(layout, tree.name)
+    if settings.header_language == "auto":
+        paths = (p for p, _, _ in snap["files"])
+        settings = dataclasses.replace(settings, header_language=header_language_of(paths))
     previous = {r.path: r for r in read_file_rows(layout.file_table(tree.name))}
     if _last_settings(layout, tree.name) != _settings_key(settings):
         previous = {}  # made under other settings: parse every file again, from empty shards

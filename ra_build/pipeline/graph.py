@@ -133,7 +133,12 @@ def make_tasks(
         """Parse and chunk new or changed files of each tree into its Parquet tables."""
         for tree in trees:
             source: SourceKind = "upstream" if tree.upstream else "docs"
-            settings = dataclasses.replace(chunk_settings, outside_links=tree.outside_links, source=source)
+            settings = dataclasses.replace(
+                chunk_settings,
+                outside_links=tree.outside_links,
+                source=source,
+                header_language=tree.header_language,
+            )
             yield _chunk_task(errors, config, tree, layout, settings, file_progress, parse)
 
     def task_index() -> dict[str, Any]:

@@ -7,6 +7,8 @@ filters take the names below. Only the standard library is imported.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Final, Literal
 
 SourceKind = Literal["docs", "code", "upstream"]  # upstream: pages fetched by an upstream tree
@@ -86,6 +88,38 @@ def language_of(path: str) -> str:
         return "markdown"
     ext = ext.lower()
     return CODE_EXTENSIONS.get(ext) or DOC_EXTENSIONS.get(ext, "markdown")
+
+
+CPP_SOURCES: Final = frozenset(ext for ext, lang in CODE_EXTENSIONS.items() if lang == "cpp" and ext != "h")
+# what only C++ has, at a line's start: a namespace, a template, a class, an access label
+_CPP_LINE = re.compile(
+    r"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|class[ \t]+\w+[^;()]*$"
+    r"|(?:public|private|protected)[ \t]*:|using[ \t]+namespace\b|extern[ \t]+\"C\+\+\")",
+    re.M,
+)
+
+
+def header_language_of(paths: Iterable[str]) -> str:
+    """What a tree's `.h` files are, by the tree's other files: `cpp` when it has C++ sources
+    (`.cc`, `.cpp`, `.hpp`, …) and no more `.c` files than those, else `auto` (each header by
+    its own text: `header_language`)."""
+    cpp = c = 0
+    for path in paths:
+        ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+        if ext in CPP_SOURCES:
+            cpp += 1
+        elif ext == "c":
+            c += 1
+    return "cpp" if cpp and cpp >= c else "auto"
+
+
+def header_language(text: str, setting: str = "auto") -> str:
+    """The language a `.h` file is parsed as: `setting` when it is `c` or `cpp`, else `cpp` when
+    the header itself says C++ (a line that opens a namespace, a template or a class, an access
+    label, `using namespace`, `extern "C++"`), else `c`."""
+    if setting in ("c", "cpp"):
+        return setting
+    return "cpp" if _CPP_LINE.search(text) else "c"
 
 
 def kind_of(language: str) -> SourceKind:

@@ -1,0 +1,426 @@
+"""Every language ra claims, chunked right (issue 31): C++ headers, preprocessor blocks,
+CommonJS, test blocks, enum bodies, names from what is defined, doc comments, exact ranges."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ra_build.config.load import load_config
+from ra_build.document.chunk import Chunk, chunk_file
+from ra_query.errors import ConfigError
+from ra_query.sources.languages import header_language, header_language_of
+from tests.conftest import Run, run_cmd
+
+
+def doc_of(path: str, text: str, **kwargs: str) -> tuple[dict[str, Chunk], tuple[str, ...], str]:
+    data = textwrap.dedent(text).encode()
+    doc, _ = chunk_file("src", path, data, **kwargs)  # type: ignore[arg-type]
+    assert doc is not None
+    for chunk in doc.chunks[1:]:  # every range slices the file to the chunk's text
+        assert data[chunk.byte_start : chunk.byte_end].decode() == chunk.body
+        lines = data.decode().split("\n")[chunk.line_start - 1 : chunk.line_end]
+        assert not chunk.body or "\n".join(lines).strip() == chunk.body.strip()
+    return {c.slug: c for c in doc.chunks}, doc.warnings, doc.language
+
+
+def chunks_of(path: str, text: str, **kwargs: str) -> dict[str, Chunk]:
+    return doc_of(path, text, **kwargs)[0]
+
+
+CPP_HEADER = """\
+    // A buffer.
+    #ifndef FMT_FORMAT_H_
+    #define FMT_FORMAT_H_
+
+    #include <string>
+
+    FMT_BEGIN_NAMESPACE
+
+    template <typename T> class basic_memory_buffer;
+
+    /** A buffer that grows. */
+    template <typename T>
+    class basic_memory_buffer {
+     public:
+      void grow(size_t size) {}
+    };
+
+    FMT_API void vformat_to(buffer& buf, string_view fmt);
+
+    FMT_END_NAMESPACE
+    #endif  // FMT_FORMAT_H_
+    """
+
+C_HEADER = """\
+    #ifndef __SDS_H
+    #define __SDS_H
+
+    typedef char *sds;
+
+    struct sdshdr8 {
+        uint8_t len;
+    };
+
+    static inline size_t sdslen(const sds s) {
+        return 0;
+    }
+
+    #if defined(SDS_TEST_MAIN)
+    int sdsTest(void) {
+        return 1;
+    }
+    #else
+    int sdsNoTest(void) {
+        return 0;
+    }
+    #endif
+
+    #endif
+    """
+
+
+# ── the grammar of a header ────────────────────────────────────────────────────────────────────
+
+
+def test_a_header_that_holds_a_class_or_template_is_parsed_as_cpp_without_a_warning() -> None:
+    chunks, warnings, language = doc_of("format.h", CPP_HEADER)
+    assert language == "cpp"
+    assert warnings == ()
+    assert chunks["basic_memory_buffer"].title == "class basic_memory_buffer"
+    assert chunks["basic_memory_buffer.grow"].language == "cpp"
+
+
+def test_a_header_without_cpp_in_it_is_parsed_as_c() -> None:
+    assert doc_of("sds.h", C_HEADER)[2] == "c"
+
+
+def test_a_trees_header_language_overrides_what_the_header_says() -> None:
+    assert doc_of("sds.h", C_HEADER, header_language="cpp")[2] == "cpp"
+    assert doc_of("format.h", CPP_HEADER, header_language="c")[2] == "c"
+
+
+def test_a_tree_with_as_many_cpp_sources_as_c_files_makes_its_headers_cpp() -> None:
+    assert header_language_of(["src/a.cc", "include/a.h", "tools/gen.c"]) == "cpp"
+    assert header_language_of(["src/a.c", "src/b.c", "test/t.cpp", "a.h"]) == "auto"
+    assert header_language_of(["a.h", "b.h"]) == "auto"
+
+
+def test_a_header_is_cpp_by_its_namespace_template_class_or_access_label() -> None:
+    for line in ["namespace fmt {", "template <typename T>", "class Buffer", "  public:", 'extern "C++" {']:
+        assert header_language(f"#include <x.h>\n{line}\n") == "cpp", line
+    assert header_language("/* the class of buffers */\nstruct s { int a; };\n") == "c"
+
+
+def test_a_forward_declaration_is_no_definition_and_the_definition_takes_the_name() -> None:
+    chunks = chunks_of("format.h", CPP_HEADER)
+    assert chunks["basic_memory_buffer"].body.startswith("/** A buffer that grows. */\ntemplate <typename T>")
+    assert "basic_memory_buffer-1" not in chunks
+
+
+# ── preprocessor blocks ────────────────────────────────────────────────────────────────────────
+
+
+def test_definitions_inside_an_include_guard_are_chunks() -> None:
+    chunks = chunks_of("sds.h", C_HEADER)
+    assert {"sds", "sdshdr8", "sdslen"} <= set(chunks)
+    assert chunks["sdslen"].body.startswith("static inline size_t sdslen(const sds s) {")
+
+
+def test_definitions_in_both_branches_of_an_if_are_chunks_and_take_their_directives() -> None:
+    chunks = chunks_of("sds.h", C_HEADER)
+    assert chunks["sdsTest"].body.startswith("#if defined(SDS_TEST_MAIN)\nint sdsTest(void) {")
+    assert chunks["sdsTest"].body.endswith("}\n#else")
+    assert chunks["sdsNoTest"].body.endswith("}\n#endif")
+    assert not chunks["sdsNoTest"].body.endswith("#endif\n\n#endif")  # the guard's is not its
+
+
+def test_a_directive_never_names_a_chunk() -> None:
+    for text in (C_HEADER, CPP_HEADER):
+        slugs = set(chunks_of("x.h", text))
+        assert not slugs & {"ifndef", "ifdef", "if", "endif", "define", "include", "else", "defined"}, slugs
+        assert not any(s.startswith(("__SDS_H", "FMT_FORMAT_H_", "SDS_TEST_MAIN")) for s in slugs), slugs
+
+
+def test_a_macro_the_grammar_cannot_expand_stays_in_its_definitions_text() -> None:
+    chunks = chunks_of("format.h", CPP_HEADER)
+    block = next(c for c in chunks.values() if "vformat_to" in c.body)
+    assert "FMT_API void vformat_to(buffer& buf, string_view fmt);" in block.body
+
+
+def test_a_struct_chunk_holds_its_closing_semicolon() -> None:
+    chunks = chunks_of("sds.h", C_HEADER)
+    assert chunks["sdshdr8"].body.endswith("};")
+
+
+def test_an_anonymous_namespace_holds_definitions_named_as_if_it_were_not_there() -> None:
+    chunks = chunks_of("os.cc", "namespace {\nint helper(int x) {\n  return x;\n}\n}  // namespace\n")
+    assert chunks["helper"].depth == 1
+
+
+# ── JavaScript: CommonJS and test blocks ───────────────────────────────────────────────────────
+
+EXPRESS = """\
+    'use strict'
+
+    var app = exports = module.exports = {};
+
+    /**
+     * Proxy `Router#use()` to add middleware to the app router.
+     */
+
+    app.use = function use(fn) {
+      return this;
+    };
+
+    View.prototype.render = function render(options, callback) {
+      this.engine(this.path, options, callback);
+    };
+
+    exports.compileTrust = function(val) {
+      return val;
+    };
+
+    module.exports.parse = (text) => text.trim();
+    """
+
+
+def test_a_function_assigned_to_a_property_is_a_definition_named_by_its_target() -> None:
+    chunks = chunks_of("lib/application.js", EXPRESS)
+    assert chunks["app.use"].symbol == "app.use"
+    assert chunks["app.use"].title == "app.use = function use(fn)"
+    assert chunks["app.use"].body.startswith("/**\n * Proxy `Router#use()`")  # its JSDoc, a blank line apart
+
+
+def test_a_prototype_method_is_named_as_a_class_method_and_exports_without_the_module() -> None:
+    chunks = chunks_of("lib/view.js", EXPRESS)
+    assert chunks["View.render"].title.startswith("View.prototype.render = function render(")
+    assert chunks["compileTrust"].symbol == "compileTrust"
+    assert chunks["parse"].kind == "code"
+
+
+def test_a_module_exports_function_is_named_by_the_function() -> None:
+    chunks = chunks_of("index.js", "module.exports = function createApplication() {\n  return 1;\n};\n")
+    assert "createApplication" in chunks
+
+
+SPEC = """\
+    describe('app.router', function () {
+      it('dispatches a GET', function (done) {
+        function handler(req, res) {}
+        done();
+      });
+
+      describe('params', () => {
+        it('merges params', async () => {
+          await run();
+        });
+      });
+    });
+    """
+
+
+def test_describe_and_it_blocks_are_chunks_named_by_their_titles() -> None:
+    chunks = chunks_of("test/app.router.js", SPEC)
+    assert chunks["app.router.dispatches-a-get"].kind == "code"
+    assert chunks["app.router.params.merges-params"].depth == 3
+    assert chunks["app.router.params.merges-params"].title == "it('merges params', async () =>"
+
+
+def test_a_test_case_is_one_chunk_whatever_it_defines_inside() -> None:
+    chunks = chunks_of("test/app.router.js", SPEC)
+    assert "function handler(req, res) {}" in chunks["app.router.dispatches-a-get"].body
+    assert not any(slug.endswith("handler") for slug in chunks)
+
+
+def test_a_tests_id_stays_when_another_test_is_inserted_above_it() -> None:
+    before = chunks_of("t.js", SPEC)["app.router.params.merges-params"].id
+    inserted = SPEC.replace("    describe('params'", "    it('is new', () => {});\n\n    describe('params'")
+    assert chunks_of("t.js", inserted)["app.router.params.merges-params"].id == before
+
+
+def test_a_typescript_field_run_keeps_its_last_semicolon() -> None:
+    chunks = chunks_of("ky.ts", "class Ky {\n  request: Request;\n  abort = false;\n\n  m(): void {}\n}\n")
+    assert chunks["Ky"].body.endswith("abort = false;")
+
+
+# ── Ruby ───────────────────────────────────────────────────────────────────────────────────────
+
+RUBY = """\
+    module Rack
+      module Protection
+        ##
+        # Base class for the protections.
+
+        class Base
+          def call(env)
+            env
+          end
+
+          private
+
+          def default_reaction(env)
+            deny(env)
+          end
+        end
+      end
+    end
+
+    describe "routing" do
+      it "dispatches a GET" do
+        get '/'
+      end
+    end
+
+    class RoutingTest < Minitest::Test
+      it "renders inline" do
+        1
+      end
+    end
+    """
+
+
+def test_a_ruby_doc_comment_goes_to_the_class_it_documents_and_no_title_holds_a_comment() -> None:
+    chunks = chunks_of("base.rb", RUBY)
+    assert chunks["Rack.Protection.Base"].body.startswith("    ##\n    # Base class for the protections.")
+    assert chunks["Rack.Protection"].title == "module Protection"
+    assert all("#" not in c.title for c in chunks.values() if c.depth)
+
+
+def test_rubys_private_joins_the_method_after_it() -> None:
+    chunks = chunks_of("base.rb", RUBY)
+    assert chunks["Rack.Protection.Base.default_reaction"].body.startswith("      private\n\n      def default_")
+    assert not any(slug.endswith("private") for slug in chunks)
+
+
+def test_rspec_and_minitest_blocks_are_chunks_named_by_their_titles() -> None:
+    chunks = chunks_of("routing_test.rb", RUBY)
+    assert chunks["routing.dispatches-a-get"].title == 'it "dispatches a GET" do'
+    assert chunks["RoutingTest.renders-inline"].depth == 2
+
+
+# ── Java ───────────────────────────────────────────────────────────────────────────────────────
+
+JAVA = """\
+    package com.google.gson;
+
+    public enum FieldNamingPolicy implements FieldNamingStrategy {
+      IDENTITY() {
+        @Override public String translateName(Field f) {
+          return f.getName();
+        }
+      },
+      UPPER_CAMEL_CASE() {
+        @Override public String translateName(Field f) {
+          return upper(f.getName());
+        }
+      };
+
+      static String upper(String s) {
+        return s;
+      }
+    }
+
+    final class TypeAdapters {
+      private TypeAdapters() {}
+
+      @SuppressWarnings("rawtypes")
+      public static final TypeAdapter<Class> CLASS = new TypeAdapter<Class>() {};
+
+      public static final TypeAdapter<BitSet> BIT_SET = null;
+    }
+    """
+
+
+def test_a_java_enums_constants_with_bodies_and_its_methods_are_its_members() -> None:
+    chunks = chunks_of("FieldNamingPolicy.java", JAVA)
+    assert chunks["FieldNamingPolicy.UPPER_CAMEL_CASE.translateName"].depth == 3
+    assert chunks["FieldNamingPolicy.upper"].title == "static String upper(String s)"
+
+
+def test_a_field_run_is_named_by_its_first_declared_name() -> None:
+    chunks = chunks_of("TypeAdapters.java", JAVA)
+    assert chunks["TypeAdapters.CLASS"].body.startswith('  @SuppressWarnings("rawtypes")')
+    assert not any(s.endswith(("SuppressWarnings", "TypeAdapter")) for s in chunks)
+
+
+def test_a_statement_run_is_named_by_what_it_declares_in_every_language() -> None:
+    cases = {
+        "a.py": ("def f():\n    pass\n\nCACHE_SIZE = 64\n", "CACHE_SIZE"),
+        "a.go": ("package a\n\nfunc F() {}\n\nvar defaultSize = 10\n", "defaultSize"),
+        "a.rs": ("fn f() {}\n\nconst MAX: usize = 3;\n", "MAX"),
+        "a.c": ("int f(void) { return 0; }\n\nstatic const int table[] = {1, 2};\n", "table"),
+    }
+    for path, (text, name) in cases.items():
+        assert name in chunks_of(path, text), path
+
+
+# ── doc comments, long ones, trailing ones ─────────────────────────────────────────────────────
+
+
+def test_a_doc_comment_a_blank_line_above_a_php_function_stays_with_it() -> None:
+    chunks = chunks_of("a.php", "<?php\n/**\n * Say hello.\n */\n\nfunction hello() {\n  return 1;\n}\n")
+    assert chunks["hello"].body.startswith("/**\n * Say hello.")
+    assert "block" not in chunks
+
+
+def test_a_definition_whose_doc_comment_is_over_the_budget_is_found_at_its_declaration() -> None:
+    doc = "\n".join(f" * Line {i} of a long description of what the class is for." for i in range(60))
+    chunks = chunks_of("Big.php", f"<?php\n/**\n{doc}\n */\nclass Big\n{{\n    public $style;\n}}\n")
+    assert "\nclass Big\n{" in chunks["Big"].body
+    assert chunks["Big.1"].body.startswith("/**")
+    assert chunks["Big.1"].line_start < chunks["Big"].line_start
+
+
+def test_a_comment_on_the_line_a_statement_ends_stays_with_that_statement() -> None:
+    chunks = chunks_of("a.py", "def f():\n    pass\n\nLIMIT = 3  # the most\ndef g():\n    pass\n")
+    assert chunks["LIMIT"].body == "LIMIT = 3  # the most"
+    assert chunks["g"].body.startswith("def g():")
+
+
+# ── through the real pipeline ──────────────────────────────────────────────────────────────────
+
+
+@pytest.fixture
+def cpp_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "include").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "include" / "sds.h").write_text(textwrap.dedent(C_HEADER))  # no C++ in it
+    (root / "src" / "format.cc").write_text("int vformat(int x) {\n  return x;\n}\n")
+    (root / ".ra.toml").write_text('[tree.repo]\npath = "."\ninclude = ["**/*.h", "**/*.cc"]\n')
+    return root
+
+
+def ra(root: Path, home: Path, *args: str) -> Run:
+    return run_cmd("ra", *args, cwd=root, home=home)
+
+
+def test_a_tree_of_cpp_sources_indexes_its_headers_as_cpp_for_lang_filters(cpp_repo: Path, home: Path) -> None:
+    run = ra(cpp_repo, home, "search", "--json", "sdslen lang:cpp")
+    assert run.code == 0, run.err
+    ids = [r["id"] for q in json.loads(run.out)["queries"] for r in q["results"]]
+    assert ids[0] == "repo:include/sds.h#sdslen"
+
+
+def test_a_trees_header_language_c_keeps_its_headers_c(cpp_repo: Path, home: Path) -> None:
+    (cpp_repo / ".ra.toml").write_text(
+        '[tree.repo]\npath = "."\ninclude = ["**/*.h", "**/*.cc"]\nheader_language = "c"\n'
+    )
+    run = ra(cpp_repo, home, "search", "--json", "sdslen lang:c")
+    assert run.code == 0, run.err
+    results = [r for q in json.loads(run.out)["queries"] for r in q["results"]]
+    assert results[0]["id"] == "repo:include/sds.h#sdslen"
+    assert results[0]["language"] == "c"
+
+
+def test_an_unknown_header_language_is_a_config_error_with_its_line(tmp_path: Path, home: Path) -> None:
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.x]\npath = "."\nheader_language = "c++"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, home)
+    assert info.value.exit_code == 2
+    assert ".ra.toml:4" in info.value.message
+    assert 'header_language "c++" is not one of "auto", "c", "cpp"' in info.value.message
