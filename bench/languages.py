@@ -358,7 +358,7 @@ def chunk_figures(files: list[tuple[str, bytes]], tree: str, examples: int) -> d
     largest: list[tuple[int, str]] = []
     # a `.h` is what the build makes it (issue 31): by the tree's other files, then its own text
     # (a revision before `header_language` parses every `.h` as C)
-    options: dict[str, str] = {}
+    options: dict[str, Any] = {}
     if "header_language" in inspect.signature(chunk_file).parameters:
         from ra_query.sources.languages import header_language_of
 
