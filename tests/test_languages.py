@@ -4,6 +4,7 @@ CommonJS, test blocks, enum bodies, names from what is defined, doc comments, ex
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -390,7 +391,7 @@ def cpp_repo(tmp_path: Path) -> Path:
     (root / "include").mkdir(parents=True)
     (root / "src").mkdir()
     (root / "include" / "sds.h").write_text(textwrap.dedent(C_HEADER))  # no C++ in it
-    (root / "src" / "format.cc").write_text("int vformat(int x) {\n  return x;\n}\n")
+    (root / "src" / "format.cc").write_text("int vformat(int x) {\n  return grow(x);\n}\n")
     (root / ".ra.toml").write_text('[tree.repo]\npath = "."\ninclude = ["**/*.h", "**/*.cc"]\n')
     return root
 
@@ -424,3 +425,72 @@ def test_an_unknown_header_language_is_a_config_error_with_its_line(tmp_path: Pa
     assert info.value.exit_code == 2
     assert ".ra.toml:4" in info.value.message
     assert 'header_language "c++" is not one of "auto", "c", "cpp"' in info.value.message
+
+
+# ── the languages the docs name are the code's ─────────────────────────────────────────────────
+
+DISPLAY = {
+    "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "go": "Go", "rust": "Rust",
+    "java": "Java", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
+    "toml": "TOML", "yaml": "YAML", "json": "JSON",
+}  # fmt: skip
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_code_language_has_a_grammar_or_a_reader_and_a_name_in_the_docs() -> None:
+    from ra_build.document.grammars import DATA_GRAMMARS, GRAMMARS
+    from ra_query.sources.languages import CODE_LANGUAGES
+
+    assert set(CODE_LANGUAGES) == set(DISPLAY)
+    assert set(CODE_LANGUAGES) <= {*GRAMMARS, *DATA_GRAMMARS, "yaml"}
+
+
+def test_docs_code_md_lists_exactly_the_languages_ra_parses() -> None:
+    text = (ROOT / "docs" / "code.md").read_text(encoding="utf-8")
+    table = text.split("| language | extensions | chunks |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|")[1].strip() for line in table.strip().splitlines()[1:]]
+    assert sorted(rows) == sorted(DISPLAY.values())
+    lang_filter = text.split("`lang:` takes", 1)[1].split(" in\nany case", 1)[0]
+    named = set(re.findall(r"`([a-z+#]+)`", lang_filter))
+    assert named == {*DISPLAY, "markdown", "text"}
+
+
+def test_the_readme_names_exactly_the_languages_ra_parses() -> None:
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    listed = text.split("parsed by tree-sitter for ", 1)[1].split(";", 1)[0]
+    names = {n.strip() for n in re.split(r",| and ", listed) if n.strip()}
+    assert names == set(DISPLAY.values())
+
+
+# ── references ─────────────────────────────────────────────────────────────────────────────────
+
+
+def test_a_code_chunk_holds_the_names_it_calls_or_constructs_each_once_in_order() -> None:
+    chunks = chunks_of("lib/application.js", EXPRESS)
+    assert chunks["View.render"].references == ("engine",)
+    py = chunks_of("a.py", "def f(x):\n    store = Store(x)\n    return g(store.open(x), g(x))\n")
+    assert py["f"].references == ("Store", "g", "open")
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "name"),
+    [
+        ("a.c", "int f(void) {\n  return helper(1);\n}\n", "helper"),
+        ("a.cc", "void f() {\n  auto b = new Buffer();\n  ns::grow(b);\n}\n", "Buffer"),
+        ("a.ts", "function f(): void {\n  const k = new Ky();\n  k.create();\n}\n", "create"),
+        ("a.go", "package a\n\nfunc F() {\n\tfmt.Println(1)\n}\n", "Println"),
+        ("A.java", "class A {\n  void f() {\n    run();\n  }\n}\n", "run"),
+    ],
+)
+def test_references_are_found_in_every_language_with_reference_patterns(path: str, text: str, name: str) -> None:
+    chunks = chunks_of(path, text)
+    assert any(name in c.references for c in chunks.values()), {s: c.references for s, c in chunks.items()}
+
+
+def test_the_chunk_table_has_a_references_column(cpp_repo: Path, home: Path) -> None:
+    import pyarrow.parquet as pq
+
+    run = ra(cpp_repo, home, "update")
+    assert run.code == 0, run.err
+    table = pq.read_table(cpp_repo / ".ra" / "chunks" / "repo", columns=["id", "references"]).to_pylist()
+    assert {"id": "repo:src/format.cc#vformat", "references": ["grow"]} in table

@@ -83,6 +83,7 @@ CHUNK_SCHEMA = pa.schema(
         ("kind", pa.string()),  # docs | code
         ("language", pa.string()),  # markdown, text, python, go, … (ra_query.sources.languages)
         ("symbol", pa.string()),  # a code chunk's qualified name, "" for docs
+        ("references", pa.list_(pa.string())),  # the names a code chunk calls or constructs
         ("frontmatter", pa.string()),
         ("mtime_ns", pa.int64()),
     ]
@@ -167,6 +168,7 @@ def _chunk_row(c: Chunk, frontmatter: str | None, mtime_ns: int) -> dict[str, An
         "kind": c.kind,
         "language": c.language,
         "symbol": c.symbol,
+        "references": list(c.references),
         "frontmatter": frontmatter if c.depth == 0 else None,
         "mtime_ns": mtime_ns,
     }

@@ -30,8 +30,9 @@ CHUNKER_VERSION = (
     # 11 (issue 31): `.h` as C++ where the tree or the header says so; definitions inside `#if`
     # blocks and parse errors; CommonJS assignments, test blocks and Java enum constants are
     # definitions; blocks named by what they declare; a `;` after a definition is in its range;
-    # doc comments across blank lines, trailing comments with their line's statement
-    11
+    # doc comments across blank lines, trailing comments with their line's statement;
+    # 12: the chunk table's `references` column (the names a code chunk calls or constructs)
+    12
 )
 
 

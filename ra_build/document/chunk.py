@@ -28,6 +28,7 @@ from ra_build.document.code import (
     code_nodes,
     grammar_of,
     parse_code,
+    references_of,
 )
 from ra_build.document.frontmatter import NO_FRONTMATTER, Frontmatter, parse_frontmatter
 from ra_build.document.markdown import UTF8_BOM, Heading, decode, file_bytes, find_headings
@@ -75,6 +76,7 @@ class Chunk:
     kind: SourceKind = "docs"  # docs | code | upstream
     language: str = "markdown"  # ra_query.sources.languages: markdown, text, python, go, …
     symbol: str = ""  # a code chunk's qualified name (`Class.method`); "" for docs
+    references: tuple[str, ...] = ()  # the names a code chunk calls or constructs, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,23 +229,18 @@ def chunk_document(
         max_chunk_size: a code definition longer than this (characters) is cut into parts.
         code_chunk_size: a code chunk's budget in bytes: a longer definition is cut into parts.
         source_kind: the source kind of a markdown or text document's chunks (`docs`, `upstream`).
-        header_language: what a `.h` file is parsed as: `c`, `cpp`, or `auto` (C++ when its
-            text says so: ra_query.sources.languages.header_language).
+        header_language: what a `.h` file is parsed as (`code_language`).
 
     Returns:
         The document with its chunks in document order, the document node first.
     """
     if kind is None:
         kind = kind_for_path(path)
-    if kind == "code":
-        # a code file's chunk texts rarely repeat (versioned docs copies do): remembering them
-        # cost a tenth of code chunking and saved nothing
-        language = language_of(path)
-        if language == "c" and path.lower().endswith(".h"):
-            language = _header_language(text, header_language)
+    if kind == "code":  # its texts rarely repeat: remembering them cost a tenth and saved nothing
         return chunk_code(
-            tree, path, text, language, size=size, byte_offset=byte_offset, byte_length=byte_length,
-            count_tokens=count_tokens, max_chunk_size=max_chunk_size, budget=code_chunk_size,
+            tree, path, text, code_language(path, text, header_language), size=size,
+            byte_offset=byte_offset, byte_length=byte_length, count_tokens=count_tokens,
+            max_chunk_size=max_chunk_size, budget=code_chunk_size,
         )  # fmt: skip
     counter = _remembered_count if count_tokens is _count_tokens else count_tokens
     if kind == "markdown":
@@ -303,6 +300,15 @@ def chunk_document(
     )
 
 
+def code_language(path: str, text: str, header_language: str = "auto") -> str:
+    """The language a code file is parsed as: its extension's, but a `.h` is C or C++ by
+    `header_language` (`c`, `cpp`, or `auto`: by its text)."""
+    language = language_of(path)
+    if language == "c" and path.lower().endswith(".h"):
+        return _header_language(text, header_language)
+    return language
+
+
 def chunk_code(
     tree: str,
     path: str,
@@ -331,6 +337,7 @@ def chunk_code(
         children[node.parent] += 1
 
     file_byte = _file_offsets(encoded, byte_offset, byte_length, nodes)
+    references = references_of(nodes, parsed.references)
 
     chunks = []
     for k, node in enumerate(nodes):
@@ -343,7 +350,7 @@ def chunk_code(
                 ids[k], tree, path, doc_id, parent, node.depth, positions[k], siblings, node.slug, node.title,
                 source, crumbs, (), body, file_byte(node.start), file_byte(node.end), lines.of(node.start),
                 lines.of(last), count_tokens(body), content_hash(node.title, crumbs, (), body), "code",
-                language, node.symbol,
+                language, node.symbol, references[k],
             )
         )
     return Document(

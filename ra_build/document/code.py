@@ -33,11 +33,18 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ra_build.document.grammars import DATA_GRAMMARS, GRAMMARS, Grammar, GrammarMissing, parser_for
+from ra_build.document.grammars import (
+    DATA_GRAMMARS,
+    GRAMMARS,
+    Grammar,
+    GrammarMissing,
+    parser_for,
+    reference_query,
+)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -163,6 +170,7 @@ _NOT_NAMES = frozenset({
     "decorator", "type_qualifier", "storage_class_specifier", "visibility_modifier", "attribute",
     "attribute_specifier", "ms_declspec_modifier", "primitive_type", "type_identifier",
     "predefined_type", "generic_type", "scoped_type_identifier", "string", "string_literal",
+    "template_parameter_list", "type_parameter_declaration", "parameter_list", "formal_parameters",
 })  # fmt: skip
 
 
@@ -173,6 +181,7 @@ class Span:
     start: int
     end: int
     name: str = ""  # the first name its statements declare (`_Walker.declared`): a block's slug
+    node: tree_sitter.Node | None = None  # the statement, until its name is asked for (`_grouped`)
 
 
 @dataclass
@@ -202,6 +211,9 @@ class Parsed:
     definitions: list[Definition]
     blocks: list[Span]  # statements after the first definition, grouped
     warnings: list[str]
+    # the names the code calls or constructs, with where each is (`grammars.reference_query`)
+    references: list[tuple[int, str]] = field(default_factory=list)
+    declared: Callable[[tree_sitter.Node], str] | None = None  # names the header's overflow
 
 
 def generated_reason(data: bytes) -> str | None:
@@ -214,6 +226,32 @@ def generated_reason(data: bytes) -> str | None:
         if longest > MINIFIED_LINE and longest * 2 > len(data):
             return f"minified (one line of {longest:,} bytes holds most of it) — not indexed"
     return None
+
+
+def _references(root: tree_sitter.Node, source: bytes, language: str) -> list[tuple[int, str]]:
+    """Where the code calls or constructs a name, and the name, in file order."""
+    import tree_sitter
+
+    query = reference_query(language)
+    if query is None:
+        return []
+    names = tree_sitter.QueryCursor(query).captures(root).get("name", [])
+    found = {(n.start_byte, source[n.start_byte : n.end_byte].decode("utf-8", "replace")) for n in names}
+    return sorted(found)
+
+
+def references_of(nodes: list[CodeNode], references: list[tuple[int, str]]) -> list[tuple[str, ...]]:
+    """The names each node's text calls or constructs (`Parsed.references`), each once, in the
+    order they first appear; a node holds a reference when its range does (ranges of nodes do
+    not overlap)."""
+    order = sorted((n.start, n.end, k) for k, n in enumerate(nodes) if n.end > n.start)
+    starts = [start for start, _, _ in order]
+    out: list[dict[str, None]] = [{} for _ in nodes]
+    for at, name in references:
+        k = bisect.bisect_right(starts, at) - 1
+        if k >= 0 and at < order[k][1]:
+            out[order[k][2]][name] = None
+    return [tuple(names) for names in out]
 
 
 # C and C++ macros the grammar cannot expand, blanked before parsing: a line that is one ALL_CAPS
@@ -264,6 +302,7 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
             return Parsed([], [], _paragraphs(encoded), ["syntax errors: chunked at blank lines"])
     else:
         parsed = _Walker(GRAMMARS[language], encoded, masked).file(root)  # the text is the file's own
+        parsed.references = _references(root, encoded, language)
     if root.has_error:
         if parsed.definitions:
             warnings.append("syntax errors: chunked from tree-sitter's partial parse")
@@ -291,8 +330,8 @@ class _Walker:
         gaps: list[list[Span]] = [[]]
         self.members(root, "", (), definitions, gaps, top=True)
         header, rest = gaps[0], [run for run in gaps[1:] if run]
-        blocks = [span for run in rest for span in _grouped(run, self.source)]
-        return Parsed(header, _adopt(definitions), blocks, [])
+        blocks = [span for run in rest for span in _grouped(run, self.source, self.declared)]
+        return Parsed(header, _adopt(definitions), blocks, [], declared=self.declared)
 
     def members(
         self,
@@ -310,7 +349,14 @@ class _Walker:
         pending: list[tree_sitter.Node] = []
         statements = itertools.chain(((n, _STATEMENT) for n in lead or ()), self.statements(parent))
         for node, role in statements:
+            if role == _STATEMENT and node.type in self.g.attached and self.macro(node):
+                # a macro alone on its line: `FMT_END_NAMESPACE` ends what precedes it, any
+                # other (`FMT_BEGIN_NAMESPACE`, `FMT_BEGIN_EXPORT`) begins what follows
+                role = _CLOSES if b"END" in self.source[node.start_byte : node.end_byte] else _OPENS
+            elif role == _STATEMENT and self.stray(node):
+                role = _CLOSES  # a stray `;` ends what precedes it
             if role == _CLOSES:  # `#else`, `#endif`: the end of what precedes it
+                self.directives.add(node.id)
                 gaps[-1].extend(map(self.span_of, pending))
                 pending = []
                 # on the line after a definition it ends it (not a container: its text ends at its
@@ -319,7 +365,7 @@ class _Walker:
                 if last is not None and self.source.count(b"\n", last.span.end, node.start_byte) <= 1:
                     _extend(last, node.end_byte)
                 else:
-                    gaps[-1].append(Span(node.start_byte, node.end_byte))
+                    gaps[-1].append(self.span_of(node))
                 continue
             if role == _OPENS:  # `#if X`, `#ifndef GUARD`: the start of what follows, like a comment
                 self.directives.add(node.id)
@@ -390,6 +436,14 @@ class _Walker:
         any other. A directive's line opens what follows it (`_OPENS`) or closes what precedes it
         (`_CLOSES`: `#else`, `#endif`); it never names a chunk. An ERROR node's loose words are
         statements, so no line of the file is lost."""
+        nested = self.g.conditionals | self.g.flattened
+        if parent.type not in nested and parent.type != "ERROR":  # the common case: named children
+            for node in parent.named_children:
+                if node.type in nested or node.type == "ERROR":
+                    yield from self.statements(node)
+                else:
+                    yield node, _STATEMENT
+            return
         conditional = parent.type in self.g.conditionals
         for k, node in enumerate(parent.children):
             if node.type in self.g.conditionals or node.type in self.g.flattened or node.type == "ERROR":
@@ -401,6 +455,18 @@ class _Walker:
                 yield node, _OPENS if parent.type in _OPENING else _CLOSES
             elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(node.type)):
                 yield node, _STATEMENT
+
+    def macro(self, node: tree_sitter.Node) -> bool:
+        """Whether `node` is a macro alone on its line that parsing saw as a comment (`_MACROS`)."""
+        start, masked = node.start_byte, self.masked
+        return masked is not self.source and masked[start : start + 2] != self.source[start : start + 2]
+
+    def stray(self, node: tree_sitter.Node) -> bool:
+        """Whether `node` is a statement with no word and no comment: a `;` or `};` left over."""
+        if node.end_byte - node.start_byte > _STRAY_BYTES:
+            return False
+        text = self.text(node)
+        return not _HAS_WORD.search(text) and not text.startswith(("#", "/", "-", "%", "'"))
 
     def label(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is a word alone that labels the definitions after it (Ruby's `private`):
@@ -436,16 +502,19 @@ class _Walker:
         field's, a Java enum constant's), and the name it declares."""
         named = node.type not in self.g.attached and node.id not in self.directives and not self.label(node)
         start = self.start_of(node)
-        line = self.source.rfind(b"\n", 0, start) + 1
-        if not named and all(b in _CLOSER_BYTES for b in self.source[line:start]):
-            start = line  # `}  // namespace`: the comment's line, with the brace it follows
-        return Span(start, _end_of(node), self.declared(node) if named else "")
+        if not named:
+            line = self.source.rfind(b"\n", 0, start) + 1
+            if all(b in _CLOSER_BYTES for b in self.source[line:start]):
+                start = line  # `}  // namespace`: the comment's line, with the brace it follows
+        return Span(start, _end_of(node), "", node if named else None)
 
     def start_of(self, node: tree_sitter.Node) -> int:
         """Where `node` starts, moved back to its line's start over the macros parsing did not
         see (`FMT_API void f();` starts at `FMT_API`)."""
+        if self.masked is self.source:
+            return node.start_byte
         line = self.source.rfind(b"\n", 0, node.start_byte) + 1
-        if self.masked is self.source or not self.source[line : node.start_byte].strip():
+        if not self.source[line : node.start_byte].strip():
             return node.start_byte
         return line if not self.masked[line : node.start_byte].strip() else node.start_byte
 
@@ -461,6 +530,8 @@ class _Walker:
                 inner = node.child_by_field_name(name)
                 if inner is not None:
                     break
+            if inner is None and node.type.endswith("_specifier"):
+                inner = node.child_by_field_name("body")  # C's `enum { A, B }`: its first member
             if inner is None:
                 inner = next(
                     (
@@ -586,15 +657,18 @@ class _Walker:
                 )
                 gaps: list[list[Span]] = [[]]
                 # comments between a container's head and its body (Ruby's) document its first member
-                lead = [c for c in node.named_children if c.type in self.g.attached
-                        and node.start_byte < c.start_byte and c.end_byte <= body.start_byte]  # fmt: skip
+                lead: list[tree_sitter.Node] = []
+                before = body.prev_named_sibling
+                while before is not None and before.type in self.g.attached:
+                    lead.insert(0, before)
+                    before = before.prev_named_sibling
                 self.members(body, member_prefix, found.crumbs, found.children, gaps, top=False, lead=lead)
                 if found.children:
                     found.body_start = found.children[0].span.start
                     found.blocks = [
                         span
                         for run in gaps[1:]
-                        for span in _grouped(run, self.source)
+                        for span in _grouped(run, self.source, self.declared)
                         if not _NO_CONTENT.match(self.source[span.start : span.end])
                     ]
         return found
@@ -666,8 +740,9 @@ class _Walker:
             end = min(end, self.source.find(b"=>", node.start_byte, node.end_byte) % (node.end_byte + 1))
         if node.type in ("call_expression", "call") and (inner := self.body_of(node)) is not None:
             end = inner.start_byte  # a test block: `it("does x", () =>`, `it "does x" do`
-        heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
-        end = min([end, *(h for h in heads if h > node.start_byte)])  # a comment is no signature
+        if node.type in self.g.containers and end - node.start_byte < SIGNATURE_CHARS * 4:
+            heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
+            end = min([end, *(h for h in heads if h > node.start_byte)])  # a comment is no signature
         head = self.source[node.start_byte : end]
         if body is None or node.type in ("type_declaration", "struct_item", "enum_item"):
             head = head.split(b"{", 1)[0]  # `const f = function (a) {…}`, `type X struct {…}`
@@ -728,6 +803,9 @@ def _adopt(definitions: list[Definition]) -> list[Definition]:
     return kept
 
 
+_STRAY_BYTES = 3  # a statement this short may be a stray `;` or `};`
+
+
 def _anonymous_namespace(node: tree_sitter.Node) -> bool:
     """C++'s `namespace { … }`: no name to qualify what it holds."""
     return node.type == "namespace_definition" and node.child_by_field_name("name") is None
@@ -785,20 +863,26 @@ def _last_row(node: tree_sitter.Node) -> int:
     return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
-def _grouped(spans: list[Span], source: bytes) -> Iterator[Span]:
+def _grouped(
+    spans: list[Span], source: bytes, declared: Callable[[tree_sitter.Node], str] | None = None
+) -> Iterator[Span]:
     """Consecutive statements merged into blocks of at most `BLOCK_LINES` lines, each named by
-    the first name its statements declare."""
+    the first name its statements declare (`declared`, asked until one is found)."""
+
+    def name(span: Span) -> str:
+        return span.name or (declared(span.node) if declared is not None and span.node is not None else "")
+
     current: Span | None = None
     for span in spans:
         if current is None:
-            current = Span(span.start, span.end, span.name)
+            current = Span(span.start, span.end, name(span))
             continue
         if source.count(b"\n", current.start, span.end) >= BLOCK_LINES:
             yield current
-            current = Span(span.start, span.end, span.name)
+            current = Span(span.start, span.end, name(span))
         else:
             current.end = span.end
-            current.name = current.name or span.name
+            current.name = current.name or name(span)
     if current is not None:
         yield current
 
@@ -960,7 +1044,7 @@ def code_nodes(
     nodes.append(CodeNode("", -1, 0, path, "file", "", (path,), doc_body, *(
         (header.start, header.end) if header else (0, 0))))  # fmt: skip
     extra = [s for s in parsed.header if header is None or s.start >= header.end]
-    blocks = [*_grouped(extra, source), *parsed.blocks]
+    blocks = [*_grouped(extra, source, parsed.declared), *parsed.blocks]
     slugs = _Slugs()
     _reserve(parsed.definitions, slugs)  # definitions first: a block never renames a definition
     items: list[tuple[int, Definition | Span]] = [(d.span.start, d) for d in parsed.definitions]
@@ -1173,7 +1257,7 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
     part's title shows of where it begins."""
     for line in text.split("\n"):
         stripped = line.strip()
-        if stripped and not stripped.startswith(_COMMENT_STARTS):
+        if stripped and not stripped.lstrip("}); \t").startswith(_COMMENT_STARTS):  # `} // ns`: a comment
             return stripped[:chars]
     return ""
 
@@ -1187,7 +1271,7 @@ def _line_end(source: bytes, at: int, end: int) -> int:
 def _comment_words(text: str) -> str:
     """The first line of a comment's words, without its markers (`/**`, `*`, `//`, `#`)."""
     for line in text.split("\n"):
-        words = line.strip().lstrip("/*#!-;").strip().removesuffix("*/").strip()
+        words = line.strip().lstrip("})/*#!-; \t").strip().removesuffix("*/").strip()
         if words:
             return words[:SIGNATURE_CHARS]
     return _first_line_of(text)

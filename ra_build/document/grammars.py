@@ -279,6 +279,69 @@ def grammar_versions() -> dict[str, str]:
     return found
 
 
+# ra's own reference patterns, where a grammar's tags.scm has none (C, C++: its tags name
+# definitions only) or misses the common shapes (TypeScript's holds only what JavaScript's lacks)
+_C_CALLS = """
+(call_expression function: [(identifier) @name (field_expression field: (field_identifier) @name)])
+  @reference.call
+"""
+_OWN_REFERENCES: dict[str, str] = {
+    "c": _C_CALLS,
+    "cpp": _C_CALLS + """
+(call_expression function: (qualified_identifier name: (identifier) @name)) @reference.call
+(call_expression function: (template_function name: (identifier) @name)) @reference.call
+(new_expression type: [(type_identifier) @name (qualified_identifier name: (type_identifier) @name)])
+  @reference.class
+""",
+    "typescript": """
+(call_expression function: [(identifier) @name (member_expression property: (property_identifier) @name)])
+  @reference.call
+(new_expression constructor: [(identifier) @name (member_expression property: (property_identifier) @name)])
+  @reference.class
+""",
+}
+_OWN_REFERENCES["tsx"] = _OWN_REFERENCES["typescript"]
+_REFERENCE_KINDS = ("@reference.call", "@reference.class")  # what a chunk calls or constructs
+
+
+@cache
+def reference_query(language: str) -> tree_sitter.Query | None:
+    """The query whose `name` captures are the names `language`'s code calls or constructs: the
+    `@reference.call` and `@reference.class` patterns of its grammar's own `queries/tags.scm`
+    (the tree-sitter tags convention behind GitHub's code navigation), or ra's own where those
+    fall short (`_OWN_REFERENCES`); None when there is neither."""
+    import importlib.util
+
+    import tree_sitter
+
+    grammar = GRAMMARS.get(language)
+    if grammar is None:
+        return None
+    text = _OWN_REFERENCES.get(language)
+    if text is None:
+        spec = importlib.util.find_spec(grammar.module)
+        folder = os.path.dirname(spec.origin) if spec is not None and spec.origin else ""
+        # a wheel may ship its queries beside its module (`tree_sitter_c-sharp/queries`)
+        base, name = os.path.split(folder)
+        beside = os.path.join(base, "tree_sitter_" + name.removeprefix("tree_sitter_").replace("_", "-"))
+        found = [os.path.join(f, "queries", "tags.scm") for f in (folder, beside)]
+        tags = next((path for path in found if folder and os.path.isfile(path)), None)
+        if tags is None:
+            return None
+        with open(tags, encoding="utf-8") as handle:
+            text = handle.read()
+    language_of = parser_for(language).language
+    assert language_of is not None
+    query = tree_sitter.Query(language_of, text)
+    encoded = text.encode()
+    count: object = query.pattern_count  # an int (the stubs say a method)
+    for pattern in range(count() if callable(count) else int(count)):  # only those of references
+        source = encoded[query.start_byte_for_pattern(pattern) : query.end_byte_for_pattern(pattern)]
+        if not any(kind.encode() in source for kind in _REFERENCE_KINDS):
+            query.disable_pattern(pattern)
+    return query
+
+
 class GrammarMissing(Exception):
     """The grammar package of a language is not installed."""
 
