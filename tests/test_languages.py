@@ -494,3 +494,10 @@ def test_the_chunk_table_has_a_references_column(cpp_repo: Path, home: Path) -> 
     assert run.code == 0, run.err
     table = pq.read_table(cpp_repo / ".ra" / "chunks" / "repo", columns=["id", "references"]).to_pylist()
     assert {"id": "repo:src/format.cc#vformat", "references": ["grow"]} in table
+
+
+def test_a_long_ruby_heredoc_stays_with_its_statement() -> None:
+    body = "\n".join(f"<p>line {i}</p>" for i in range(80))
+    chunks = chunks_of("show.rb", f"class S\n  def a\n    1\n  end\n\n  TEMPLATE = ERB.new <<-HTML # :nodoc:\n{body}\n  HTML\nend\n")
+    assert chunks["S.TEMPLATE"].body.startswith("  TEMPLATE = ERB.new <<-HTML # :nodoc:\n<p>line 0</p>")
+    assert not any(slug.startswith("S.p") for slug in chunks)

@@ -155,12 +155,12 @@ _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end[\s{}()\[\];,]*)?$")
 _CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
 _OPENERS = (b"{", b"[", b"(")  # a line of one of these is never where a definition is cut
-_DOC_COMMENTS = (b"/**", b"///", b"##")
+_DOC_COMMENTS = (b"/**", b"///", b"##")  # comments that document what follows, blank lines or not
 # a statement's role in its run (`_Walker.statements`): a statement, or a preprocessor directive
 # that opens what follows (`#if X`) or closes what precedes it (`#else`, `#endif`)
 _STATEMENT, _OPENS, _CLOSES = "statement", "opens", "closes"
 _OPENING = frozenset({"preproc_if", "preproc_ifdef"})  # their first line opens; `#else` closes
-_HAS_WORD = re.compile(r"\w")  # comments that document what follows, blank lines or not
+_HAS_WORD = re.compile(r"\w")
 # where a statement names what it declares (`_Walker.declared`), in this order
 _NAME_FIELDS = ("name", "declarator", "left", "pattern", "key")
 _NAME_NODES = frozenset({"constant", "name", "identifier"})  # leaves that are a name (Ruby, PHP)
@@ -498,8 +498,8 @@ class _Walker:
         )
 
     def span_of(self, node: tree_sitter.Node) -> Span:
-        """A statement's stretch, with the `;` or `,` that ends it (a C struct's, a TypeScript
-        field's, a Java enum constant's), and the name it declares."""
+        """A statement's stretch, with the `;` the grammar leaves outside it (a TypeScript
+        field's), and the statement itself when it may declare a name (`_grouped` asks)."""
         named = node.type not in self.g.attached and node.id not in self.directives and not self.label(node)
         start = self.start_of(node)
         if not named:
@@ -877,7 +877,9 @@ def _grouped(
         if current is None:
             current = Span(span.start, span.end, name(span))
             continue
-        if source.count(b"\n", current.start, span.end) >= BLOCK_LINES:
+        # a stretch that begins on the line the block ends on (a Ruby heredoc's body) is its own
+        same_line = b"\n" not in source[current.end : span.start]
+        if not same_line and source.count(b"\n", current.start, span.end) >= BLOCK_LINES:
             yield current
             current = Span(span.start, span.end, name(span))
         else:
@@ -1250,6 +1252,7 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
 
 
 _COMMENT_STARTS = ("//", "#", "/*", "*", "--", '"""', "'''", "@")
+_DIRECTIVE = re.compile(r"#\s*(?:define|include|if|ifdef|ifndef|else|elif|endif|pragma|undef|error)\b")
 
 
 def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
@@ -1257,7 +1260,9 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
     part's title shows of where it begins."""
     for line in text.split("\n"):
         stripped = line.strip()
-        if stripped and not stripped.lstrip("}); \t").startswith(_COMMENT_STARTS):  # `} // ns`: a comment
+        if stripped and (
+            _DIRECTIVE.match(stripped) or not stripped.lstrip("}); \t").startswith(_COMMENT_STARTS)
+        ):  # `} // ns` is a comment, `#define X 1` code
             return stripped[:chars]
     return ""
 
