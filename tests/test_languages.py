@@ -480,6 +480,12 @@ def test_a_code_chunk_holds_the_names_it_calls_or_constructs_each_once_in_order(
         ("a.ts", "function f(): void {\n  const k = new Ky();\n  k.create();\n}\n", "create"),
         ("a.go", "package a\n\nfunc F() {\n\tfmt.Println(1)\n}\n", "Println"),
         ("A.java", "class A {\n  void f() {\n    run();\n  }\n}\n", "run"),
+        ("a.py", "def f():\n    return compute(1)\n", "compute"),
+        ("a.js", "function f() {\n  return compute(1);\n}\n", "compute"),
+        ("a.rb", "def f\n  compute(1)\nend\n", "compute"),
+        ("a.php", "<?php\nfunction f() {\n  return compute(1);\n}\n", "compute"),
+        ("A.cs", "class A {\n  void F() {\n    var b = new Buffer();\n  }\n}\n", "Buffer"),
+        ("a.rs", "fn f() {\n    compute(1);\n}\n", "compute"),
     ],
 )
 def test_references_are_found_in_every_language_with_reference_patterns(path: str, text: str, name: str) -> None:

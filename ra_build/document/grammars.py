@@ -301,6 +301,10 @@ _OWN_REFERENCES: dict[str, str] = {
 """,
 }
 _OWN_REFERENCES["tsx"] = _OWN_REFERENCES["typescript"]
+# and patterns added to a grammar's own: PHP's misses a call of a plain name (`compute(1)`)
+_MORE_REFERENCES: dict[str, str] = {
+    "php": "(function_call_expression function: (name) @name) @reference.call\n",
+}
 _REFERENCE_KINDS = ("@reference.call", "@reference.class")  # what a chunk calls or constructs
 
 
@@ -309,7 +313,7 @@ def reference_query(language: str) -> tree_sitter.Query | None:
     """The query whose `name` captures are the names `language`'s code calls or constructs: the
     `@reference.call` and `@reference.class` patterns of its grammar's own `queries/tags.scm`
     (the tree-sitter tags convention behind GitHub's code navigation), or ra's own where those
-    fall short (`_OWN_REFERENCES`); None when there is neither."""
+    fall short (`_OWN_REFERENCES`); None when there is neither, or it does not compile."""
     import importlib.util
 
     import tree_sitter
@@ -329,10 +333,13 @@ def reference_query(language: str) -> tree_sitter.Query | None:
         if tags is None:
             return None
         with open(tags, encoding="utf-8") as handle:
-            text = handle.read()
+            text = handle.read() + "\n" + _MORE_REFERENCES.get(language, "")
     language_of = parser_for(language).language
     assert language_of is not None
-    query = tree_sitter.Query(language_of, text)
+    try:
+        query = tree_sitter.Query(language_of, text)
+    except tree_sitter.QueryError:  # a grammar release whose tags.scm this tree-sitter cannot read
+        return None
     encoded = text.encode()
     count: object = query.pattern_count  # an int (the stubs say a method)
     for pattern in range(count() if callable(count) else int(count)):  # only those of references
