@@ -507,3 +507,57 @@ def test_a_long_ruby_heredoc_stays_with_its_statement() -> None:
     chunks = chunks_of("show.rb", f"class S\n  def a\n    1\n  end\n\n  TEMPLATE = ERB.new <<-HTML # :nodoc:\n{body}\n  HTML\nend\n")
     assert chunks["S.TEMPLATE"].body.startswith("  TEMPLATE = ERB.new <<-HTML # :nodoc:\n<p>line 0</p>")
     assert not any(slug.startswith("S.p") for slug in chunks)
+
+
+# ── found in review ────────────────────────────────────────────────────────────────────────────
+
+
+def test_a_macro_in_a_define_or_a_return_type_is_not_blanked() -> None:
+    chunks = chunks_of("a.c", "#define BUF_SIZE sizeof(struct s)\nSIZE_T get_size(void) {\n  return 1;\n}\n")
+    assert chunks["get_size"].title == "SIZE_T get_size(void)"
+    assert "sizeof" not in chunks
+
+
+def test_the_head_of_an_anonymous_namespace_is_in_the_chunk_after_it() -> None:
+    chunks = chunks_of("os.cc", "int g() { return 0; }\n\nnamespace {\nint f() { return 1; }\n}\n")
+    assert chunks["f"].body.startswith("namespace {\nint f()")
+
+
+def test_references_hold_calls_not_every_identifier() -> None:
+    assert chunks_of("a.rb", "def f(a)\n  local = a\n  helper(local)\nend\n")["f"].references == ("helper",)
+    cs = chunks_of("A.cs", "class A {\n  void F() {\n    Helper();\n    b.Run();\n    var x = new Buffer();\n  }\n}\n")
+    assert cs["A.F"].references == ("Helper", "Run", "Buffer")
+    rs = chunks_of("a.rs", "fn f() {\n    let v = Vec::new();\n    Foo::bar();\n}\n")
+    assert rs["f"].references == ("new", "bar")
+    php = chunks_of("a.php", "<?php\nfunction f() {\n  $x = new Foo();\n  return compute(1);\n}\n")
+    assert php["f"].references == ("Foo", "compute")
+
+
+def test_rspec_describe_and_titles_in_any_script_are_test_blocks() -> None:
+    chunks = chunks_of("user_spec.rb", 'RSpec.describe User do\n  it "crée un élément" do\n    1\n  end\nend\n')
+    assert "user.crée-un-élément" in chunks
+    js = chunks_of("t.js", "describe('Пользователь', () => {\n  it('returns {} for empty input', () => {});\n});\n")
+    assert js["пользователь.returns-for-empty-input"].title == "it('returns {} for empty input', () =>"
+
+
+def test_a_chained_commonjs_assignment_is_a_definition() -> None:
+    chunks = chunks_of("app.js", "exports = module.exports = function createApp() {\n  return 1;\n};\n")
+    assert "createApp" in chunks
+    assert "a.b" in chunks_of("x.js", "a.b = c.d = function () {\n  return 2;\n};\n")
+
+
+def test_a_license_comment_does_not_join_the_first_definition() -> None:
+    text = "/**\n * @license MIT\n * Copyright 2024\n */\n\nexport function first() {\n  return 1;\n}\n"
+    assert chunks_of("a.ts", text)["first"].body.startswith("export function first()")
+
+
+def test_deeply_nested_preprocessor_blocks_do_not_exhaust_the_stack() -> None:
+    text = "".join(f"#ifdef A{i}\n" for i in range(1200)) + "int f(void) { return 0; }\n" + "#endif\n" * 1200
+    assert chunks_of("deep.c", text)
+
+
+def test_inspect_doc_parses_a_header_as_its_trees_build_does(cpp_repo: Path, home: Path) -> None:
+    assert ra(cpp_repo, home, "update").code == 0
+    run = ra(cpp_repo, home, "inspect", "doc", "include/sds.h")
+    assert run.code == 0, run.err
+    assert "code (cpp)" in run.out

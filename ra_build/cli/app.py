@@ -159,6 +159,7 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or c
         data,
         max_chunk_size=config.settings.max_chunk_size,
         code_chunk_size=config.settings.code_chunk_size,
+        header_language=_header_language(config, tree),
     )
     assert doc is not None  # not binary: looked at above
     from ra_query.text.textsafe import printable
@@ -166,6 +167,23 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or c
     sys.stdout.write(
         printable(render_inspect(doc, display_path=str(file), max_chunk_size=config.settings.max_chunk_size))
     )
+
+
+def _header_language(config: Config, tree: str) -> str:
+    """What a `.h` of `tree` is parsed as, as its last build decided it (the tree's setting; for
+    "auto", its files in the last snapshot) — "auto" (by the header's text) when unknown."""
+    found = config.trees.get(tree)
+    if found is None or found.header_language != "auto":
+        return found.header_language if found is not None else "auto"
+    from ra_build.artifacts.layout import Layout
+    from ra_build.pipeline.discover import read_snapshot
+    from ra_query.sources.languages import header_language_of
+
+    try:
+        snapshot = read_snapshot(Layout(config.artifacts(None, os.environ)), tree)
+    except (OSError, ValueError):
+        return "auto"
+    return header_language_of(path for path, _, _ in snapshot.get("files", ()))
 
 
 def _locate(path: Path, config: Config) -> tuple[str, str]:

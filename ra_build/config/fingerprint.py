@@ -31,8 +31,11 @@ CHUNKER_VERSION = (
     # blocks and parse errors; CommonJS assignments, test blocks and Java enum constants are
     # definitions; blocks named by what they declare; a `;` after a definition is in its range;
     # doc comments across blank lines, trailing comments with their line's statement;
-    # 12: the chunk table's `references` column (the names a code chunk calls or constructs)
-    12
+    # 12: the chunk table's `references` column (the names a code chunk calls or constructs);
+    # 13: macros of `#define` lines and return types left alone, the head of `namespace {` in
+    # the chunk after it, RSpec.describe and any script in test titles, chained CommonJS
+    # assignments, license comments left out of definitions, calls alone in references
+    13
 )
 
 

@@ -156,6 +156,7 @@ _NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end[\s{}()\[\];,]*)?$")
 _CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
 _OPENERS = (b"{", b"[", b"(")  # a line of one of these is never where a definition is cut
 _DOC_COMMENTS = (b"/**", b"///", b"##")  # comments that document what follows, blank lines or not
+_LICENSE = re.compile(rb"@license|copyright|SPDX-License|licensed under", re.IGNORECASE)  # …but the file
 # a statement's role in its run (`_Walker.statements`): a statement, or a preprocessor directive
 # that opens what follows (`#if X`) or closes what precedes it (`#else`, `#endif`)
 _STATEMENT, _OPENS, _CLOSES = "statement", "opens", "closes"
@@ -261,7 +262,9 @@ def references_of(nodes: list[CodeNode], references: list[tuple[int, str]]) -> l
 # leaves 277 of tree-sitter's 740 error nodes
 _MACROS = re.compile(
     rb"(?P<lone>^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*\r?$)"
-    rb"|(?:(?<=^)|(?<=[\s>)]))[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]+(?:[a-z_~]|[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]))",
+    # before a declaration: another macro, or a type word and then the declared name
+    rb"|(?:(?<=^)|(?<=[\s>)]))[A-Z][A-Z0-9]*_[A-Z0-9_]*"
+    rb"(?=[ \t]+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]|[a-z_][\w:<>,]*[ \t*&]+[*&]*[A-Za-z_~]))",
     re.M,
 )
 
@@ -271,6 +274,9 @@ def _blank(match: re.Match[bytes]) -> bytes:
     a comment, which joins the definition after it or its block, so no line is lost): never
     a `*/`, which would end a block comment the macro's name stands in."""
     text = match.group(0)
+    line = match.string[match.string.rfind(b"\n", 0, match.start()) + 1 : match.start()]
+    if line.lstrip().startswith(b"#"):
+        return text  # a directive's own words (`#define X SIZE_MAX`): the grammar reads them
     core = text.strip()
     if match.group("lone") is None or len(core) < 2:
         return b" " * len(text)
@@ -347,7 +353,8 @@ class _Walker:
         """Sort the named children of `parent` into definitions (`out`) and runs of other
         statements (`gaps`: a new run after each definition); `lead` are comments before them."""
         pending: list[tree_sitter.Node] = []
-        statements = itertools.chain(((n, _STATEMENT) for n in lead or ()), self.statements(parent))
+        opening = ((n, _OPENS if n.id in self.directives else _STATEMENT) for n in lead or ())
+        statements = itertools.chain(opening, self.statements(parent))
         for node, role in statements:
             if role == _STATEMENT and node.type in self.g.attached and self.macro(node):
                 # a macro alone on its line: `FMT_END_NAMESPACE` ends what precedes it, any
@@ -388,11 +395,11 @@ class _Walker:
                 inner := node.child_by_field_name("body")
             ) is not None:
                 # C++ `extern "C" { … }` and `namespace { … }`, Ruby `class << self … end`: what
-                # they hold is defined where they stand
-                if pending:
-                    gaps[-1].extend(map(self.span_of, pending))
-                    pending = []
-                self.members(inner, prefix, crumbs, out, gaps, top=top)
+                # they hold is defined where they stand; their head opens what follows
+                head = [c for c in node.children if c.end_byte <= inner.start_byte]
+                self.directives.update(c.id for c in head)
+                self.members(inner, prefix, crumbs, out, gaps, top=top, lead=[*pending, *head])
+                pending = []
                 continue
             if node.type == "type_declaration" and len(specs := _type_specs(node)) > 1:
                 # Go's `type ( A struct{…}; B interface{…} )`: a chunk per type
@@ -429,7 +436,7 @@ class _Walker:
         # comments after the last statement: no definition follows to take them
         gaps[-1].extend(map(self.span_of, pending))
 
-    def statements(self, parent: tree_sitter.Node) -> Iterator[tuple[tree_sitter.Node, str]]:
+    def statements(self, parent: tree_sitter.Node, depth: int = 0) -> Iterator[tuple[tree_sitter.Node, str]]:
         """The named children of `parent` and their roles, with what a preprocessor conditional
         (`#ifndef` guard, `#if … #else … #endif`: both branches) or a stretch tree-sitter could not
         parse (an ERROR node) holds in its place: a definition inside either is a definition like
@@ -439,15 +446,15 @@ class _Walker:
         nested = self.g.conditionals | self.g.flattened
         if parent.type not in nested and parent.type != "ERROR":  # the common case: named children
             for node in parent.named_children:
-                if node.type in nested or node.type == "ERROR":
-                    yield from self.statements(node)
+                if (node.type in nested or node.type == "ERROR") and depth < MAX_NESTING:
+                    yield from self.statements(node, depth + 1)
                 else:
                     yield node, _STATEMENT
             return
         conditional = parent.type in self.g.conditionals
         for k, node in enumerate(parent.children):
-            if node.type in self.g.conditionals or node.type in self.g.flattened or node.type == "ERROR":
-                yield from self.statements(node)
+            if (node.type in nested or node.type == "ERROR") and depth < MAX_NESTING:
+                yield from self.statements(node, depth + 1)
             elif conditional and not node.is_named:
                 if node.type.startswith("#"):
                     yield node, _OPENS if k == 0 and parent.type in _OPENING else _CLOSES
@@ -491,7 +498,10 @@ class _Walker:
         if node.start_point.row <= _last_row(pending[-1]) + 1:
             return False
         return not any(
-            self.source[c.start_byte : c.start_byte + 3].startswith(_DOC_COMMENTS)
+            (
+                self.source[c.start_byte : c.start_byte + 3].startswith(_DOC_COMMENTS)
+                and not _LICENSE.search(self.source, c.start_byte, c.end_byte)
+            )
             or self.label(c)
             or c.id in self.directives
             for c in pending
@@ -577,6 +587,8 @@ class _Walker:
         if kind == "assignment_expression":  # CommonJS: `app.use = function use(fn) {…}`
             value = node.child_by_field_name("right")
             target = node.child_by_field_name("left")
+            while value is not None and value.type == "assignment_expression":  # a = b.c = function
+                value = value.child_by_field_name("right")
             if value is None or target is None or value.type not in _FUNCTION_VALUES:
                 return None
             if target.type not in ("identifier", "member_expression"):
@@ -702,7 +714,8 @@ class _Walker:
         `dispatches-a-get`), or None when `call` is no test block (`describe`, `context`, `it`,
         `test`, `specify`… with a title and a function or block)."""
         function = call.child_by_field_name("function") or call.child_by_field_name("method")
-        if function is None or call.child_by_field_name("receiver") is not None:
+        receiver = call.child_by_field_name("receiver")
+        if function is None or (receiver is not None and self.text(receiver) != "RSpec"):
             return None
         word = self.text(function)
         if word.split(".", 1)[0] not in _TEST_CALLS or self.body_of(call) is None:
@@ -744,7 +757,11 @@ class _Walker:
             heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
             end = min([end, *(h for h in heads if h > node.start_byte)])  # a comment is no signature
         head = self.source[node.start_byte : end]
-        if body is None or node.type in ("type_declaration", "struct_item", "enum_item"):
+        if (body is None and node.type not in ("call_expression", "call")) or node.type in (
+            "type_declaration",
+            "struct_item",
+            "enum_item",
+        ):
             head = head.split(b"{", 1)[0]  # `const f = function (a) {…}`, `type X struct {…}`
         text = _SPACE.sub(" ", head.decode("utf-8", "replace")).strip().rstrip("{:=").strip()
         if len(text) > SIGNATURE_CHARS:
@@ -762,7 +779,7 @@ _TEST_GROUPS = frozenset({
     "describe", "context", "suite", "feature", "shared_examples", "shared_context", "shared_examples_for",
 })  # fmt: skip
 _TEST_SLUG_CHARS = 60
-_NOT_SLUG = re.compile(r"[^a-z0-9_.$#]+")
+_NOT_SLUG = re.compile(r"[^\w.#]+|\.{2,}")  # letters of any script, digits, `_`, `#`, one `.`
 
 
 def _test_slug(title: str) -> str | None:

@@ -301,9 +301,21 @@ _OWN_REFERENCES: dict[str, str] = {
 """,
 }
 _OWN_REFERENCES["tsx"] = _OWN_REFERENCES["typescript"]
-# and patterns added to a grammar's own: PHP's misses a call of a plain name (`compute(1)`)
+# Ruby's holds every identifier that is not a local (a `#is-not? local` py-tree-sitter does not
+# apply); C#'s calls are `@reference.send`, and miss a plain call
+_OWN_REFERENCES["ruby"] = "(call method: [(identifier) (constant)] @name) @reference.call\n"
+_OWN_REFERENCES["csharp"] = """
+(invocation_expression function: [(identifier) @name (member_access_expression name: (identifier) @name)
+  (generic_name (identifier) @name)]) @reference.call
+(object_creation_expression type: [(identifier) @name (generic_name (identifier) @name)
+  (qualified_name name: (identifier) @name)]) @reference.class
+"""
+# and patterns added to a grammar's own: PHP's misses a call of a plain name (`compute(1)`) and
+# `new Foo()`; Rust's a call by path (`Vec::new()`)
 _MORE_REFERENCES: dict[str, str] = {
-    "php": "(function_call_expression function: (name) @name) @reference.call\n",
+    "php": "(function_call_expression function: (name) @name) @reference.call\n"
+    "(object_creation_expression (name) @name) @reference.class\n",
+    "rust": "(call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call\n",
 }
 _REFERENCE_KINDS = ("@reference.call", "@reference.class")  # what a chunk calls or constructs
 
