@@ -126,6 +126,9 @@ def add_context_options(parser: argparse.ArgumentParser, defaults: str) -> None:
     parser.add_argument("-n", "--limit", type=int, help=f"results (default: {limit})")
     parser.add_argument("--terms", type=int, help=f"terms in the query (default: {terms})")
     parser.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")
+    parser.add_argument(
+        "--kind", action="append", default=[], choices=KINDS, help="only chunks of this kind (repeatable)"
+    )
     parser.add_argument("--max-tokens", type=int, help="one cl100k token budget across all results")
     parser.add_argument("--list", action="store_true", help="ids, breadcrumbs and ~150-character snippets")
     parser.add_argument("--json", action="store_true", help="print JSON (with the terms and query)")
@@ -243,7 +246,8 @@ def context_output(
     args.matches, args.output, args.strict, args.raw = False, None, False, False
     args.candidate_limit = args.cutoff_ratio = args.aggregation_threshold = None
     args.no_aggregation = False
-    args.lexical, args.semantic_weight, args.kind = False, None, []
+    args.lexical, args.semantic_weight = False, None
+    args.kind = getattr(args, "kind", None) or []
     args.limit = args.limit or default_limit
     view, as_json = view_of(args)
     return context_command(

@@ -125,6 +125,8 @@ class Analysis(NamedTuple):
     warnings: tuple[str, ...]
     counts: dict[str, int]
     meaning: str | None = None  # what a hybrid search embeds instead of the query (likethis: the source)
+    code: bool = False  # an input is a code file: docs that explain it first, its tests last
+    names: tuple[str, ...] = ()  # the words of the code files' own names (`_auth.py`: auth)
 
 
 def words(text: str) -> list[str]:
@@ -204,6 +206,8 @@ def analyze(
     scores.add_rules(matched)
     terms = scores.ranked(options.terms)
     include = tuple(dict.fromkeys(doc for rule in matched for doc in rule.include))
+    code_files = [f for f in files if f.relative and kind_of(language_of(f.relative)) == "code"]
+    names = tuple(dict.fromkeys(w for f in code_files for w in _name_words(f.relative, is_stop)))
     return Analysis(
         terms=terms,
         query=_query(terms),
@@ -212,6 +216,8 @@ def analyze(
         exclude=frozenset(_indexed_ids(store, files)),
         warnings=tuple(warnings),
         counts={**counts, "terms": len(scores.parts), "kept": len(terms)},
+        code=bool(code_files),
+        names=names,
     )
 
 
@@ -290,6 +296,27 @@ def _path_parts(relative: str) -> list[str]:
     if parts:
         parts[-1] = parts[-1].rsplit(".", 1)[0] if "." in parts[-1][1:] else parts[-1]
     return parts
+
+
+# folders and file names that say where code is, not what it does
+_PLACES = frozenset({
+    "src", "lib", "source", "sources", "core", "internal", "pkg", "app", "apps", "main", "index", "init",
+    "mod", "utils", "util", "common", "base", "impl", "private", "public", "helpers", "misc", "default",
+})  # fmt: skip
+
+
+def _name_words(relative: str, is_stop: Callable[[str], bool]) -> list[str]:
+    """The words of a code file's name that say what it does (`httpx/_auth.py`: auth), or of its
+    folder's when the name says nothing (`_transports/default.py`, `as-promise/index.ts`): the
+    docs that explain a file tend to share them."""
+    parts = _path_parts(relative)
+
+    def meaningful(text: str) -> list[str]:
+        found = [w for w in words(text) if len(w) >= 3 and w not in _PLACES and not is_stop(w)]
+        return [w for w in dict.fromkeys(found) if w not in CODE_WORDS]
+
+    own = meaningful(parts[-1]) if parts else []
+    return own or (meaningful(parts[-2]) if len(parts) > 1 else [])
 
 
 def _largest(entry: list[float]) -> int:
@@ -395,10 +422,14 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
         fetch = params._replace(limit=limit + OVERFETCH, trees=analysis.trees or params.trees)
         if analysis.exclude:  # the left-out source would set the elbow's bar for the rest
             fetch = fetch._replace(cutoff_ratio=0.0)
-        found = search_topic(store, analysis.query, fetch, meaning=analysis.meaning)
-        # the documentation of what the files are about first, then the code (stable: each kind
-        # keeps its ranking)
-        for hit in sorted(found.hits, key=lambda hit: hit.record.kind == "code"):
+        if analysis.code and not params.kinds:
+            found, ordered = _for_code(store, analysis, fetch, params)
+        else:
+            found = search_topic(store, analysis.query, fetch, meaning=analysis.meaning)
+            # the documentation of what the files are about first, then the code (stable: each
+            # kind keeps its ranking)
+            ordered = sorted(found.hits, key=lambda hit: hit.record.kind == "code")
+        for hit in ordered:
             if len(hits) >= limit:
                 break
             if hit.record.doc_id in analysis.exclude or hit.id in analysis.exclude or hit.id in seen:
@@ -415,6 +446,62 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
         terms=found.terms if found else frozenset(),
         note=note,
     )
+
+
+# for a code file: at most this many docs pages, then definitions of other files, then tests
+DOCS_FIRST = 3
+NAME_BOOST = 3.0  # the boost of a code file's name words in its docs query (the top term's)
+NAME_MATCH = 2.0  # a docs page named alike the code file (`_named_alike`): its score times this
+CODE_AFTER = 4
+TESTS_AFTER = 1
+# a project's history, not what its code does: after the other pages
+_HISTORY = re.compile(
+    r"(?:^|/)(?:CHANGE[S_-]?LOG|CHANGES|HISTORY|NEWS|RELEASES?)(?:\.[a-z]+)?$", re.IGNORECASE
+)
+
+
+def _for_code(
+    store: Store, analysis: Analysis, fetch: SearchParams, params: SearchParams
+) -> tuple[TopicResult, list[SearchHit]]:
+    """A code file's results: "what must I know to change this?" — the docs that explain it
+    first (searched apart from the code, which would outrank them on the file's own words), then
+    the code it is about, its tests last."""
+    from ra_query.search.pipeline import is_test_path, is_test_symbol, search_topic
+
+    query, meaning = analysis.query, analysis.meaning
+    # the docs that explain a file tend to share its name: its words weigh as the top term there
+    # (a field term would be required: the page's name counts after the search, `_named_alike`)
+    named = " ".join(f"{word}^{NAME_BOOST:.2f}" for word in analysis.names)
+    docs_query = f"{query} {named}".strip()
+    # no elbow: each kind's share is capped below, and the file's name would set a bar too high
+    fetch = fetch._replace(cutoff_ratio=0.0)
+    docs = search_topic(store, docs_query, fetch._replace(kinds=("docs", "upstream")), meaning=meaning)
+    code = search_topic(store, query, fetch._replace(kinds=("code",)), meaning=meaning)
+    others = [h for h in code.hits if h.record.doc_id not in analysis.exclude]  # not the file itself
+    tests = [h for h in others if is_test_path(h.record.path) or is_test_symbol(h.record.symbol)]
+    rest = [h for h in others if h not in tests]
+    # a page once among the first (its best section), a changelog's entries after the pages
+    pages: list[SearchHit] = []
+    later: list[SearchHit] = []
+    seen: set[str] = set()
+    def rank(hit: SearchHit) -> tuple[bool, float]:  # a changelog last; a page named as the file up
+        named = _named_alike(analysis.names, hit.record.path, hit.record.title)
+        return bool(_HISTORY.search(hit.record.path)), -hit.score * (NAME_MATCH if named else 1.0)
+
+    for hit in sorted(docs.hits, key=rank):
+        (later if hit.record.doc_id in seen or len(pages) >= DOCS_FIRST else pages).append(hit)
+        seen.add(hit.record.doc_id)
+    ordered = [*pages, *rest[:CODE_AFTER], *tests[:TESTS_AFTER]]
+    total = docs.total_matches + code.total_matches
+    return code._replace(hits=tuple(ordered), total_matches=total, terms=docs.terms | code.terms), ordered
+
+
+def _named_alike(names: Sequence[str], path: str, title: str) -> bool:
+    """Whether a page's file name or title has a word that one of `names` begins or that begins
+    one of them (`auth` and `authentication.md`, `timeouts` and "Timeout")."""
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    found = [w for w in words(f"{stem} {title}") if len(w) >= 3]
+    return any(w.startswith(name) or (len(w) >= 4 and name.startswith(w)) for name in names for w in found)
 
 
 def _included(store: Store, doc: str) -> SearchHit | None:
@@ -439,6 +526,8 @@ def analysis_json(analysis: Analysis) -> dict[str, Any]:
         "excluded": sorted(analysis.exclude),
         "warnings": list(analysis.warnings),
         "counts": analysis.counts,
+        "code": analysis.code,
+        "names": list(analysis.names),
     }
 
 
@@ -455,6 +544,13 @@ def explain_lines(analysis: Analysis) -> list[str]:
         lines.append(f"included first: {', '.join(analysis.include)}")
     if analysis.exclude:
         lines.append(f"left out (the input files): {', '.join(sorted(analysis.exclude))}")
+    if analysis.code:
+        names = ", ".join(analysis.names) or "(none)"
+        lines.append(
+            f"code files: the docs first (at most {DOCS_FIRST} pages, searched apart; the files' names "
+            f"weigh {NAME_BOOST:g} there: {names}), then at most {CODE_AFTER} definitions of other "
+            f"files, then {TESTS_AFTER} test (--kind chooses the kinds instead)"
+        )
     c = analysis.counts
     lines.append(
         f"files {c['files']} (read {c['read']}, skipped {c['skipped']}), content words {c['candidates']}, "

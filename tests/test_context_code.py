@@ -1,0 +1,147 @@
+"""`ra context CODE_FILE` (issue 32): "what must I know to change this?" — the docs that explain
+the file first, then the code of other files it is about, its tests last; the file left out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Run, run_cmd
+
+AUTH = '''"""Authentication for the client: basic and digest auth flows."""
+
+
+class DigestAuth:
+    """Digest authentication: answer the server's challenge with a hashed nonce."""
+
+    def auth_flow(self, request):
+        response = yield request
+        if response.status_code == 401:
+            challenge = parse_challenge(response.headers["www-authenticate"])
+            request.headers["Authorization"] = build_digest_header(challenge, self.nonce_count)
+            yield request
+
+
+def parse_challenge(header):
+    """Split a digest challenge header into its realm, nonce and qop."""
+    return dict(part.split("=", 1) for part in header.split(","))
+
+
+def build_digest_header(challenge, nonce_count):
+    """The digest header: the response hash of the challenge's realm and nonce."""
+    return f"Digest realm={challenge['realm']}, nonce={challenge['nonce']}, nc={nonce_count:08x}"
+'''
+
+CLIENT = '''"""The client that sends requests, with auth."""
+
+
+class Client:
+    def send(self, request, auth=None):
+        """Send a request; an auth flow such as DigestAuth answers the challenge."""
+        flow = auth.auth_flow(request)
+        return next(flow)
+'''
+
+TESTS = '''"""Tests of digest auth: challenge, nonce and header."""
+
+
+def test_digest_auth_answers_the_challenge_with_the_nonce():
+    challenge = parse_challenge("realm=x,nonce=abc,qop=auth")
+    header = build_digest_header(challenge, 1)
+    assert "nonce=abc" in header and "Digest realm" in header
+
+
+def test_digest_auth_counts_the_nonce():
+    challenge = parse_challenge("realm=x,nonce=abc")
+    assert "nc=00000002" in build_digest_header(challenge, 2)
+'''
+
+AUTH_DOCS = """# Authentication
+
+Pass `auth=` to send credentials.
+
+## Digest authentication
+
+`DigestAuth` answers a server's challenge: the client reads the realm and the nonce from the
+`WWW-Authenticate` header and sends an `Authorization` header with the hashed response.
+"""
+
+OTHER_DOCS = {
+    "docs/quickstart.md": "# Quickstart\n\nInstall the client and send a request.\n",
+    "docs/timeouts.md": "# Timeouts\n\nEvery request has a connect and a read timeout.\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path, home: Path) -> Path:
+    root = tmp_path / "repo"
+    files = {
+        "src/auth.py": AUTH,
+        "src/client.py": CLIENT,
+        "tests/test_auth.py": TESTS,
+        "docs/authentication.md": AUTH_DOCS,
+        **OTHER_DOCS,
+    }
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, encoding="utf-8")
+    (root / ".ra.toml").write_text(
+        'root = true\n\n[tree.repo]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n', encoding="utf-8"
+    )
+    assert run_cmd("ra", "update", cwd=root, home=home).code == 0
+    return root
+
+
+def context(root: Path, home: Path, *args: str) -> Run:
+    return run_cmd("ra", "context", *args, cwd=root, home=home)
+
+
+def results(run: Run) -> list[dict[str, object]]:
+    assert run.code == 0, run.err
+    return json.loads(run.out)["queries"][0]["results"]
+
+
+def test_the_docs_page_that_explains_a_code_file_comes_first(repo: Path, home: Path) -> None:
+    found = results(context(repo, home, "--json", "src/auth.py"))
+    assert str(found[0]["id"]).startswith("repo:docs/authentication.md")
+
+
+def test_the_tests_of_a_code_file_come_after_the_other_code(repo: Path, home: Path) -> None:
+    kinds = [(r["kind"], str(r["path"]).startswith("tests/")) for r in results(context(repo, home, "--json", "src/auth.py"))]
+    assert ("code", False) in kinds and ("code", True) in kinds
+    assert kinds.index(("code", False)) < kinds.index(("code", True))
+    assert kinds.index(("docs", False)) < kinds.index(("code", False))
+
+
+def test_a_code_file_is_not_its_own_context(repo: Path, home: Path) -> None:
+    assert all(r["path"] != "src/auth.py" for r in results(context(repo, home, "--json", "src/auth.py")))
+
+
+def test_kind_restricts_a_code_files_context(repo: Path, home: Path) -> None:
+    found = results(context(repo, home, "--json", "--kind", "code", "src/auth.py"))
+    assert found and all(r["kind"] == "code" for r in found)
+    found = results(context(repo, home, "--json", "--kind", "docs", "src/auth.py"))
+    assert found and all(r["kind"] == "docs" for r in found)
+
+
+def test_explain_says_how_a_code_files_context_is_made(repo: Path, home: Path) -> None:
+    run = context(repo, home, "--explain", "src/auth.py")
+    assert run.code == 0, run.err
+    assert "code files: the docs first (at most 3 pages, searched apart; the files' names weigh 3 there: auth)" in run.out
+
+
+def test_the_json_of_a_code_files_context_says_it_is_code_and_its_name_words(repo: Path, home: Path) -> None:
+    run = context(repo, home, "--json", "src/auth.py")
+    assert run.code == 0, run.err
+    analysis = json.loads(run.out)["context"]
+    assert (analysis["code"], analysis["names"]) == (True, ["auth"])
+
+
+def test_a_markdown_file_keeps_docs_before_code_in_one_search(repo: Path, home: Path) -> None:
+    run = context(repo, home, "--json", "docs/authentication.md")
+    analysis = json.loads(run.out)["context"]
+    assert analysis["code"] is False
+    kinds = [r["kind"] for r in results(run)]
+    assert kinds == sorted(kinds, key=lambda kind: kind == "code")
