@@ -232,6 +232,8 @@ def test_the_context_tool_finds_the_documentation_of_a_source_file(ra_mcp: Serve
     assert ids(payload)[0] == "docs:notes/pool.txt"
     assert payload["context"]["query"].startswith("pool^4.00")
     assert payload["tokens"]["max"] == 8000
+    # a code file: the docs that explain it are searched apart, its name's words weighing there
+    assert (payload["context"]["code"], payload["context"]["names"]) == (True, ["pool", "settings"])
 
 
 def test_a_context_call_for_a_missing_file_is_a_one_line_tool_error(ra_mcp: Server) -> None:
