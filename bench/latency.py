@@ -12,7 +12,9 @@ of ra (a git worktree: `git worktree add /tmp/before COMMIT`, before or after th
 89a6c53) runs it, on the
 same index; the sources of both are compiled first, so that no run pays for compiling. Then
 `ra mcp` and `ra-query mcp` each answer `--calls` search calls through the SDK's client over
-stdio (p50 / p95; floors 10 / 25 ms) after a start-up to first answer (floor 0.8 s). Prints a
+stdio (p50 / p95; floors 10 / 25 ms) after a start-up to first answer (floor 0.8 s), and
+`ra-query mcp` answers `context` calls for files of `--context-files` (markdown by default;
+`'*.py'` for code files, issue 32's floor 30 ms). Prints a
 table and appends it to bench/results/latency.txt. bench/ab_latency.py times these calls for a
 git revision beside the working tree.
 """
@@ -118,6 +120,9 @@ def main() -> None:
     parser.add_argument("--queries", nargs="+", default=QUERIES)
     parser.add_argument("--before", type=Path, help="a checkout of an older ra to time `ra search` of")
     parser.add_argument("--calls", type=int, default=300, help="MCP search calls per server")
+    parser.add_argument(
+        "--context-files", default="*.md", help="the files the context calls name, by glob (e.g. '*.py')"
+    )
     args = parser.parse_args()
     project: Path = args.project.resolve()
     roots = sources_of(project)
@@ -163,11 +168,12 @@ def main() -> None:
             f"answer {first:4.0f} ms (floors {MCP_P50_FLOOR:.0f} / {MCP_P95_FLOOR:.0f} / "
             f"{STARTUP_FLOOR:.0f}) {verdict(ok)}"
         )
-    pages = sorted(str(page) for root in roots for page in Path(root).rglob("*.md"))
+    pages = sorted(str(page) for root in roots for page in Path(root).rglob(args.context_files))
     files = pages[:: max(1, len(pages) // 60)][:60]  # 60 files spread over the corpus, in turn
     first, p50, p95 = mcp_figures(servers["ra-query mcp"], project, args.calls, files, tool="context")
     lines.append(
-        f"{'ra-query mcp':16} {args.calls} context calls (one source file each): p50 {p50:5.1f} ms, "
+        f"{'ra-query mcp':16} {args.calls} context calls (one {args.context_files} file each): "
+        f"p50 {p50:5.1f} ms, "
         f"p95 {p95:5.1f} ms (floor p50 {CONTEXT_P50_FLOOR:.0f}) {verdict(p50 <= CONTEXT_P50_FLOOR)}"
     )
     print("\n".join(lines))

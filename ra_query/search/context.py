@@ -468,7 +468,8 @@ def _for_code(
     the code it is about, its tests last."""
     from ra_query.search.pipeline import is_test_path, is_test_symbol, search_topic
 
-    query, meaning = analysis.query, analysis.meaning
+    # one meaning for both searches (the dense side embeds it once): the file's terms
+    query, meaning = analysis.query, analysis.meaning or " ".join(t.word for t in analysis.terms) or None
     # the docs that explain a file tend to share its name: its words weigh as the top term there
     # (a field term would be required: the page's name counts after the search, `_named_alike`)
     named = " ".join(f"{word}^{NAME_BOOST:.2f}" for word in analysis.names)

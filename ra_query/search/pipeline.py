@@ -310,6 +310,12 @@ def _read(text: str, params: SearchParams) -> tuple[Node | None, str | None]:
     return read_query(text)
 
 
+# the vectors of the last texts embedded: `ra context` on a code file searches its docs and its
+# code apart with one meaning, embedded once
+_VECTORS: dict[tuple[str, str], Any] = {}
+_VECTORS_KEPT = 16
+
+
 def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str | None = None) -> TopicResult:
     """Run one topic through the whole pipeline.
 
@@ -460,7 +466,12 @@ def _hybrid(
     made_by = store.manifest["vectors"].get("model_sha256")
     if made_by != model.sha256:  # another model's vectors: never compared with this one's
         return found, {}, hybrid.OTHER_MODEL_NOTE
-    vector = model.embed([text])[0]
+    key = (model.sha256, text)
+    vector = _VECTORS.get(key)
+    if vector is None:
+        if len(_VECTORS) >= _VECTORS_KEPT:
+            _VECTORS.clear()
+        vector = _VECTORS[key] = model.embed([text])[0]
     constraints = run.compiler(relax=relaxed).constraints(node) if node is not None else None
     if params.kinds:
         import tantivy
