@@ -44,6 +44,21 @@ class Client:
         return next(flow)
 '''
 
+ASYNC_CLIENT = '''"""The async client."""
+
+
+class AsyncClient:
+    async def send(self, request, auth=None):
+        """Send a request without blocking; an auth flow answers the challenge."""
+        flow = auth.auth_flow(request)
+        return await flow.asend(None)
+'''
+
+SEND_TESTS = '''def test_client_send_runs_the_auth_flow():
+    client = Client()
+    assert client.send(request, auth=DigestAuth()) is not None
+'''
+
 TESTS = '''"""Tests of digest auth: challenge, nonce and header."""
 
 
@@ -80,7 +95,9 @@ def repo(tmp_path: Path, home: Path) -> Path:
     files = {
         "src/auth.py": AUTH,
         "src/client.py": CLIENT,
+        "src/async_client.py": ASYNC_CLIENT,
         "tests/test_auth.py": TESTS,
+        "tests/test_send.py": SEND_TESTS,
         "docs/authentication.md": AUTH_DOCS,
         **OTHER_DOCS,
     }
@@ -145,3 +162,13 @@ def test_a_markdown_file_keeps_docs_before_code_in_one_search(repo: Path, home: 
     assert analysis["code"] is False
     kinds = [r["kind"] for r in results(run)]
     assert kinds == sorted(kinds, key=lambda kind: kind == "code")
+
+
+def test_likethis_a_definition_finds_its_twin_first_and_its_tests_last(repo: Path, home: Path) -> None:
+    run = run_cmd("ra", "likethis", "--json", "repo:src/client.py#Client.send", cwd=repo, home=home)
+    found = results(run)
+    assert found[0]["id"] == "repo:src/async_client.py#AsyncClient.send"
+    assert all(r["kind"] == "code" for r in found)
+    tests = [k for k, r in enumerate(found) if str(r["path"]).startswith("tests/")]
+    assert tests and min(tests) > 0 and all(not str(r["path"]).startswith("tests/") for r in found[: min(tests)])
+    assert json.loads(run.out)["context"]["definition"] == "src/client.py#Client.send"

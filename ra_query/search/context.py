@@ -127,6 +127,7 @@ class Analysis(NamedTuple):
     meaning: str | None = None  # what a hybrid search embeds instead of the query (likethis: the source)
     code: bool = False  # an input is a code file: docs that explain it first, its tests last
     names: tuple[str, ...] = ()  # the words of the code files' own names (`_auth.py`: auth)
+    definition: str = ""  # `likethis` of a definition: `path#symbol` (what is like it is other code)
 
 
 def words(text: str) -> list[str]:
@@ -422,7 +423,9 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
         fetch = params._replace(limit=limit + OVERFETCH, trees=analysis.trees or params.trees)
         if analysis.exclude:  # the left-out source would set the elbow's bar for the rest
             fetch = fetch._replace(cutoff_ratio=0.0)
-        if analysis.code and not params.kinds:
+        if analysis.definition and not params.kinds:
+            found, ordered = _like_definition(store, analysis, fetch)
+        elif analysis.code and not params.kinds:
             found, ordered = _for_code(store, analysis, fetch, params)
         else:
             found = search_topic(store, analysis.query, fetch, meaning=analysis.meaning)
@@ -497,6 +500,21 @@ def _for_code(
     return code._replace(hits=tuple(ordered), total_matches=total, terms=docs.terms | code.terms), ordered
 
 
+def _like_definition(
+    store: Store, analysis: Analysis, fetch: SearchParams
+) -> tuple[TopicResult, list[SearchHit]]:
+    """`likethis` of a definition: the definitions elsewhere that do the same kind of thing
+    (other implementations, the async twin), code only; the definition's own parts left out
+    and tests after the rest."""
+    from ra_query.search.pipeline import is_test_path, is_test_symbol, search_topic
+
+    found = search_topic(store, analysis.query, fetch._replace(kinds=("code",)), meaning=analysis.meaning)
+    others = [h for h in found.hits if f"{h.record.path}#{h.record.symbol}" != analysis.definition]
+    tests = [h for h in others if is_test_path(h.record.path) or is_test_symbol(h.record.symbol)]
+    ordered = [*(h for h in others if h not in tests), *tests]
+    return found._replace(hits=tuple(ordered)), ordered
+
+
 def _named_alike(names: Sequence[str], path: str, title: str) -> bool:
     """Whether a page's file name or title has a word that one of `names` begins or that begins
     one of them (`auth` and `authentication.md`, `timeouts` and "Timeout")."""
@@ -529,6 +547,7 @@ def analysis_json(analysis: Analysis) -> dict[str, Any]:
         "counts": analysis.counts,
         "code": analysis.code,
         "names": list(analysis.names),
+        "definition": analysis.definition,
     }
 
 
@@ -590,4 +609,8 @@ def like_this(
         trees=trees,
     )
     meaning = "\n".join(" › ".join(c.breadcrumb) + "\n" + c.body for c in result.chunks)
-    return analysis._replace(exclude=frozenset({result.id}), meaning=meaning)
+    first = result.chunks[0] if result.chunks else None
+    # a definition: what is like it is code (its parts, which share its symbol, are itself)
+    code = first is not None and first.kind == "code" and bool(first.symbol)
+    alike = f"{first.path}#{first.symbol}" if first is not None and code else ""
+    return analysis._replace(exclude=frozenset({result.id}), meaning=meaning, definition=alike)
