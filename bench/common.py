@@ -8,9 +8,10 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -142,6 +143,21 @@ def worktree(rev: str, parent: Path) -> Iterator[Path]:
         yield path
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=REPO, check=False)
+
+
+def checkout(stack: ExitStack, rev: str | None, prefix: str) -> tuple[Path | None, str]:
+    """The ra a benchmark measures: with `rev`, a worktree of it (removed when `stack` closes),
+    put first on sys.path so that what imports ra from here on imports that side's, and its short
+    hash; else (None, this checkout's HEAD)."""
+    if not rev:
+        return None, git_head()
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=prefix)))
+    source = stack.enter_context(worktree(rev, tmp))
+    sys.path.insert(0, str(source))
+    short = subprocess.run(
+        ["git", "rev-parse", "--short", rev], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    return source, short.stdout.strip()
 
 
 # ---- a corpus and a project to build ------------------------------------------------------------

@@ -58,7 +58,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
@@ -66,7 +65,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from code_search import Corpus
-from common import REPO, clean_env, entry_command, git_head, run_ra, worktree
+from common import REPO, checkout, clean_env, entry_command, run_ra
 from quality import default_params, load
 
 sys.path.insert(0, str(REPO))
@@ -578,16 +577,10 @@ def main() -> None:
             "\n".join([*problems, "the names do not match the corpora: are they at the commits in CORPORA?"])
         )
     args.work.mkdir(parents=True, exist_ok=True)
-    measured = git_head()
     figures: dict[str, dict[str, Any]] = {}
     with ExitStack() as stack:
-        source: Path | None = None
-        if args.rev:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ra-bench-languages-")))
-            source = stack.enter_context(worktree(args.rev, tmp))
-            sys.path.insert(0, str(source))  # before anything imports ra: chunk and search with that side's
-            measured = subprocess.run(["git", "rev-parse", "--short", args.rev], cwd=REPO,
-                                      capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+        # before anything imports ra: with --rev, that side's ra chunks, builds and searches
+        source, measured = checkout(stack, args.rev, "ra-bench-languages-")
         load_before = load()
         for name, folder in corpora.items():
             files = source_files(folder, languages_of(CORPORA[name]))

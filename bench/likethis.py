@@ -23,16 +23,14 @@ import argparse
 import datetime as dt
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import code_search
-from common import REPO, git_head, worktree
+from common import REPO, checkout
 from context import CORPORA, CORPUS_ROOT, LIMIT, TOP, hint
 from quality import default_params, load, modes_of
 
@@ -106,16 +104,10 @@ def main() -> None:
     if args.semantic:
         code_search.SETTINGS.setdefault("settings", {})["semantic"] = "true"
     args.work.mkdir(parents=True, exist_ok=True)
-    measured = git_head()
     figures: dict[str, dict[str, Any]] = {}
     with ExitStack() as stack:
-        source: Path | None = None
-        if args.rev:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ra-bench-likethis-")))
-            source = stack.enter_context(worktree(args.rev, tmp))
-            sys.path.insert(0, str(source))
-            measured = subprocess.run(["git", "rev-parse", "--short", args.rev], cwd=REPO,
-                                      capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+        # before anything imports ra: with --rev, that side's ra chunks, builds and searches
+        source, measured = checkout(stack, args.rev, "ra-bench-likethis-")
         from ra_query.artifacts.store import open_store
 
         load_before = load()

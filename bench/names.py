@@ -32,7 +32,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
@@ -42,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import code_search
 import quality
 from code_search import add_corpus_option, corpora_from, hint
-from common import REPO, git_head, worktree
+from common import REPO, checkout
 
 RESULTS_JSON = REPO / "bench" / "results" / "names.json"
 RESULTS_TXT = REPO / "bench" / "results" / "names.txt"
@@ -179,16 +178,10 @@ def main() -> None:
         code_search.SETTINGS.setdefault("settings", {})["semantic"] = "true"
         quality.SETTINGS.setdefault("settings", {})["semantic"] = "true"
     args.work.mkdir(parents=True, exist_ok=True)
-    measured = git_head()
     figures: dict[str, dict[str, Any]] = {}
     with ExitStack() as stack:
-        source: Path | None = None
-        if args.rev:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ra-bench-names-")))
-            source = stack.enter_context(worktree(args.rev, tmp))
-            sys.path.insert(0, str(source))
-            measured = subprocess.run(["git", "rev-parse", "--short", args.rev], cwd=REPO,
-                                      capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+        # before anything imports ra: with --rev, that side's ra chunks, builds and searches
+        source, measured = checkout(stack, args.rev, "ra-bench-names-")
         from ra_query.artifacts.store import open_store
 
         load_before = quality.load()
