@@ -561,3 +561,13 @@ def test_inspect_doc_parses_a_header_as_its_trees_build_does(cpp_repo: Path, hom
     run = ra(cpp_repo, home, "inspect", "doc", "include/sds.h")
     assert run.code == 0, run.err
     assert "code (cpp)" in run.out
+
+
+def test_an_attribute_macro_before_a_constructor_or_destructor_is_blanked() -> None:
+    text = (
+        "class basic_memory_buffer {\n public:\n  FMT_CONSTEXPR20 basic_memory_buffer(int n) {}\n"
+        "  FMT_CONSTEXPR20 ~basic_memory_buffer() { deallocate(); }\n  void resize(int count) {}\n};\n"
+    )
+    chunks = chunks_of("format.h", text, header_language="cpp")
+    assert "basic_memory_buffer.resize" in chunks
+    assert chunks["basic_memory_buffer.basic_memory_buffer"].body.startswith(" public:\n  FMT_CONSTEXPR20 basic_m")

@@ -262,9 +262,13 @@ def references_of(nodes: list[CodeNode], references: list[tuple[int, str]]) -> l
 # leaves 277 of tree-sitter's 740 error nodes
 _MACROS = re.compile(
     rb"(?P<lone>^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*\r?$)"
-    # before a declaration: another macro, or a type word and then the declared name
-    rb"|(?:(?<=^)|(?<=[\s>)]))[A-Z][A-Z0-9]*_[A-Z0-9_]*"
-    rb"(?=[ \t]+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]|[a-z_][\w:<>,]*[ \t*&]+[*&]*[A-Za-z_~]))",
+    # before a declaration: another macro, a destructor, or a type word and then the declared
+    # name; a macro named as an attribute (`FMT_CONSTEXPR20`, `SDS_API`) before any name (a
+    # constructor) — else `SIZE_T get_size(void)`'s type would be blanked
+    rb"|(?:(?<=^)|(?<=[\s>)]))(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*"
+    rb"(?=[ \t]+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]|~|[a-z_][\w:<>,]*[ \t*&]+[*&]*[A-Za-z_~]))"
+    rb"|[A-Z][A-Z0-9]*_[A-Z0-9_]*?(?:CONSTEXPR|INLINE|API|EXPORT|NODISCARD|DEPRECATED|NORETURN|NOEXCEPT"
+    rb"|DLL|VISIBILITY|ALWAYS|FORCE|UNUSED|CDECL|STDCALL|EXTERN|DECL|ATTR)[A-Z0-9_]*(?=[ \t]+[A-Za-z_~]))",
     re.M,
 )
 
