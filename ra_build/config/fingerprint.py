@@ -34,8 +34,9 @@ CHUNKER_VERSION = (
     # 12: the chunk table's `references` column (the names a code chunk calls or constructs);
     # 13: macros of `#define` lines and return types left alone, the head of `namespace {` in
     # the chunk after it, RSpec.describe and any script in test titles, chained CommonJS
-    # assignments, license comments left out of definitions, calls alone in references
-    13
+    # assignments, license comments left out of definitions, calls alone in references;
+    # 14: a macro named as an attribute blanked before a constructor or destructor
+    14
 )
 
 
