@@ -451,7 +451,9 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
     )
 
 
-# for a code file: at most this many docs pages, then definitions of other files, then tests
+# for a code file, at `ra context`'s default limit: at most this many docs pages, then
+# definitions of other files, then tests
+DEFAULT_LIMIT = 10
 DOCS_FIRST = 3
 NAME_BOOST = 3.0  # the boost of a code file's name words in its docs query (the top term's)
 NAME_MATCH = 2.0  # a docs page named alike the code file (`_named_alike`): its score times this
@@ -484,18 +486,18 @@ def _for_code(
     others = [h for h in code.hits if h.record.doc_id not in analysis.exclude]  # not the file itself
     tests = [h for h in others if is_test_path(h.record.path) or is_test_symbol(h.record.symbol)]
     rest = [h for h in others if h not in tests]
-    # a page once among the first (its best section), a changelog's entries after the pages
-    pages: list[SearchHit] = []
-    later: list[SearchHit] = []
-    seen: set[str] = set()
+
     def rank(hit: SearchHit) -> tuple[bool, float]:  # a changelog last; a page named as the file up
         named = _named_alike(analysis.names, hit.record.path, hit.record.title)
         return bool(_HISTORY.search(hit.record.path)), -hit.score * (NAME_MATCH if named else 1.0)
 
+    # a page once (its best section); a limit above the default lends its extra room to the code
+    pages: list[SearchHit] = []
     for hit in sorted(docs.hits, key=rank):
-        (later if hit.record.doc_id in seen or len(pages) >= DOCS_FIRST else pages).append(hit)
-        seen.add(hit.record.doc_id)
-    ordered = [*pages, *rest[:CODE_AFTER], *tests[:TESTS_AFTER]]
+        if len(pages) < DOCS_FIRST and all(hit.record.doc_id != page.record.doc_id for page in pages):
+            pages.append(hit)
+    extra = max(0, params.limit - DEFAULT_LIMIT)
+    ordered = [*pages, *rest[: CODE_AFTER + extra], *tests[:TESTS_AFTER]]
     total = docs.total_matches + code.total_matches
     return code._replace(hits=tuple(ordered), total_matches=total, terms=docs.terms | code.terms), ordered
 
