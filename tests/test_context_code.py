@@ -89,9 +89,12 @@ OTHER_DOCS = {
 }
 
 
-@pytest.fixture
-def repo(tmp_path: Path, home: Path) -> Path:
-    root = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The repository, built once for the module (no test changes it), and its HOME."""
+    root = tmp_path_factory.mktemp("context-code") / "repo"
+    home = root.parent / "home"
+    home.mkdir()
     files = {
         "src/auth.py": AUTH,
         "src/client.py": CLIENT,
@@ -108,7 +111,17 @@ def repo(tmp_path: Path, home: Path) -> Path:
         'root = true\n\n[tree.repo]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n', encoding="utf-8"
     )
     assert run_cmd("ra", "update", cwd=root, home=home).code == 0
-    return root
+    return root, home
+
+
+@pytest.fixture
+def repo(built: tuple[Path, Path]) -> Path:
+    return built[0]
+
+
+@pytest.fixture
+def home(built: tuple[Path, Path]) -> Path:  # the built repository's, not a fresh one
+    return built[1]
 
 
 def context(root: Path, home: Path, *args: str) -> Run:
