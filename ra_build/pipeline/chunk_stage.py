@@ -285,8 +285,9 @@ def chunk_stage(
     build passes its own, ra_build.pipeline.cluster), with `parse_files`' arguments and result.
     """
     snap = read_snapshot(layout, tree.name)
-    if settings.header_language == "auto":
-        paths = (p for p, _, _ in snap["files"])
+    paths = [p for p, _, _ in snap["files"]]
+    if settings.header_language == "auto" and any(p.lower().endswith(".h") for p in paths):
+        # a tree without headers never re-chunks for this
         settings = dataclasses.replace(settings, header_language=header_language_of(paths))
     previous = {r.path: r for r in read_file_rows(layout.file_table(tree.name))}
     if _last_settings(layout, tree.name) != _settings_key(settings):
