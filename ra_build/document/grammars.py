@@ -37,8 +37,8 @@ class Grammar:
     flattened: frozenset[str] = frozenset()  # nodes whose children stand where they do (Java's enum body)
     labels: frozenset[str] = frozenset()  # words alone that join the next definition (Ruby's `private`)
     # ALL_CAPS macros that stand alone on a line (`FMT_BEGIN_NAMESPACE`) or before a declaration
-    # (`FMT_API void f()`) are made comments before parsing (of the same length: every offset
-    # holds): the grammar cannot expand them (code._MACROS)
+    # (`FMT_API void f()`) are blanked before parsing, one alone on its line made a `//` comment
+    # (of the same length: every offset holds): the grammar cannot expand them (code._MACROS)
     macros: bool = False
 
 
