@@ -114,9 +114,9 @@ CORPORA: dict[str, Corpus] = {
 }
 
 
-def hint(name: str, target: Path) -> str:
-    """How to put corpus `name` at `target`."""
-    c = CORPORA[name]
+def hint(name: str, target: Path, corpora: dict[str, Corpus] | None = None) -> str:
+    """How to put corpus `name` (of `corpora`, by default this benchmark's) at `target`."""
+    c = (corpora or CORPORA)[name]
     return (
         f"no {name} corpus at {target} — get it with:\n"
         f"  git clone https://github.com/{c.repo} {target} && git -C {target} checkout {c.commit[:12]}\n"
@@ -419,15 +419,19 @@ def record(report: str, figures: dict[str, Any], meta: dict[str, Any]) -> None:
         handle.write(report + "\n\n")
 
 
-def corpora_from(given: list[str], parser: argparse.ArgumentParser) -> dict[str, Path]:
-    """NAME → folder: the `--corpus NAME=DIR` given, else every known corpus at its default place."""
+def corpora_from(
+    given: list[str], parser: argparse.ArgumentParser, corpora: dict[str, Corpus] | None = None
+) -> dict[str, Path]:
+    """NAME → folder: the `--corpus NAME=DIR` given, else every known corpus (of `corpora`, by
+    default this benchmark's) at its default place."""
+    known = corpora or CORPORA
     if not given:
-        return {name: CORPUS_ROOT / name for name in CORPORA}
+        return {name: CORPUS_ROOT / name for name in known}
     out: dict[str, Path] = {}
     for spec in given:
         name, _, folder = spec.partition("=")
-        if name not in CORPORA or not folder:
-            parser.error(f"--corpus {spec!r}: write NAME=DIR with NAME one of {', '.join(CORPORA)}")
+        if name not in known or not folder:
+            parser.error(f"--corpus {spec!r}: write NAME=DIR with NAME one of {', '.join(known)}")
         out[name] = Path(folder).resolve()
     return out
 

@@ -60,12 +60,7 @@ CORPORA: dict[str, Corpus] = {
 
 def hint(name: str, target: Path) -> str:
     """How to put corpus `name` at `target`."""
-    c = CORPORA[name]
-    return (
-        f"no {name} corpus at {target} — get it with:\n"
-        f"  git clone https://github.com/{c.repo} {target} && git -C {target} checkout {c.commit[:12]}\n"
-        f"or pass --corpus {name}=DIR"
-    )
+    return code_search.hint(name, target, CORPORA)
 
 
 def items_of(name: str, folder: Path) -> list[dict[str, Any]]:
@@ -159,12 +154,7 @@ def main() -> None:
     parser.add_argument("--label", default="", help="a note recorded with the figures")
     parser.add_argument("--no-record", action="store_true", help="print only")
     args = parser.parse_args()
-    folders = {name: CORPUS_ROOT / name for name in CORPORA}
-    for spec in args.corpus:
-        name, _, folder = spec.partition("=")
-        if name not in CORPORA or not folder:
-            parser.error(f"--corpus {spec!r}: write NAME=DIR with NAME one of {', '.join(CORPORA)}")
-        folders[name] = Path(folder).resolve()
+    folders = code_search.corpora_from(args.corpus, parser, CORPORA)
     for name, folder in folders.items():
         if not folder.is_dir():
             raise SystemExit(hint(name, folder))

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import code_search
 from code_search import Corpus
 from common import REPO, checkout, clean_env, entry_command, run_ra
 from quality import default_params, load
@@ -240,13 +241,7 @@ _HASH_COMMENT_LANGUAGES = frozenset({"python", "ruby", "bash", "php", "toml", "y
 
 def hint(name: str, target: Path) -> str:
     """How to put corpus `name` at `target`."""
-    c = CORPORA[name]
-    return (
-        f"no {name} corpus at {target} — get it with:\n"
-        f"  git clone https://github.com/{c.repo} {target} && git -C {target} checkout {c.commit[:12]}\n"
-        f"(or `git --git-dir=REPO.git archive {c.commit[:12]} | tar -x -C {target}`), "
-        f"or pass --corpus {name}=DIR"
-    )
+    return code_search.hint(name, target, CORPORA)
 
 
 def languages_of(corpus: Corpus) -> frozenset[str]:
@@ -536,19 +531,6 @@ def examples_text(figures: dict[str, dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def corpora_from(given: list[str], parser: argparse.ArgumentParser) -> dict[str, Path]:
-    """NAME → folder: the `--corpus NAME=DIR` given, else every corpus at its default place."""
-    if not given:
-        return {name: CORPUS_ROOT / name for name in CORPORA}
-    out: dict[str, Path] = {}
-    for spec in given:
-        name, _, folder = spec.partition("=")
-        if name not in CORPORA or not folder:
-            parser.error(f"--corpus {spec!r}: write NAME=DIR with NAME one of {', '.join(CORPORA)}")
-        out[name] = Path(folder).resolve()
-    return out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
@@ -567,7 +549,7 @@ def main() -> None:
     parser.add_argument("--label", default="", help="a note recorded with the figures")
     parser.add_argument("--no-record", action="store_true", help="print only")
     args = parser.parse_args()
-    corpora = corpora_from(args.corpus, parser)
+    corpora = code_search.corpora_from(args.corpus, parser, CORPORA)
     for name, folder in corpora.items():
         if not folder.is_dir():
             raise SystemExit(hint(name, folder))
