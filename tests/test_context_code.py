@@ -185,3 +185,20 @@ def test_likethis_a_definition_finds_its_twin_first_and_its_tests_last(repo: Pat
     tests = [k for k, r in enumerate(found) if str(r["path"]).startswith("tests/")]
     assert tests and min(tests) > 0 and all(not str(r["path"]).startswith("tests/") for r in found[: min(tests)])
     assert json.loads(run.out)["context"]["definition"] == "src/client.py#Client.send"
+
+
+def test_a_page_is_named_alike_a_code_file_when_a_word_of_its_name_or_title_begins_with_the_files() -> None:
+    from ra_query.search.context import _named_alike
+
+    assert _named_alike(("auth",), "docs/authentication.md", "Authentication")
+    assert _named_alike(("timeouts",), "docs/advanced/limits.md", "Timeout")
+    assert not _named_alike(("auth",), "docs/quickstart.md", "Quickstart")
+
+
+def test_a_code_files_name_words_come_from_its_folder_when_its_own_name_says_nothing() -> None:
+    from ra_query.search.context import _name_words
+
+    never = lambda word: False  # noqa: E731  # no stop words
+    assert _name_words("httpx/_auth.py", never) == ["auth"]
+    assert _name_words("httpx/_transports/default.py", never) == ["transports"]
+    assert _name_words("source/as-promise/index.ts", never) == ["promise"]
