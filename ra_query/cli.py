@@ -75,8 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
         "context",
         help="find the documentation that fits the files you are working on",
         description="Terms from the files' paths and content (TF-IDF against the index) form a "
-        "weighted query; the input files themselves are left out. No context rules: they live in "
-        ".ra.toml, which ra-query does not read.",
+        "weighted query; the input files themselves are left out. Several files get a list each, "
+        "sharing -n and --max-tokens. No context rules: they live in .ra.toml, which ra-query does "
+        "not read.",
         formatter_class=Formatter,
     )
     context.add_argument("files", nargs="+", metavar="FILE")
@@ -201,14 +202,14 @@ def _read_only_command(store: Any, args: argparse.Namespace, env: dict[str, str]
         from ra_query.sources.stale import stale_files
 
         return status_command(store, stale_files(store.root, store.manifest), json=args.json)
-    from ra_query.search.context import ContextOptions, analyze, given_file
+    from ra_query.search.context import ContextOptions, analyze_each, given_file
 
     check_counts(args)
     files = [given_file(f) for f in args.files]
-    analysis = analyze(store, files, options=ContextOptions(terms=args.terms or 15), trees=args.tree)
-    for warning in analysis.warnings:
+    analyses = analyze_each(store, files, options=ContextOptions(terms=args.terms or 15), trees=args.tree)
+    for warning in (w for analysis in analyses for w in analysis.warnings):
         sys.stderr.write(f"{PROG}: warning: {warning}\n")
-    return context_output(store, analysis, args, store.search_defaults(), default_limit=10, env=env)
+    return context_output(store, analyses, args, store.search_defaults(), default_limit=10, env=env)
 
 
 def main() -> None:

@@ -232,14 +232,15 @@ def check_counts(args: argparse.Namespace) -> None:
 
 def context_output(
     store: Any,
-    analysis: Any,
+    analyses: Any,
     args: argparse.Namespace,
     defaults: dict[str, Any],
     *,
     default_limit: int,
     env: dict[str, str],
 ) -> Any:
-    """What `context` / `likethis` print for `analysis`, with `defaults` as the search settings."""
+    """What `context` / `likethis` print for `analyses` (one per input), with `defaults` as the
+    search settings."""
     from ra_query.commands import context_command
 
     # the search options `search_params` and `view_of` read, which these commands do not offer
@@ -252,7 +253,7 @@ def context_output(
     view, as_json = view_of(args)
     return context_command(
         store,
-        analysis,
+        analyses,
         search_params(args, defaults),
         view=view,
         json=as_json,

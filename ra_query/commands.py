@@ -83,7 +83,7 @@ def get_command(store: Store, chunk_id: str, *, full_document: bool = False, jso
 
 def context_command(
     store: Store,
-    analysis: "Analysis",
+    analyses: "Sequence[Analysis]",
     params: SearchParams,
     *,
     view: View = "full",
@@ -92,23 +92,30 @@ def context_command(
     explain: bool = False,
     colour: bool = False,
 ) -> Output:
-    """`context FILE...`: the analysis's results, fit to the budget, rendered as search renders them.
+    """`context FILE...`: each analysis's results (one per input file), fit to one budget,
+    rendered as a multi-topic search is, each input its own list.
 
-    `--explain` adds the terms (word, score, source, frequency, idf), the query and the counts;
-    in JSON always as `context` (what the query was built from). Exit 1 when nothing matched.
+    `--explain` adds, per input, the terms (word, score, source, frequency, idf), the query and
+    the counts; in JSON always as each query's `context` (what its query was built from), with
+    its `input`. Exit 1 when nothing matched.
     """
-    from ra_query.search.context import analysis_json, context_topic, explain_lines
+    from ra_query.search.context import context_json, context_topics, explain_lines
 
-    topic = context_topic(store, analysis, params)
-    outcome = budgeted([topic], view, max_tokens, build_analyzer(store.stemmer), marks=json or colour)
-    code = 0 if topic.hits else 1
+    topics = context_topics(store, analyses, params)
+    outcome = budgeted(topics, view, max_tokens, build_analyzer(store.stemmer), marks=json or colour)
+    code = 0 if any(topic.hits for topic in topics) else 1
     if json:
-        payload = to_json([topic], outcome, list_mode=view == "list", stale=None, explain=False)
-        payload["context"] = analysis_json(analysis)
-        return Output(dumps(payload), code)
-    text = render_text([topic], outcome, colour=colour, explain=False)
+        payload = to_json(topics, outcome, list_mode=view == "list", stale=None, explain=False)
+        return Output(dumps(context_json(payload, analyses)), code)
+    text = render_text(topics, outcome, colour=colour, explain=False)
     if explain:
-        text = "\n".join(explain_lines(analysis)) + "\n\n" + text
+        several = len(analyses) > 1
+        lines = [
+            line
+            for analysis in analyses
+            for line in ([f"input: {analysis.input}"] if several else []) + explain_lines(analysis)
+        ]
+        text = "\n".join(lines) + "\n\n" + text
     return Output(text, code)
 
 

@@ -95,9 +95,11 @@ CONTEXT_DESCRIPTION = """\
 Get relevant knowledge base context for files being worked on. Analyzes file paths, extensions, \
 and content: path words, the project's context rules and the files' most distinctive words \
 (TF-IDF against the index) form a weighted query. The files themselves are left out of the \
-results. Returns the same JSON as search, plus `context` (the terms and the query)."""
+results. Several files share the limit and max_tokens: each file is one entry of `queries`, \
+with its `input` and `context` (the terms and the query); a result several files share is \
+shown once, with `also_for` naming the others."""
 DEFAULT_AGENT_MAX_TOKENS = 8000
-ContextAnalyzer = Callable[[Store, list[str]], "Analysis"]
+ContextAnalyzer = Callable[[Store, list[str]], "list[Analysis]"]
 
 Queries = Annotated[
     str | list[str],
@@ -252,7 +254,7 @@ def with_hint(payload: dict[str, Any]) -> dict[str, Any]:
 
 def context_payload(
     store: Store,
-    analysis: Analysis,
+    analyses: Sequence[Analysis],
     *,
     limit: int | None = None,
     max_tokens: int | None = None,
@@ -263,25 +265,24 @@ def context_payload(
     Raises:
         InputError: `limit` or `max_tokens` out of bounds.
     """
-    from ra_query.search.context import analysis_json, context_topic
+    from ra_query.search.context import context_json, context_topics
 
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
         raise InputError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
     budget = agent_budget(store, max_tokens)
     params = SearchParams.from_settings(store.search_defaults())._replace(limit=limit or 10)
-    topic = context_topic(store, analysis, params)
+    topics = context_topics(store, analyses, params)
     view = "list" if list_mode else "full"
-    outcome = budgeted([topic], view, budget, build_analyzer(store.stemmer))
-    payload = with_hint(to_json([topic], outcome, list_mode=list_mode, stale=None, explain=False))
-    payload["context"] = analysis_json(analysis)
-    return payload
+    outcome = budgeted(topics, view, budget, build_analyzer(store.stemmer))
+    payload = with_hint(to_json(topics, outcome, list_mode=list_mode, stale=None, explain=False))
+    return context_json(payload, analyses)
 
 
-def plain_analyzer(store: Store, files: list[str]) -> Analysis:
-    """`context`'s analysis without a configuration (`ra-query mcp`): no rules, default settings."""
-    from ra_query.search.context import analyze, given_file
+def plain_analyzer(store: Store, files: list[str]) -> list[Analysis]:
+    """`context`'s analyses without a configuration (`ra-query mcp`): no rules, default settings."""
+    from ra_query.search.context import analyze_each, given_file
 
-    return analyze(store, [given_file(f) for f in files])
+    return analyze_each(store, [given_file(f) for f in files])
 
 
 # what each argument must be, for the one-line error a caller gets when it is not that

@@ -92,7 +92,7 @@ def context(project: Path, home: Path, *args: str) -> Run:
 
 def ids(run: Run) -> list[str]:
     assert run.code == 0, run.err
-    return [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
+    return [r["id"] for query in json.loads(run.out)["queries"] for r in query["results"]]
 
 
 def test_a_source_file_about_a_topic_gets_that_topics_documentation_first(project: Path, home: Path) -> None:
@@ -119,12 +119,13 @@ def test_rule_globs_match_the_path_from_the_configs_directory_however_it_is_writ
     )
 
 
-def test_several_files_merge_into_one_answer_without_duplicates(project: Path, home: Path) -> None:
-    found = ids(context(project, home, "--json", "-n", "6", "src/db/pool.py", "src/auth/tokens.py"))
+def test_several_files_each_get_their_documentation_first_without_duplicates(project: Path, home: Path) -> None:
+    run = context(project, home, "--json", "-n", "6", "src/db/pool.py", "src/auth/tokens.py")
+    found = ids(run)
     assert len(found) == len(set(found))
-    assert any(i.startswith("docs:database.md") for i in found) and any(
-        i.startswith("docs:auth.md") for i in found
-    )
+    pool, tokens = ([r["id"] for r in q["results"]] for q in json.loads(run.out)["queries"])
+    assert pool[0].startswith("docs:database.md")
+    assert tokens[0] == "docs:overview.md" and tokens[1].startswith("docs:auth.md")  # its rule's include first
 
 
 def test_an_input_file_that_is_indexed_is_left_out_before_the_limit(project: Path, home: Path) -> None:
@@ -158,26 +159,30 @@ def test_explain_shows_each_term_its_source_and_the_query(project: Path, home: P
 
 def test_json_carries_the_terms_and_the_query(project: Path, home: Path) -> None:
     payload = json.loads(context(project, home, "--json", "src/db/pool.py").out)
-    assert payload["context"]["query"].startswith("pool^4.00")
-    assert {"word", "score", "source", "frequency", "idf"} <= set(payload["context"]["terms"][0])
+    assert payload["queries"][0]["context"]["query"].startswith("pool^4.00")
+    assert {"word", "score", "source", "frequency", "idf"} <= set(
+        payload["queries"][0]["context"]["terms"][0]
+    )
 
 
 def test_terms_the_index_does_not_hold_are_dropped(project: Path, home: Path) -> None:
     payload = json.loads(context(project, home, "--json", "src/db/pool.py").out)
-    words = {t["word"] for t in payload["context"]["terms"]}
+    words = {t["word"] for t in payload["queries"][0]["context"]["terms"]}
     assert "pool" in words
     assert "close" not in words  # three times in the source, in no document
 
 
 def test_the_number_of_terms_is_bounded_by_terms(project: Path, home: Path) -> None:
     payload = json.loads(context(project, home, "--json", "--terms", "2", "src/db/pool.py").out)
-    assert len(payload["context"]["terms"]) == 2
+    assert len(payload["queries"][0]["context"]["terms"]) == 2
 
 
 def test_a_pattern_adds_its_terms_to_matching_files(project: Path, home: Path) -> None:
     (project / "src" / "db" / "schema.sql").write_text("create table users (id int);\n", encoding="utf-8")
     payload = json.loads(context(project, home, "--json", "src/db/schema.sql").out)
-    assert "migrations" in {t["word"] for t in payload["context"]["terms"] if t["source"] == "rule"}
+    assert "migrations" in {
+        t["word"] for t in payload["queries"][0]["context"]["terms"] if t["source"] == "rule"
+    }
 
 
 # ---- ra likethis ---------------------------------------------------------------------------------

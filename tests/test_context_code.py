@@ -54,10 +54,10 @@ class AsyncClient:
         return await flow.asend(None)
 '''
 
-SEND_TESTS = '''def test_client_send_runs_the_auth_flow():
+SEND_TESTS = """def test_client_send_runs_the_auth_flow():
     client = Client()
     assert client.send(request, auth=DigestAuth()) is not None
-'''
+"""
 
 TESTS = '''"""Tests of digest auth: challenge, nonce and header."""
 
@@ -139,7 +139,10 @@ def test_the_docs_page_that_explains_a_code_file_comes_first(repo: Path, home: P
 
 
 def test_the_tests_of_a_code_file_come_after_the_other_code(repo: Path, home: Path) -> None:
-    kinds = [(r["kind"], str(r["path"]).startswith("tests/")) for r in results(context(repo, home, "--json", "src/auth.py"))]
+    kinds = [
+        (r["kind"], str(r["path"]).startswith("tests/"))
+        for r in results(context(repo, home, "--json", "src/auth.py"))
+    ]
     assert ("code", False) in kinds and ("code", True) in kinds
     assert kinds.index(("code", False)) < kinds.index(("code", True))
     assert kinds.index(("docs", False)) < kinds.index(("code", False))
@@ -159,19 +162,22 @@ def test_kind_restricts_a_code_files_context(repo: Path, home: Path) -> None:
 def test_explain_says_how_a_code_files_context_is_made(repo: Path, home: Path) -> None:
     run = context(repo, home, "--explain", "src/auth.py")
     assert run.code == 0, run.err
-    assert "code files: the docs first (at most 3 pages, searched apart; the files' names weigh 3 there: auth)" in run.out
+    assert (
+        "code files: the docs first (at most 3 pages, searched apart; the files' names weigh 3 there: auth)"
+        in run.out
+    )
 
 
 def test_the_json_of_a_code_files_context_says_it_is_code_and_its_name_words(repo: Path, home: Path) -> None:
     run = context(repo, home, "--json", "src/auth.py")
     assert run.code == 0, run.err
-    analysis = json.loads(run.out)["context"]
+    analysis = json.loads(run.out)["queries"][0]["context"]
     assert (analysis["code"], analysis["names"]) == (True, ["auth"])
 
 
 def test_a_markdown_file_keeps_docs_before_code_in_one_search(repo: Path, home: Path) -> None:
     run = context(repo, home, "--json", "docs/authentication.md")
-    analysis = json.loads(run.out)["context"]
+    analysis = json.loads(run.out)["queries"][0]["context"]
     assert analysis["code"] is False
     kinds = [r["kind"] for r in results(run)]
     assert kinds == sorted(kinds, key=lambda kind: kind == "code")
@@ -183,8 +189,10 @@ def test_likethis_a_definition_finds_its_twin_first_and_its_tests_last(repo: Pat
     assert found[0]["id"] == "repo:src/async_client.py#AsyncClient.send"
     assert all(r["kind"] == "code" for r in found)
     tests = [k for k, r in enumerate(found) if str(r["path"]).startswith("tests/")]
-    assert tests and min(tests) > 0 and all(not str(r["path"]).startswith("tests/") for r in found[: min(tests)])
-    assert json.loads(run.out)["context"]["definition"] == "src/client.py#Client.send"
+    assert (
+        tests and min(tests) > 0 and all(not str(r["path"]).startswith("tests/") for r in found[: min(tests)])
+    )
+    assert json.loads(run.out)["queries"][0]["context"]["definition"] == "src/client.py#Client.send"
 
 
 def test_a_page_is_named_alike_a_code_file_when_a_word_of_its_name_or_title_begins_with_the_files() -> None:
@@ -202,3 +210,133 @@ def test_a_code_files_name_words_come_from_its_folder_when_its_own_name_says_not
     assert _name_words("httpx/_auth.py", never) == ["auth"]
     assert _name_words("httpx/_transports/default.py", never) == ["transports"]
     assert _name_words("source/as-promise/index.ts", never) == ["promise"]
+
+
+# ---- several files: one list each, one limit, one budget (issue 32 item 3) ------------------------
+
+
+def queries(run: Run) -> list[dict[str, object]]:
+    assert run.code == 0, run.err
+    return json.loads(run.out)["queries"]
+
+
+def test_several_files_give_one_result_list_each_labelled_with_its_input(repo: Path, home: Path) -> None:
+    found = queries(context(repo, home, "--json", "src/auth.py", "docs/timeouts.md"))
+    assert [q["input"] for q in found] == ["src/auth.py", "docs/timeouts.md"]
+    assert [q["context"]["input"] for q in found] == ["src/auth.py", "docs/timeouts.md"]  # type: ignore[index]
+    assert str(found[0]["results"][0]["id"]).startswith("repo:docs/authentication.md")  # type: ignore[index]
+
+
+def test_several_files_share_the_limit(repo: Path, home: Path) -> None:
+    found = queries(context(repo, home, "--json", "-n", "4", "src/auth.py", "src/client.py"))
+    counts = [len(q["results"]) for q in found]  # type: ignore[arg-type]
+    assert sum(counts) == 4 and all(count >= 1 for count in counts)
+
+
+def test_several_files_share_one_token_budget(repo: Path, home: Path) -> None:
+    run = context(repo, home, "--json", "--max-tokens", "120", "src/auth.py", "src/client.py")
+    payload = json.loads(run.out)
+    assert payload["tokens"]["used"] <= 120
+    assert all(q["results"] for q in payload["queries"])  # each input keeps its first result
+
+
+def test_a_result_two_files_share_is_shown_once_and_names_the_other_file(repo: Path, home: Path) -> None:
+    found = queries(context(repo, home, "--json", "-n", "20", "src/client.py", "src/async_client.py"))
+    ids = [str(r["id"]) for q in found for r in q["results"]]  # type: ignore[attr-defined]
+    assert len(ids) == len(set(ids))
+    shared = [r for r in found[0]["results"] if r.get("also_for")]  # type: ignore[union-attr]
+    assert shared and all(r["also_for"] == ["src/async_client.py"] for r in shared)
+
+
+def test_no_input_file_is_a_result_for_another(repo: Path, home: Path) -> None:
+    found = queries(context(repo, home, "--json", "-n", "20", "src/client.py", "src/async_client.py"))
+    paths = {str(r["path"]) for q in found for r in q["results"]}  # type: ignore[attr-defined]
+    assert not paths & {"src/client.py", "src/async_client.py"}
+
+
+def test_the_text_of_several_files_heads_each_list_with_its_input(repo: Path, home: Path) -> None:
+    run = context(repo, home, "src/auth.py", "docs/timeouts.md")
+    assert run.code == 0, run.err
+    assert run.out.index("═══ src/auth.py ═══") < run.out.index("═══ docs/timeouts.md ═══")
+
+
+def test_a_file_given_twice_is_read_once(repo: Path, home: Path) -> None:
+    found = queries(context(repo, home, "--json", "src/auth.py", "src/auth.py"))
+    assert len(found) == 1 and "input" in found[0]
+
+
+# ---- signals and their sources (issue 32 item 2) ---------------------------------------------------
+
+
+def test_a_code_files_terms_say_whether_they_come_from_imports_definitions_or_docstrings() -> None:
+    from ra_query.search.context import DEFINES, DOCSTRING, IMPORT, _content_terms
+
+    text = (
+        "from telemetry import exporter\n\n"
+        "class SpanBuffer:\n"
+        '    """Buffered spans, flushed in batches."""\n\n'
+        "    def flush(self):\n"
+        "        # batches leave when the buffer fills\n"
+        "        return self.queue\n"
+    )
+    parts = {word: part for word, _, part, _ in _content_terms(text, lambda w: len(w) >= 4, 1, code=True)}
+    assert (parts["telemetry"], parts["span"], parts["batches"], parts["queue"]) == (
+        IMPORT,
+        DEFINES,
+        DOCSTRING,
+        4,
+    )
+
+
+def test_a_words_source_does_not_change_its_score() -> None:
+    from ra_query.search.context import _content_terms
+
+    plain = "def flush(self):\n    batches = 1\n    batches = 2\n"
+    commented = "def flush(self):\n    # batches\n    batches = 2\n"
+    score = {w: weight for w, weight, _, _ in _content_terms(plain, lambda w: len(w) >= 4, 2, code=True)}
+    moved = {w: weight for w, weight, _, _ in _content_terms(commented, lambda w: len(w) >= 4, 2, code=True)}
+    assert score["batches"] == moved["batches"]
+
+
+@pytest.mark.parametrize(
+    ("text", "modules"),
+    [
+        (
+            "import os, fastapi.security as sec\nfrom pydantic import BaseModel\nfrom .models import X\n",
+            ["os", "fastapi.security", "pydantic"],
+        ),
+        (
+            "import express from 'express';\nconst ky = require('ky');\nimport './local.css';\n",
+            ["express", "ky"],
+        ),
+        ('import (\n\t"fmt"\n\tcobra "github.com/spf13/cobra"\n)\n', ["github.com/spf13/cobra"]),
+        ("use serde::Deserialize;\nuse crate::walk;\nextern crate regex;\n", ["serde::Deserialize", "regex"]),
+        (
+            "using System.Text;\nimport static org.junit.Assert.assertEquals;\n",
+            ["org.junit.Assert.assertEquals", "System.Text"],
+        ),
+        ('#include <boost/asio.hpp>\n#include "local.h"\n', ["boost/asio.hpp"]),
+    ],
+)
+def test_the_modules_a_code_file_imports_are_read_from_its_import_lines(
+    text: str, modules: list[str]
+) -> None:
+    from ra_query.search.context import imported_modules
+
+    assert imported_modules(text) == modules
+
+
+def test_explain_lists_a_code_files_imports_and_each_terms_source(
+    repo: Path, home: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "digest_check.py"  # outside the repository: its index stays as built
+    source.write_text(
+        "from hashlib import sha256\n\nclass NonceCounter:\n    # digest nonce counting\n"
+        "    def digest(self):\n        return sha256(self.nonce)\n",
+        encoding="utf-8",
+    )
+    run = context(repo, home, "--explain", str(source))
+    assert run.code == 0, run.err
+    assert "imports: hashlib" in run.out
+    terms = [line.split() for line in run.out.splitlines() if line.startswith("  ")]
+    assert ("nonce", "defines") in {(term[0], term[2]) for term in terms if len(term) == 5}  # hashlib: not indexed

@@ -164,7 +164,16 @@ def test_the_server_lists_search_context_get_and_list_sources_as_read_only_tools
 
 def test_the_search_tool_takes_seed_000s_arguments(ra_mcp: Server) -> None:
     schema = ra_mcp.tools()["search"].input_schema
-    assert set(schema["properties"]) == {"queries", "limit", "max_tokens", "list", "mode", "kind", "trees", "whole"}
+    assert set(schema["properties"]) == {
+        "queries",
+        "limit",
+        "max_tokens",
+        "list",
+        "mode",
+        "kind",
+        "trees",
+        "whole",
+    }
     assert schema["required"] == ["queries"]
     assert {"type": "string"} in schema["properties"]["queries"]["anyOf"]
     assert {"type": "array", "items": {"type": "string"}} in schema["properties"]["queries"]["anyOf"]
@@ -230,10 +239,29 @@ def test_the_context_tool_finds_the_documentation_of_a_source_file(ra_mcp: Serve
     )
     payload = ra_mcp.ok("context", {"files": [str(source)], "list": True})
     assert ids(payload)[0] == "docs:notes/pool.txt"
-    assert payload["context"]["query"].startswith("pool^4.00")
+    assert payload["queries"][0]["context"]["query"].startswith("pool^4.00")
     assert payload["tokens"]["max"] == 8000
     # a code file: the docs that explain it are searched apart, its name's words weighing there
-    assert (payload["context"]["code"], payload["context"]["names"]) == (True, ["pool", "settings"])
+    assert (payload["queries"][0]["context"]["code"], payload["queries"][0]["context"]["names"]) == (
+        True,
+        ["pool", "settings"],
+    )
+
+
+def test_the_context_tool_answers_several_files_with_a_list_each_sharing_the_limit(
+    ra_mcp: Server, shared: Kb
+) -> None:
+    first, second = shared.root.parent / "pool_a.py", shared.root.parent / "pool_b.py"
+    for source in (first, second):
+        source.write_text(
+            "# connection pool settings\nPOOL_SIZE = 10  # connections in the pool\n", encoding="utf-8"
+        )
+    payload = ra_mcp.ok("context", {"files": [str(first), str(second)], "limit": 3, "list": True})
+    assert [q["input"] for q in payload["queries"]] == [str(first), str(second)]
+    assert sum(len(q["results"]) for q in payload["queries"]) <= 3
+    shown = [r["id"] for q in payload["queries"] for r in q["results"]]
+    assert len(shown) == len(set(shown))  # the same pool page fits both: once, for the first
+    assert payload["queries"][0]["results"][0]["also_for"] == [str(second)]
 
 
 def test_a_context_call_for_a_missing_file_is_a_one_line_tool_error(ra_mcp: Server) -> None:

@@ -774,3 +774,55 @@ def test_add_source_refuses_a_bad_url_or_tree_and_leaves_the_config(
     assert result.is_error and message in text_of(result)
     assert (project.root / ".ra.toml").read_text() == before
     assert list(project.root.glob(".ra.toml.*.bak")) == []
+
+
+# ---- context: the pages of the frameworks a code file imports (issue 32) ---------------------------
+
+
+def _framework_project(project: Project, site: Site) -> None:
+    """A project whose code imports the framework `fw` has pages of (and one that does not)."""
+    project.config(
+        urls_tree(site, "/guide/dependencies/", "/guide/body/")
+        + '\n[tree.app]\npath = "app"\ninclude = ["**/*.py", "**/*.md"]\n'
+    )
+    app = project.root / "app"
+    app.mkdir(parents=True)
+    (app / "routes.md").write_text("# Routes\n\nEach route reads its request body and its dependencies.\n")
+    handler = (
+        "def read_item(body, common=Depends(common_parameters)):\n"
+        "    # the request body is validated before the dependency runs\n"
+        "    return body\n"
+    )
+    (app / "items.py").write_text("from fw.params import Depends\n\n" + handler)
+    (app / "plain.py").write_text(handler)
+    assert project.ra("update").code == 0
+
+
+def test_a_code_file_that_imports_a_framework_gets_its_upstream_pages_after_the_projects_docs(
+    project: Project, site: Site
+) -> None:
+    _framework_project(project, site)
+    run = project.ra("context", "--json", "app/items.py")
+    assert run.code == 0, run.err
+    query = json.loads(run.out)["queries"][0]
+    assert (query["context"]["imports"], query["context"]["frameworks"]) == (["fw.params"], ["fw"])
+    kinds = [r["kind"] for r in query["results"]]
+    assert kinds[0] == "docs" and "upstream" in kinds
+    assert kinds.index("upstream") < kinds.index("code") if "code" in kinds else True
+
+
+def test_explain_names_the_upstream_trees_a_code_file_imports(project: Project, site: Site) -> None:
+    _framework_project(project, site)
+    run = project.ra("context", "--explain", "app/items.py")
+    assert run.code == 0, run.err
+    assert "imports: fw.params" in run.out
+    assert "then at most 2 pages of the upstream trees it imports (fw)" in run.out
+
+
+def test_a_code_file_that_imports_no_framework_has_no_framework_pages_set_apart(
+    project: Project, site: Site
+) -> None:
+    _framework_project(project, site)
+    run = project.ra("context", "--json", "app/plain.py")
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["queries"][0]["context"]["frameworks"] == []

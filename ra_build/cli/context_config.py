@@ -54,9 +54,9 @@ def context_options(config: Config, terms: int | None = None) -> ContextOptions:
     )
 
 
-def context_analyzer(config: Config) -> Callable[[Store, list[str]], Analysis]:
+def context_analyzer(config: Config) -> Callable[[Store, list[str]], list[Analysis]]:
     """How `ra mcp`'s `context` tool reads files: with this configuration's rules and settings."""
-    from ra_query.search.context import analyze
+    from ra_query.search.context import analyze_each
 
     rules, options = context_rules(config), context_options(config)
-    return lambda store, files: analyze(store, input_files(config, files), rules=rules, options=options)
+    return lambda store, files: analyze_each(store, input_files(config, files), rules=rules, options=options)

@@ -17,7 +17,7 @@ from ra_build.cli.console import load_config, warn
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from ra_build.config.model import Config
     from ra_query.artifacts.store import Store
@@ -130,13 +130,14 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     from ra_build.cli.context_config import context_options, context_rules, input_files
     from ra_build.refresh.refreshed import refreshed_store
     from ra_query.cli_common import check_counts, help_formatter
-    from ra_query.search.context import analyze
+    from ra_query.search.context import analyze_each
 
     parser = argparse.ArgumentParser(
         prog="ra context",
         description="Find the documentation that fits the files you are working on: terms from their "
         "paths, the configured context rules and their content (TF-IDF against the index) form a "
-        "weighted query. The index is refreshed first.",
+        "weighted query. Several files get a list each, sharing -n and --max-tokens. The index is "
+        "refreshed first.",
         formatter_class=help_formatter(),
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="the files (e.g. $(git diff --name-only))")
@@ -146,10 +147,10 @@ def run_context(argv: list[str], early: StaleCheck | None = None) -> int:
     config = load_config()
     store = refreshed_store(config, args.artifacts, early, notify=warn)
     options = context_options(config, args.terms)
-    analysis = analyze(
+    analyses = analyze_each(
         store, input_files(config, args.files), rules=context_rules(config), options=options, trees=args.tree
     )
-    return _print_context(store, config, analysis, args)
+    return _print_context(store, config, analyses, args)
 
 
 def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
@@ -175,7 +176,7 @@ def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
     config = load_config()
     store = refreshed_store(config, args.artifacts, early, notify=warn)
     analysis = like_this(store, args.source, options=context_options(config, args.terms), trees=args.tree)
-    return _print_context(store, config, analysis, args)
+    return _print_context(store, config, [analysis], args)
 
 
 def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
@@ -250,16 +251,19 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     return 0
 
 
-def _print_context(store: Store, config: Config, analysis: Analysis, args: argparse.Namespace) -> int:
-    """Print what `ra context` / `ra likethis` found for `analysis`; returns the exit code."""
+def _print_context(
+    store: Store, config: Config, analyses: Sequence[Analysis], args: argparse.Namespace
+) -> int:
+    """Print what `ra context` / `ra likethis` found for `analyses` (one per input); returns the
+    exit code."""
     from ra_build.config.fingerprint import search_defaults
     from ra_query.cli_common import context_output
 
-    for warning in analysis.warnings:
+    for warning in (w for analysis in analyses for w in analysis.warnings):
         warn(warning)
     output = context_output(
         store,
-        analysis,
+        analyses,
         args,
         search_defaults(config),
         default_limit=config.context.limit,

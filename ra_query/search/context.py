@@ -62,9 +62,36 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*)$")
 # line there is a comment, not a heading)
 _CODE_SIGNAL = re.compile(
     r"^\s*(?:(?:export|pub(?:\([a-z]+\))?|public|private|protected|internal|static|async|abstract|final|"
-    r"default)\s+)*(?:def|class|func|fn|function|interface|struct|type|trait|impl|enum|module|namespace|"
-    r"import|from|use|using|package|require|#include)\b(.*)$"
+    r"default)\s+)*(?P<keyword>def|class|func|fn|function|interface|struct|type|trait|impl|enum|module|"
+    r"namespace|import|from|use|using|package|require|#include)\b(?P<rest>.*)$"
 )
+_IMPORT_KEYWORDS = frozenset({"import", "from", "use", "using", "package", "require", "#include"})
+# a comment line, or a line opening or closing a docstring: prose about the code
+_COMMENT = re.compile(
+    r"^\s*(?:#(?!include\b|define\b|if|endif|else|elif|pragma)|//|/\*|\*|--|<!--|\"{3}|'{3})"
+)
+_TRIPLE = re.compile(r"\"{3}|'{3}")
+
+# where a content word came from: a part of its score (`_Scores.SOURCES`); headings, imports and
+# definitions weigh HEADING_WEIGHT, the body and docstrings BODY_WEIGHT
+HEADING, BODY, IMPORT, DEFINES, DOCSTRING = 3, 4, 5, 6, 7
+_HEADING_PARTS = frozenset({HEADING, IMPORT, DEFINES})
+
+# the modules a code file imports, by what the import statements of its language look like
+_IMPORTED = (
+    re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+(?:\s*,\s*[\w.]+)*)\s*;?\s*(?:$|#|as\b)", re.MULTILINE),
+    re.compile(r"^\s*from\s+([\w.]+)\s+import\b", re.MULTILINE),  # Python (relative ones start with .)
+    re.compile(r"""(?:\bfrom\s+|\brequire\s*\(?\s*|^\s*import\s+)['"]([^'"\n]+)['"]""", re.MULTILINE),
+    re.compile(r"""^\s*(?:import\s+)?(?:[\w.]+\s+)?"([\w.\-]+(?:/[\w.\-]+)+)"\s*$""", re.MULTILINE),  # Go
+    re.compile(  # Rust, PHP
+        r"^\s*(?:pub(?:\([a-z]+\))?\s+)?(?:use|extern\s+crate)\s+(?:::|\\)?(\w+(?:(?:::|\\)\w+)*)",
+        re.MULTILINE,
+    ),
+    re.compile(r"^\s*using\s+(?:static\s+)?([\w.]+)\s*;", re.MULTILINE),  # C#
+    re.compile(r"^\s*#\s*include\s*<([^>\n]+)>", re.MULTILINE),  # C, C++: the system's, not the project's
+)
+_MODULE_PART = re.compile(r"[./:\\@]+")
+MAX_IMPORTS = 30
 
 
 class ContextRule(NamedTuple):
@@ -128,6 +155,9 @@ class Analysis(NamedTuple):
     code: bool = False  # an input is a code file: docs that explain it first, its tests last
     names: tuple[str, ...] = ()  # the words of the code files' own names (`_auth.py`: auth)
     definition: str = ""  # `likethis` of a definition: `path#symbol` (what is like it is other code)
+    input: str = ""  # the files read, as given (a result list's label when there are several)
+    imports: tuple[str, ...] = ()  # the modules the code files import (`import fastapi`: fastapi)
+    frameworks: tuple[str, ...] = ()  # the upstream trees of these modules: their pages come next
 
 
 def words(text: str) -> list[str]:
@@ -180,6 +210,7 @@ def analyze(
     scores = _Scores(_Idf(store, build_analyzer(store.stemmer), selected))
     warnings: list[str] = []
     counts = {"files": len(files), "read": 0, "skipped": 0, "candidates": 0}
+    modules: list[str] = []
 
     def usable(word: str) -> bool:
         return (
@@ -200,15 +231,19 @@ def analyze(
             if usable(word) or (len(word) >= 3 and word not in CODE_WORDS and not is_stop(word)):
                 scores.add(word, 1, PATH_WEIGHT, 1)
         code = kind_of(language_of(file.relative)) == "code"
-        weighted = _content_terms(data.decode("utf-8", "replace"), usable, options.min_term_frequency, code)
+        text = data.decode("utf-8", "replace")
+        if code:
+            modules.extend(imported_modules(text))
+        weighted = _content_terms(text, usable, options.min_term_frequency, code)
         counts["candidates"] += len(weighted)
         for word, _, part, tf in weighted[:CANDIDATES]:
-            scores.add(word, part, HEADING_WEIGHT if part == 3 else BODY_WEIGHT, tf)
+            scores.add(word, part, HEADING_WEIGHT if part in _HEADING_PARTS else BODY_WEIGHT, tf)
     scores.add_rules(matched)
     terms = scores.ranked(options.terms)
     include = tuple(dict.fromkeys(doc for rule in matched for doc in rule.include))
     code_files = [f for f in files if f.relative and kind_of(language_of(f.relative)) == "code"]
     names = tuple(dict.fromkeys(w for f in code_files for w in _name_words(f.relative, is_stop)))
+    imports = tuple(dict.fromkeys(modules))[:MAX_IMPORTS]
     return Analysis(
         terms=terms,
         query=_query(terms),
@@ -219,17 +254,44 @@ def analyze(
         counts={**counts, "terms": len(scores.parts), "kept": len(terms)},
         code=bool(code_files),
         names=names,
+        input=", ".join(f.shown for f in files),
+        imports=imports,
+        frameworks=framework_trees(store, imports),
     )
+
+
+def analyze_each(
+    store: Store,
+    files: Sequence[InputFile],
+    *,
+    rules: Sequence[ContextRule] = (),
+    options: ContextOptions | None = None,
+    trees: Sequence[str] = (),
+) -> list[Analysis]:
+    """`analyze` of each file on its own (a file given twice once): several files are several
+    result lists sharing one limit and one budget (`context_topics`), and none of the files is
+    a result of any.
+
+    Raises:
+        InputError: a file that does not exist or cannot be read, or no file at all.
+    """
+    unique = list({file.path or file.shown: file for file in files}.values())
+    if len(unique) <= 1:
+        return [analyze(store, unique or files, rules=rules, options=options, trees=trees)]
+    each = [analyze(store, [file], rules=rules, options=options, trees=trees) for file in unique]
+    exclude = frozenset[str]().union(*(analysis.exclude for analysis in each))
+    return [analysis._replace(exclude=exclude) for analysis in each]
 
 
 class _Scores:
     """Each candidate word's score, split by where it came from, and how often it occurred."""
 
-    SOURCES = ("", "path", "rule", "heading", "body")  # the parts of a score, after the total
+    # the parts of a score, after the total (indexes: 1 path, 2 rule, HEADING, BODY, IMPORT, …)
+    SOURCES = ("", "path", "rule", "heading", "body", "import", "defines", "docstring")
 
     def __init__(self, idf: _Idf) -> None:
         self.idf = idf
-        self.parts: dict[str, list[float]] = {}  # word → [score, path, rule, heading, body]
+        self.parts: dict[str, list[float]] = {}  # word → [score, then each of SOURCES[1:]]
         self.frequency: dict[str, int] = {}
 
     def add(self, word: str, part: int, weight: float, tf: int) -> None:
@@ -237,7 +299,7 @@ class _Scores:
         score = self.idf(word)
         if score <= 0:
             return
-        entry = self.parts.setdefault(word, [0.0, 0.0, 0.0, 0.0, 0.0])
+        entry = self.parts.setdefault(word, [0.0] * len(self.SOURCES))
         value = weight * (1 + math.log(tf)) * score
         entry[0] += value
         entry[part] += value
@@ -250,7 +312,7 @@ class _Scores:
             for term in rule.terms:
                 for word in words(term) or [term.lower()]:
                     if self.idf(word) > 0:
-                        entry = self.parts.setdefault(word, [0.0, 0.0, 0.0, 0.0, 0.0])
+                        entry = self.parts.setdefault(word, [0.0] * len(self.SOURCES))
                         entry[0] += RULE_WEIGHT * top
                         entry[2] += RULE_WEIGHT * top
                         self.frequency.setdefault(word, 1)
@@ -267,23 +329,77 @@ class _Scores:
 def _content_terms(
     text: str, usable: Callable[[str], bool], min_term_frequency: int, code: bool = False
 ) -> list[tuple[str, float, int, int]]:
-    """(word, weight, part, tf) of a file's content words, heaviest first: heading words (part
-    3) and body words that occur `min_term_frequency` times (part 4). In a code file the
-    words of its imports and definitions weigh as headings do."""
+    """(word, weight, part, tf) of a file's content words, heaviest first: heading words
+    (HEADING) and body words that occur `min_term_frequency` times (BODY). In a code file the
+    words of its imports (IMPORT) and definitions (DEFINES) weigh as headings do, and its
+    comments and docstrings (DOCSTRING) as body text; a word's part is where most of its
+    occurrences are (its frequency counts them all)."""
     heading_tf: dict[str, int] = {}
     body_tf: dict[str, int] = {}
+    where: dict[tuple[str, int], int] = {}  # (word, part) → occurrences
     signal = _CODE_SIGNAL if code else _HEADING
+    in_docstring = False
     for line in text.splitlines():
         heading = signal.match(line)
-        target = heading_tf if heading else body_tf
-        for word in words(heading.group(1) if heading else line):
+        if heading and code:
+            part = IMPORT if heading.group("keyword") in _IMPORT_KEYWORDS else DEFINES
+            said = heading.group("rest")
+        elif heading:
+            part, said = HEADING, heading.group(1)
+        else:
+            quotes = len(_TRIPLE.findall(line)) if code else 0
+            prose = code and (in_docstring or quotes > 0 or bool(_COMMENT.match(line)))
+            in_docstring = in_docstring != (quotes % 2 == 1)
+            part, said = (DOCSTRING if prose else BODY), line
+        target = heading_tf if part in _HEADING_PARTS else body_tf
+        for word in words(said):
             if usable(word):
                 target[word] = target.get(word, 0) + 1
-    weighted = [(w, HEADING_WEIGHT * (1 + math.log(tf)), 3, tf) for w, tf in heading_tf.items()] + [
-        (w, BODY_WEIGHT * (1 + math.log(tf)), 4, tf) for w, tf in body_tf.items() if tf >= min_term_frequency
+                where[word, part] = where.get((word, part), 0) + 1
+
+    def part_of(word: str, parts: tuple[int, ...]) -> int:
+        return max(parts, key=lambda p: where.get((word, p), 0))
+
+    weighted = [
+        (w, HEADING_WEIGHT * (1 + math.log(tf)), part_of(w, (HEADING, DEFINES, IMPORT)), tf)
+        for w, tf in heading_tf.items()
+    ] + [
+        (w, BODY_WEIGHT * (1 + math.log(tf)), part_of(w, (BODY, DOCSTRING)), tf)
+        for w, tf in body_tf.items()
+        if tf >= min_term_frequency
     ]
     weighted.sort(key=lambda item: (-item[1], item[0]))
     return weighted
+
+
+def imported_modules(text: str) -> list[str]:
+    """The modules a code file's `text` imports, as written (`fastapi.security`,
+    `github.com/spf13/cobra`, `@tanstack/react-query`), first seen first; the project's own
+    (`.models`, `./util`, `crate::`, `super::`, `self::`) left out."""
+    found: dict[str, None] = {}
+    for pattern in _IMPORTED:
+        for match in pattern.finditer(text):
+            for module in match.group(1).split(","):
+                module = module.strip()
+                if module and not module.startswith((".", "/", "crate::", "super::", "self::")):
+                    found.setdefault(module)
+    return list(found)[:MAX_IMPORTS]
+
+
+def framework_trees(store: Store, modules: Iterable[str]) -> tuple[str, ...]:
+    """The upstream trees named as one of `modules` or a part of one (`fastapi.security` and
+    `[tree.fastapi]`; `github.com/spf13/cobra` and `[tree.cobra]`), `-` and `_` alike."""
+    upstream = {
+        name.lower().replace("_", "-"): name for name, entry in store.trees().items() if "upstream" in entry
+    }
+    if not upstream:
+        return ()
+    named = (
+        upstream.get(part.lower().replace("_", "-"))
+        for module in modules
+        for part in _MODULE_PART.split(module)
+    )
+    return tuple(dict.fromkeys(name for name in named if name))
 
 
 def _path_parts(relative: str) -> list[str]:
@@ -321,8 +437,8 @@ def _name_words(relative: str, is_stop: Callable[[str], bool]) -> list[str]:
 
 
 def _largest(entry: list[float]) -> int:
-    """Which part (1 path, 2 rule, 3 heading, 4 body) gave a term most of its score."""
-    return max(range(1, 5), key=lambda i: entry[i])
+    """Which part (an index of `_Scores.SOURCES`) gave a term most of its score."""
+    return max(range(1, len(entry)), key=lambda i: entry[i])
 
 
 def _rule_trees(rules: Iterable[ContextRule]) -> tuple[str, ...]:
@@ -451,12 +567,45 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
     )
 
 
+def context_topics(store: Store, analyses: Sequence[Analysis], params: SearchParams) -> list[TopicResult]:
+    """The results for each input (`analyze_each`): one list, or one per input file labelled
+    with it. Several inputs share the limit: results are handed out best rank first, round
+    the inputs (the first of each, then the second, …) until `params.limit` are out; a result
+    is shown once, under the input where it ranks best, and names the other inputs it serves."""
+    topics = [context_topic(store, analysis, params) for analysis in analyses]
+    if len(topics) == 1:
+        return topics
+    kept: dict[tuple[int, int], SearchHit] = {}
+    where: dict[str, tuple[int, int]] = {}  # a result's id → where it is kept
+    depth = max((len(topic.hits) for topic in topics), default=0)
+    for rank in range(depth):
+        for t, topic in enumerate(topics):
+            if rank >= len(topic.hits):
+                continue
+            hit = topic.hits[rank]
+            place = where.get(hit.id)
+            if place is not None:  # already kept for another input: it serves this one too
+                first = kept[place]
+                kept[place] = first._replace(serves=(*first.serves, analyses[t].input))
+            elif len(kept) < params.limit:
+                kept[t, rank] = hit
+                where[hit.id] = (t, rank)
+    return [
+        topic._replace(
+            hits=tuple(kept[t, rank] for rank in range(len(topic.hits)) if (t, rank) in kept),
+            label=analyses[t].input,
+        )
+        for t, topic in enumerate(topics)
+    ]
+
+
 # for a code file, at `ra context`'s default limit: at most this many docs pages, then
 # definitions of other files, then tests
 DEFAULT_LIMIT = 10
 DOCS_FIRST = 3
 NAME_BOOST = 3.0  # the boost of a code file's name words in its docs query (the top term's)
 NAME_MATCH = 2.0  # a docs page named alike the code file (`_named_alike`): its score times this
+FRAMEWORK_PAGES = 2  # then at most this many pages of the upstream trees the file imports
 CODE_AFTER = 4
 TESTS_AFTER = 1
 # a project's history, not what its code does: after the other pages
@@ -481,7 +630,13 @@ def _for_code(
     docs_query = f"{query} {named}".strip()
     # no elbow: each kind's share is capped below, and the file's name would set a bar too high
     fetch = fetch._replace(cutoff_ratio=0.0)
-    docs = search_topic(store, docs_query, fetch._replace(kinds=("docs", "upstream")), meaning=meaning)
+    # the frameworks it imports have their pages apart, after the project's (which say how the
+    # project uses them); otherwise upstream pages compete with the project's for the docs' room
+    frameworks = [t for t in analysis.frameworks if not fetch.trees or t in fetch.trees]
+    docs_kinds = ("docs",) if frameworks else ("docs", "upstream")
+    docs = search_topic(store, docs_query, fetch._replace(kinds=docs_kinds), meaning=meaning)
+    only = fetch._replace(kinds=("upstream",), trees=tuple(frameworks))
+    upstream = search_topic(store, query, only, meaning=meaning) if frameworks else None
     code = search_topic(store, query, fetch._replace(kinds=("code",)), meaning=meaning)
     others = [h for h in code.hits if h.record.doc_id not in analysis.exclude]  # not the file itself
     tests = [h for h in others if is_test_path(h.record.path) or is_test_symbol(h.record.symbol)]
@@ -491,15 +646,24 @@ def _for_code(
         named = _named_alike(analysis.names, hit.record.path, hit.record.title)
         return bool(_HISTORY.search(hit.record.path)), -hit.score * (NAME_MATCH if named else 1.0)
 
-    # a page once (its best section); a limit above the default lends its extra room to the code
-    pages: list[SearchHit] = []
-    for hit in sorted(docs.hits, key=rank):
-        if len(pages) < DOCS_FIRST and all(hit.record.doc_id != page.record.doc_id for page in pages):
-            pages.append(hit)
+    # a limit above the default lends its extra room to the code
+    pages = _pages(sorted(docs.hits, key=rank), DOCS_FIRST)
+    framework_pages = _pages(upstream.hits, FRAMEWORK_PAGES) if upstream else []
     extra = max(0, params.limit - DEFAULT_LIMIT)
-    ordered = [*pages, *rest[: CODE_AFTER + extra], *tests[:TESTS_AFTER]]
-    total = docs.total_matches + code.total_matches
-    return code._replace(hits=tuple(ordered), total_matches=total, terms=docs.terms | code.terms), ordered
+    ordered = [*pages, *framework_pages, *rest[: CODE_AFTER + extra], *tests[:TESTS_AFTER]]
+    found = [docs, code, *([upstream] if upstream else [])]
+    total = sum(topic.total_matches for topic in found)
+    terms = frozenset[str]().union(*(topic.terms for topic in found))
+    return code._replace(hits=tuple(ordered), total_matches=total, terms=terms), ordered
+
+
+def _pages(hits: Iterable[SearchHit], count: int) -> list[SearchHit]:
+    """The first `count` pages of `hits`, each once (its best section)."""
+    pages: list[SearchHit] = []
+    for hit in hits:
+        if len(pages) < count and all(hit.record.doc_id != page.record.doc_id for page in pages):
+            pages.append(hit)
+    return pages
 
 
 def _like_definition(
@@ -550,7 +714,19 @@ def analysis_json(analysis: Analysis) -> dict[str, Any]:
         "code": analysis.code,
         "names": list(analysis.names),
         "definition": analysis.definition,
+        "input": analysis.input,
+        "imports": list(analysis.imports),
+        "frameworks": list(analysis.frameworks),
     }
+
+
+def context_json(payload: dict[str, Any], analyses: Sequence[Analysis]) -> dict[str, Any]:
+    """A context answer's JSON: the search payload of its topics (one per input, in order),
+    each with its `input` and `context` (`analysis_json`)."""
+    for entry, analysis in zip(payload["queries"], analyses, strict=True):
+        entry["input"] = analysis.input
+        entry["context"] = analysis_json(analysis)
+    return payload
 
 
 def explain_lines(analysis: Analysis) -> list[str]:
@@ -566,12 +742,20 @@ def explain_lines(analysis: Analysis) -> list[str]:
         lines.append(f"included first: {', '.join(analysis.include)}")
     if analysis.exclude:
         lines.append(f"left out (the input files): {', '.join(sorted(analysis.exclude))}")
+    if analysis.imports:
+        lines.append(f"imports: {', '.join(analysis.imports)}")
     if analysis.code:
         names = ", ".join(analysis.names) or "(none)"
+        frameworks = (
+            f"then at most {FRAMEWORK_PAGES} pages of the upstream trees it imports "
+            f"({', '.join(analysis.frameworks)}), "
+            if analysis.frameworks
+            else ""
+        )
         lines.append(
             f"code files: the docs first (at most {DOCS_FIRST} pages, searched apart; the files' names "
-            f"weigh {NAME_BOOST:g} there: {names}), then at most {CODE_AFTER} definitions of other "
-            f"files, then {TESTS_AFTER} test (--kind chooses the kinds instead)"
+            f"weigh {NAME_BOOST:g} there: {names}), {frameworks}then at most {CODE_AFTER} definitions "
+            f"of other files, then {TESTS_AFTER} test (--kind chooses the kinds instead)"
         )
     c = analysis.counts
     lines.append(

@@ -184,6 +184,7 @@ class SearchHit(NamedTuple):
     also: tuple[str, ...] = ()  # results with the same content, shown once as this one
     url: str | None = None  # where an upstream page was fetched from
     excerpt: str | None = None  # what a search shows of a long prose chunk (search.focus.with_excerpts)
+    serves: tuple[str, ...] = ()  # `context` of several files: the other inputs it is a result for
 
     @property
     def id(self) -> str:
@@ -206,6 +207,7 @@ class TopicResult(NamedTuple):
     note: str | None = None
     explain: tuple[str, ...] = ()
     focus: frozenset[str] = frozenset()  # the terms that are not stop words: what excerpts show
+    label: str | None = None  # what the results are for, when not the query (`context`: an input file)
 
 
 class _Run:
@@ -477,8 +479,10 @@ def _hybrid(
         import tantivy
 
         kinds = tree_filter(store.index.schema, list(params.kinds), "kind")
-        constraints = kinds if constraints is None else tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, constraints), (tantivy.Occur.Must, kinds)]
+        constraints = (
+            kinds
+            if constraints is None
+            else tantivy.Query.boolean_query([(tantivy.Occur.Must, constraints), (tantivy.Occur.Must, kinds)])
         )
     k = max(params.candidate_limit, hybrid.DENSE_K)
     dense = hybrid.dense_candidates(store, vector.tolist(), constraints, params.trees, k)

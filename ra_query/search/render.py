@@ -36,6 +36,7 @@ def _hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, 
     record = hit.record
     crumb = record.crumb()
     also = f"  also: {', '.join(hit.also)}\n" if hit.also else ""
+    also += f"  also for: {', '.join(hit.serves)}\n" if hit.serves else ""
     if mode == "list":
         snippet = hit.snippet if marks else _EM.sub(r"\1", hit.snippet)
         return f"{record.id}  {crumb}\n  {snippet}\n{also}"
@@ -52,6 +53,7 @@ def _hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, 
             + "\n"
         )
     also = f"> also: {', '.join(hit.also)}\n" if hit.also else ""
+    also += f"> also for: {', '.join(hit.serves)}\n" if hit.serves else ""
     shown = hit.excerpt
     # a page's top heading is its whole breadcrumb: the heading line below says it already
     crumb_line = "" if record.breadcrumb == (record.title,) and record.heading_line else f"> {crumb}\n"
@@ -111,7 +113,7 @@ def render_text(topics: Sequence[TopicResult], outcome: BudgetOutcome, *, colour
     out: list[str] = []
     for t, topic in enumerate(topics):
         if len(topics) > 1:
-            out.append(f"═══ {topic.query} ═══\n")
+            out.append(f"═══ {topic.label or topic.query} ═══\n")
         if explain:
             out += [f"explain: {line}" for line in topic.explain]
             out.append("")
@@ -195,6 +197,8 @@ def to_json(
                 result["constituents"] = list(hit.constituents)
             if hit.also:
                 result["also"] = list(hit.also)
+            if hit.serves:
+                result["also_for"] = list(hit.serves)
             results.append(result)
         entry: dict[str, Any] = {
             "query": topic.query,
