@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -69,7 +70,6 @@ GENERATED_LINES = 5  # a 'generated' marker counts in a file's first lines only 
 _FUNCTION_VALUES = frozenset({
     "arrow_function", "function_expression", "function", "generator_function", "class",
 })  # fmt: skip
-_SPACE = re.compile(r"\s+")
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 # blocks whose members are defined as if they stood where the block does
 _TRANSPARENT = frozenset({"linkage_specification", "singleton_class"})
@@ -273,6 +273,34 @@ _MACROS = re.compile(
 )
 
 
+# what every `_MACROS` match holds: a line without it is skipped at the speed of a plain search
+_MACRO_WORD = re.compile(rb"[A-Z][A-Z0-9]*_")
+
+
+def _masked(source: bytes) -> bytes:
+    """`source` with `_MACROS` blanked (`_blank`), as `_MACROS.sub(_blank, source)` makes it.
+
+    That regex has no first character the engine can scan for, so run over a whole file it
+    costs a tenth of a C++ file's chunking; here it runs only on the lines that hold an ALL_CAPS
+    word with an underscore. The result is the same: no match spans a line break, and one
+    searched within its line still sees the text before it (a lookbehind, `^`)."""
+    out: list[bytes] = []
+    done = at = 0
+    size = len(source)
+    while (word := _MACRO_WORD.search(source, at)) is not None:
+        line = source.rfind(b"\n", 0, word.start()) + 1
+        end = source.find(b"\n", word.end())
+        end = size if end < 0 else end
+        for match in _MACROS.finditer(source, line, end):
+            out += (source[done : match.start()], _blank(match))
+            done = match.end()
+        at = end
+    if not out:
+        return source
+    out.append(source[done:])
+    return b"".join(out)
+
+
 def _blank(match: re.Match[bytes]) -> bytes:
     """A macro made spaces of its length; one alone on its line a `//` comment (the parser sees
     a comment, which joins the definition after it or its block, so no line is lost): never
@@ -304,7 +332,7 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     except GrammarMissing as exc:
         return Parsed([], [], _paragraphs(encoded), [f"{exc}: chunked at blank lines"])
     grammar = GRAMMARS.get(language)
-    masked = _MACROS.sub(_blank, encoded) if grammar is not None and grammar.macros else encoded
+    masked = _masked(encoded) if grammar is not None and grammar.macros else encoded
     root = parser.parse(masked).root_node
     if language in DATA_GRAMMARS:
         parsed = _data_entries(root, encoded, language)
@@ -359,8 +387,10 @@ class _Walker:
         pending: list[tree_sitter.Node] = []
         opening = ((n, _OPENS if n.id in self.directives else _STATEMENT) for n in lead or ())
         statements = itertools.chain(opening, self.statements(parent))
+        attached = self.g.attached
         for node, role in statements:
-            if role == _STATEMENT and node.type in self.g.attached and self.macro(node):
+            kind = node.type  # asked once: each time tree-sitter makes the string anew
+            if role == _STATEMENT and kind in attached and self.macro(node):
                 # a macro alone on its line: `FMT_END_NAMESPACE` ends what precedes it, any
                 # other (`FMT_BEGIN_NAMESPACE`, `FMT_BEGIN_EXPORT`) begins what follows
                 role = _CLOSES if b"END" in self.source[node.start_byte : node.end_byte] else _OPENS
@@ -382,20 +412,20 @@ class _Walker:
                 self.directives.add(node.id)
                 pending.append(node)
                 continue
-            if node.type in self.g.attached and not pending and (last := self.trailing(node, out, gaps)):
+            if kind in attached and not pending and (last := self.trailing(node, out, gaps)):
                 # `x = 1  # why`, `#endif  // GUARD`: a comment on the line its statement ends on
                 if last == "definition" and not out[-1].children:
                     _extend(out[-1], node.end_byte)
                 else:
                     gaps[-1].append(self.span_of(node))
                 continue
-            if node.type in self.g.attached or self.label(node):
+            if kind in attached or self.label(node):
                 if pending and self.apart(pending, node):
                     gaps[-1].extend(map(self.span_of, pending))
                     pending = []
                 pending.append(node)
                 continue
-            if (node.type in _TRANSPARENT or _anonymous_namespace(node)) and (
+            if (kind in _TRANSPARENT or _anonymous_namespace(node)) and (
                 inner := node.child_by_field_name("body")
             ) is not None:
                 # C++ `extern "C" { … }` and `namespace { … }`, Ruby `class << self … end`: what
@@ -405,7 +435,7 @@ class _Walker:
                 self.members(inner, prefix, crumbs, out, gaps, top=top, lead=[*pending, *head])
                 pending = []
                 continue
-            if node.type == "type_declaration" and len(specs := _type_specs(node)) > 1:
+            if kind == "type_declaration" and len(specs := _type_specs(node)) > 1:
                 # Go's `type ( A struct{…}; B interface{…} )`: a chunk per type
                 start = pending[0].start_byte if pending else node.start_byte
                 if pending and self.apart(pending, node):
@@ -450,21 +480,21 @@ class _Walker:
         nested = self.g.conditionals | self.g.flattened
         if parent.type not in nested and parent.type != "ERROR":  # the common case: named children
             for node in parent.named_children:
-                if (node.type in nested or node.type == "ERROR") and depth < MAX_NESTING:
+                if ((kind := node.type) in nested or kind == "ERROR") and depth < MAX_NESTING:
                     yield from self.statements(node, depth + 1)
                 else:
                     yield node, _STATEMENT
             return
         conditional = parent.type in self.g.conditionals
         for k, node in enumerate(parent.children):
-            if (node.type in nested or node.type == "ERROR") and depth < MAX_NESTING:
+            if ((kind := node.type) in nested or kind == "ERROR") and depth < MAX_NESTING:
                 yield from self.statements(node, depth + 1)
             elif conditional and not node.is_named:
-                if node.type.startswith("#"):
+                if kind.startswith("#"):
                     yield node, _OPENS if k == 0 and parent.type in _OPENING else _CLOSES
             elif conditional and parent.field_name_for_child(k) in ("name", "condition"):
                 yield node, _OPENS if parent.type in _OPENING else _CLOSES
-            elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(node.type)):
+            elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(kind)):
                 yield node, _STATEMENT
 
     def macro(self, node: tree_sitter.Node) -> bool:
@@ -482,7 +512,7 @@ class _Walker:
     def label(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is a word alone that labels the definitions after it (Ruby's `private`):
         it joins the next definition, as a comment does."""
-        return node.type == "identifier" and bool(self.g.labels) and self.text(node) in self.g.labels
+        return bool(self.g.labels) and node.type == "identifier" and self.text(node) in self.g.labels
 
     def trailing(self, node: tree_sitter.Node, out: list[Definition], gaps: list[list[Span]]) -> str:
         """Whether `node` (a comment) starts on the line the item before it ends on: "definition"
@@ -566,9 +596,10 @@ class _Walker:
     def unwrap(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The definition `node` is or wraps (decorators, `export`, `template<…>`), or None."""
         for _ in range(4):
-            if node.type in self.g.definitions:
+            kind = node.type
+            if kind in self.g.definitions:
                 return node
-            if node.type not in self.g.wrappers:
+            if kind not in self.g.wrappers:
                 return None
             inner = node.child_by_field_name("definition") or node.child_by_field_name("declaration")
             if inner is None:
@@ -636,11 +667,8 @@ class _Walker:
         *,
         top: bool,
     ) -> Definition:
-        kind = (
-            self.g.definitions[node.type]
-            if top
-            else self.g.members.get(node.type, self.g.definitions[node.type])
-        )
+        syntax = node.type
+        kind = self.g.definitions[syntax] if top else self.g.members.get(syntax, self.g.definitions[syntax])
         # `V<T>::get` → `V.get`, `'foo'` (a TypeScript module) → `foo`
         display = name
         while "<" in display and (bare := _TEMPLATE_ARGS.sub("", display)) != display:
@@ -648,12 +676,12 @@ class _Walker:
         display = display.replace("::", ".").strip("'\"`")
         qualified_prefix = prefix
         own_crumbs = crumbs
-        if node.type == "method_declaration" and (receiver := node.child_by_field_name("receiver")):
+        if syntax == "method_declaration" and (receiver := node.child_by_field_name("receiver")):
             owner = _receiver_type(self, receiver)  # Go: func (c *Cache) Search
             if owner:
                 qualified_prefix = f"{prefix}{owner}."
                 own_crumbs = (*crumbs, owner)
-        if node.type == "impl_item":  # Rust: impl-Cache, impl-Display-for-Cache
+        if syntax == "impl_item":  # Rust: impl-Cache, impl-Display-for-Cache
             trait = node.child_by_field_name("trait")
             of = f"{_bare(self.text(trait))}-for-" if trait is not None else ""
             qualified = f"{qualified_prefix}impl-{of}{_bare(display)}"
@@ -664,12 +692,12 @@ class _Walker:
         found = Definition(kind, name, qualified, self.signature(node), span, end,
                            crumbs=(*own_crumbs, display), syntax=outer, attached=self.g.attached,
                            receiver=qualified_prefix[:-1] if own_crumbs != crumbs else "")  # fmt: skip
-        if node.type in self.g.containers and len(own_crumbs) < MAX_NESTING and not self.leaf_test(node):
+        if syntax in self.g.containers and len(own_crumbs) < MAX_NESTING and not self.leaf_test(node):
             body = self.body_of(node)
             if body is not None:
                 # an impl's methods are the type's: Cache.get, whatever impl block holds them
                 member_prefix = (
-                    f"{qualified_prefix}{_bare(display)}." if node.type == "impl_item" else f"{qualified}."
+                    f"{qualified_prefix}{_bare(display)}." if syntax == "impl_item" else f"{qualified}."
                 )
                 gaps: list[list[Span]] = [[]]
                 # comments between a container's head and its body (Ruby's) document its first member
@@ -743,7 +771,7 @@ class _Walker:
         named = spec.child_by_field_name("name")
         name = self.text(named) if named is not None else "type"
         head = self.source[spec.start_byte : spec.end_byte].split(b"\n", 1)[0].split(b"{", 1)[0]
-        signature = "type " + _SPACE.sub(" ", head.decode("utf-8", "replace")).strip()
+        signature = "type " + " ".join(head.decode("utf-8", "replace").split())
         span = Span(start, spec.end_byte)
         return Definition(
             "type", name, f"{prefix}{name}", signature, span, spec.end_byte, crumbs=(*crumbs, name)
@@ -752,22 +780,24 @@ class _Walker:
     def signature(self, node: tree_sitter.Node) -> str:
         """The definition up to its body, on one line: `def f(a, b=1) -> int`."""
         body = node.child_by_field_name("body")
-        end = body.start_byte if body is not None and body.start_byte > node.start_byte else node.end_byte
-        if node.type in ("lexical_declaration", "variable_declaration", "assignment_expression"):
-            end = min(end, self.source.find(b"=>", node.start_byte, node.end_byte) % (node.end_byte + 1))
-        if node.type in ("call_expression", "call") and (inner := self.body_of(node)) is not None:
+        kind, start = node.type, node.start_byte
+        end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
+        if kind in ("lexical_declaration", "variable_declaration", "assignment_expression"):
+            end = min(end, self.source.find(b"=>", start, node.end_byte) % (node.end_byte + 1))
+        if kind in ("call_expression", "call") and (inner := self.body_of(node)) is not None:
             end = inner.start_byte  # a test block: `it("does x", () =>`, `it "does x" do`
-        if node.type in self.g.containers and end - node.start_byte < SIGNATURE_CHARS * 4:
+        if kind in self.g.containers and end - start < SIGNATURE_CHARS * 4:
             heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
-            end = min([end, *(h for h in heads if h > node.start_byte)])  # a comment is no signature
-        head = self.source[node.start_byte : end]
-        if (body is None and node.type not in ("call_expression", "call")) or node.type in (
+            end = min([end, *(h for h in heads if h > start)])  # a comment is no signature
+        head = self.source[start:end]
+        if (body is None and kind not in ("call_expression", "call")) or kind in (
             "type_declaration",
             "struct_item",
             "enum_item",
         ):
             head = head.split(b"{", 1)[0]  # `const f = function (a) {…}`, `type X struct {…}`
-        text = _SPACE.sub(" ", head.decode("utf-8", "replace")).strip().rstrip("{:=").strip()
+        # its words one space apart (`str.split` and a regex `\s+` agree on what is a space)
+        text = " ".join(head.decode("utf-8", "replace").split()).rstrip("{:=").strip()
         if len(text) > SIGNATURE_CHARS:
             text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
         return text
@@ -1044,9 +1074,10 @@ class Lines:
     """Line numbers of byte offsets of one encoded text."""
 
     def __init__(self, source: bytes) -> None:
-        # the offset of each line break: the running sum of the lines' lengths, each with its break
-        ends = itertools.accumulate(len(line) + 1 for line in source.split(b"\n"))
-        self.breaks = [end - 1 for end in ends][:-1]
+        # the offset of each line break: the running sum of the lengths of the lines up to it, plus
+        # one for each break before it (built by C-level iterators: no Python step per line)
+        lengths = itertools.accumulate(map(len, source.split(b"\n")[:-1]))
+        self.breaks = list(map(operator.add, lengths, itertools.count()))
 
     def of(self, offset: int) -> int:
         """The 1-based line holding byte `offset`."""
@@ -1124,7 +1155,9 @@ def _emit(
     # the definition's node is the part that holds its first line of code (a doc comment longer
     # than the budget is parts of its own, before it): a name found is its declaration
     begins = item.syntax.start_byte if item.syntax is not None else body_span.start
-    head = max((k for k, part in enumerate(parts) if part.start <= begins), default=0)
+    head = 0
+    if len(parts) > 1:  # most definitions are one part
+        head = max((k for k, part in enumerate(parts) if part.start <= begins), default=0)
     first = parts[head]
     nodes.append(CodeNode(slug, parent, depth, item.signature, item.kind, symbol, breadcrumb,
                           _decode(source, first), first.start, first.end))  # fmt: skip
@@ -1325,7 +1358,8 @@ def _reserve(definitions: list[Definition], slugs: _Slugs) -> None:
     """Give every definition its slug, in document order, before any block takes one."""
     for definition in definitions:
         slugs.reserved[id(definition)] = slugs.next(definition.qualified)
-        _reserve(sorted(definition.children + definition.adopted, key=lambda d: d.span.start), slugs)
+        if definition.children or definition.adopted:  # most are leaves
+            _reserve(sorted(definition.children + definition.adopted, key=lambda d: d.span.start), slugs)
 
 
 class UniqueNames:
@@ -1353,7 +1387,7 @@ class _Slugs(UniqueNames):
         self.reserved: dict[int, str] = {}  # a definition's slug, by id() of the Definition
 
     def next(self, name: str) -> str:
-        return self.unique(_SPACE.sub("-", name.strip()) or "block")
+        return self.unique("-".join(name.split()) or "block")
 
 
 def _header_span(spans: list[Span], source: bytes) -> Span | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
@@ -318,6 +319,7 @@ _MORE_REFERENCES: dict[str, str] = {
     "rust": "(call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call\n",
 }
 _REFERENCE_KINDS = ("@reference.call", "@reference.class")  # what a chunk calls or constructs
+_CAPTURE = re.compile(rb"@([\w.-]+)")  # a capture's name in a query's text
 
 
 @cache
@@ -354,10 +356,21 @@ def reference_query(language: str) -> tree_sitter.Query | None:
         return None
     encoded = text.encode()
     count: object = query.pattern_count  # an int (the stubs say a method)
+    read: set[bytes] = set()  # the captures a reference pattern names twice: a predicate reads them
     for pattern in range(count() if callable(count) else int(count)):  # only those of references
         source = encoded[query.start_byte_for_pattern(pattern) : query.end_byte_for_pattern(pattern)]
         if not any(kind.encode() in source for kind in _REFERENCE_KINDS):
             query.disable_pattern(pattern)
+            continue
+        named = _CAPTURE.findall(source)
+        read.update(capture for capture in named if named.count(capture) > 1)
+    # `name` is all that is read of a match: any other capture (`@reference.call`, one per name)
+    # would be a Python object made for each and dropped, a tenth of the query's time
+    captures: object = query.capture_count
+    for index in range(captures() if callable(captures) else int(captures)):
+        capture = query.capture_name(index)
+        if capture != "name" and capture.encode() not in read:
+            query.disable_capture(capture)
     return query
 
 
