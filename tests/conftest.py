@@ -1,4 +1,5 @@
-"""Shared fixtures: an isolated HOME, and running the real `ra` / `ra-query` executables."""
+"""Shared fixtures: an environment without proxies or outside `.ra.toml` files, an isolated HOME,
+and running the real `ra` / `ra-query` executables."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 BIN = Path(sys.executable).parent
 GOLDEN = Path(__file__).parent / "golden"
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+CONFIG_CEILING = "RA_CONFIG_CEILING"  # ra_build.config.load reads no .ra.toml above this folder
+PROXY_VARIABLES = tuple(
+    v for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy") for v in (name, name.upper())
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -48,6 +53,25 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
     return check
 
 
+@pytest.fixture(scope="session", autouse=True)
+def hermetic(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test, nor any command it runs, depends on the machine: no proxy takes the upstream
+    tests' requests for 127.0.0.1 elsewhere, and no `.ra.toml` above pytest's temporary folder
+    (in /tmp, say) joins the configuration of a project without `root = true`."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in PROXY_VARIABLES:
+            patch.delenv(name, raising=False)
+        patch.setenv(CONFIG_CEILING, str(tmp_path_factory.getbasetemp()))
+        yield
+
+
+def child_env(**values: str) -> dict[str, str]:
+    """The environment of a command a test runs: this one (made `hermetic`) without ra's own
+    variables but the configuration ceiling, then `values`."""
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("RA_") or k == CONFIG_CEILING}
+    return kept | values
+
+
 @dataclass(frozen=True)
 class Run:
     """The outcome of one command."""
@@ -69,9 +93,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def run_cmd(program: str, *args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) -> Run:
     """Run `program` (ra or ra-query) from the venv as a real subprocess."""
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("RA_")}
-    full_env.update({"HOME": str(home), "NO_COLOR": "1", "COLUMNS": "100"})
-    full_env.update(env or {})
+    full_env = child_env(HOME=str(home), NO_COLOR="1", COLUMNS="100") | (env or {})
     proc = subprocess.run(
         [str(BIN / program), *args],
         cwd=cwd,

@@ -241,15 +241,34 @@ def test_the_walk_takes_the_files_git_lists_as_not_ignored(
 # --- the walk: default excludes ----------------------------------------------------------------
 
 
+# what a developer expects no tree to walk: version control, dependencies, caches, build output
+EXPECTED_EXCLUDES = [
+    ".git",
+    "node_modules",
+    "vendor",
+    "__pycache__",
+    "dist",
+    "build",
+    ".venv",
+    "venv",
+    "target",
+]
+
+
 def test_default_excluded_directories_are_not_walked_anywhere_in_the_tree(tmp_path: Path) -> None:
-    for rel in ("keep.md", "node_modules/pkg/readme.md", "src/vendor/x.md", "a/b/build/out.md", "venv/x.md"):
-        _write(tmp_path, rel)
-    assert _paths(_tree(tmp_path)) == ["keep.md"]
+    _write(tmp_path, "keep.md")
+    _write(tmp_path, ".notes/keep.md")  # a dot-directory the include names is walked: the names decide
+    for name in EXPECTED_EXCLUDES:
+        _write(tmp_path, f"{name}/x.md")
+        _write(tmp_path, f"a/b/{name}/pkg/x.md")
+    assert _paths(_tree(tmp_path, ("**/*.md", ".*/**/*.md", "**/.*/**/*.md"))) == [
+        ".notes/keep.md",
+        "keep.md",
+    ]
 
 
-def test_default_excludes_cover_the_directories_a_developer_expects() -> None:
-    expected = {".git", "node_modules", "vendor", "__pycache__", "dist", "build", ".venv", "venv", "target"}
-    assert expected == DEFAULT_EXCLUDES
+def test_default_excludes_are_the_directories_a_developer_expects_and_no_others() -> None:
+    assert set(EXPECTED_EXCLUDES) == DEFAULT_EXCLUDES
 
 
 def test_default_excludes_false_walks_those_directories(tmp_path: Path) -> None:
@@ -582,8 +601,15 @@ def test_init_does_not_count_code_the_tree_would_skip(tmp_path: Path) -> None:
     assert found is not None and found.languages == (("go", 1),)
 
 
-def test_init_looks_at_a_bounded_number_of_entries() -> None:
-    assert CODE_SCAN_LIMIT == 20_000
+def test_init_stops_looking_for_code_after_a_bounded_number_of_entries(tmp_path: Path) -> None:
+    """A folder of 20,000 entries is all `ra init` looks at: the Go file below it is not counted."""
+    _write(tmp_path, "main.py")
+    _write(tmp_path, "src/server.go")
+    for i in range(CODE_SCAN_LIMIT - 2):
+        (tmp_path / f"{i}.txt").touch()
+    found = find_code(tmp_path)
+    assert found is not None and (found.languages, found.partial) == ((("python", 1),), True)
+    assert found.summary().startswith("found code in the first 20,000 entries: python (1 file)")
 
 
 def test_the_starter_config_of_a_code_tree_loads_without_warnings(tmp_path: Path, home: Path) -> None:

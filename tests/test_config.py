@@ -92,6 +92,19 @@ def test_root_true_in_the_home_file_hides_files_above_home(tmp_path: Path, home:
     assert load_config(home / "p", home).files == (local, glob)
 
 
+def test_ra_config_ceiling_ends_the_walk_at_its_folder_and_keeps_the_global_file(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / ".ra.toml", "not toml [")  # above the ceiling: never read
+    outer = write(tmp_path / "a" / ".ra.toml", "")
+    inner = write(tmp_path / "a" / "b" / ".ra.toml", "")
+    glob = write(home / ".ra.toml", "")
+    monkeypatch.setenv("RA_CONFIG_CEILING", str(tmp_path / "a"))
+    assert load_config(tmp_path / "a" / "b", home).files == (inner, outer, glob)
+    monkeypatch.setenv("RA_CONFIG_CEILING", str(tmp_path / "elsewhere"))  # not on the walk: no ceiling
+    assert error_of(tmp_path / "a" / "b", home).startswith(f"{tmp_path / '.ra.toml'}:1: invalid TOML")
+
+
 def test_no_config_files_gives_defaults_and_no_base_dir(tmp_path: Path, home: Path) -> None:
     config = load_config(tmp_path, home)
     assert config.files == ()

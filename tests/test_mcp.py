@@ -25,7 +25,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent, Tool
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-from tests.conftest import BIN, CORPUS, Run, built_copy, run_cmd
+from tests.conftest import BIN, CONFIG_CEILING, CORPUS, Run, built_copy, run_cmd
 
 NO_MATCH = "zanzibar"
 
@@ -68,7 +68,10 @@ def serve(command: list[str], cwd: Path, home: Path) -> Iterator[Server]:
     """Start `command` as an MCP server over stdio and open an initialized client session to it."""
     errlog = cwd.parent / f"{cwd.name}-server-stderr.txt"
     params = StdioServerParameters(
-        command=command[0], args=command[1:], env={"HOME": str(home), "NO_COLOR": "1"}, cwd=cwd
+        command=command[0],
+        args=command[1:],
+        env={"HOME": str(home), "NO_COLOR": "1", CONFIG_CEILING: os.environ[CONFIG_CEILING]},
+        cwd=cwd,
     )
     with ExitStack() as stack:
         log = stack.enter_context(errlog.open("w", encoding="utf-8"))

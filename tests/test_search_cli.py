@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from ra_query.text.tokens import count_tokens
-from tests.conftest import BIN, Run, built_copy, drain, run_cmd
+from tests.conftest import BIN, CONFIG_CEILING, Run, built_copy, drain, run_cmd
 
 QUERY_CORPUS = Path(__file__).parent / "fixtures" / "query_corpus"
 Golden = Callable[[str, str], None]
@@ -500,6 +500,7 @@ def _on_terminal(program: str, args: list[str], kb: Kb, env: dict[str, str]) -> 
     """Run with stdout on a pseudo-terminal and return what it printed there."""
     main, child = pty.openpty()
     full_env = {"HOME": str(kb.home), "PATH": os.environ.get("PATH", ""), "COLUMNS": "100", **env}
+    full_env[CONFIG_CEILING] = os.environ[CONFIG_CEILING]  # no .ra.toml above the test's folder
     with subprocess.Popen(
         [str(BIN / program), *args], cwd=kb.root, env=full_env, stdin=child, stdout=child, stderr=child
     ) as proc:

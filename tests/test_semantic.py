@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,30 @@ def ra(kb: Path, home: Path, *args: str) -> Run:
 
 def ids(run: Run) -> list[str]:
     return [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
+
+
+PORT_QUESTION = "which program is listening on a network port"
+FUSED_TAR = re.compile(r"explain: hybrid: docs:archive\.md#tar bm25 #1 dense #2 fused (?P<fused>[\d.]+)")
+
+
+@pytest.fixture(scope="module")
+def two_trees(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Tree `docs` (the pages and a Python file) and tree `notes` (a page on sockets), built once:
+    each answers the port question by meaning in words it does not share."""
+    base = tmp_path_factory.mktemp("two-trees")
+    home = base / "home"
+    home.mkdir()
+    code = 'def bound_sockets(host):\n    """The sockets bound on host."""\n    return scan(host)\n'
+    kb = semantic_kb(base, {**PAGES, "net.py": code})
+    (kb / "notes").mkdir()
+    (kb / "notes" / "sockets.md").write_text(
+        "# ss\n\nShow the sockets a service has bound, and their state: `ss -tlnp`.\n", encoding="utf-8"
+    )
+    config = 'root = true\n[settings]\nsemantic = true\n[tree.docs]\npath = "docs"\n'
+    config += 'include = ["**/*.md", "**/*.py"]\n[tree.notes]\npath = "notes"\n'
+    (kb / ".ra.toml").write_text(config, encoding="utf-8")
+    assert run_build(load_config(kb, home), kb / ".ra").failures == []
+    return kb, home
 
 
 # ---- the model ---------------------------------------------------------------------------------
@@ -237,12 +262,13 @@ def test_a_question_in_other_words_finds_its_page_by_meaning_where_bm25_finds_no
     assert ids(hybrid)[:1] == ["docs:stash.md#git-stash"]
 
 
-def test_an_excluded_word_drops_a_hit_found_by_meaning(tmp_path: Path) -> None:
-    kb, home = built(tmp_path)
-    found = ids(ra(kb, home, "search", "--json", "which program is listening on a network port"))
+def test_an_excluded_word_drops_a_hit_found_by_meaning(two_trees: tuple[Path, Path]) -> None:
+    kb, home = two_trees
+    found = ids(ra(kb, home, "search", "--json", PORT_QUESTION))
     assert "docs:ports.md#lsof" in found
-    excluded = ra(kb, home, "search", "--json", "which program is listening on a network port -sockets")
-    assert "docs:ports.md#lsof" not in (ids(excluded) if excluded.code == 0 else [])
+    excluded = ra(kb, home, "search", "--json", f"{PORT_QUESTION} -sockets")
+    assert excluded.code == 0, excluded.err  # the other pages still answer: a crash is no drop
+    assert ids(excluded) and "docs:ports.md#lsof" not in ids(excluded)
 
 
 def test_a_quoted_phrase_stays_required_of_hits_found_by_meaning(tmp_path: Path) -> None:
@@ -251,17 +277,44 @@ def test_a_quoted_phrase_stays_required_of_hits_found_by_meaning(tmp_path: Path)
     assert ids(run) == ["docs:archive.md#tar"]
 
 
-def test_a_tree_filter_applies_to_hits_found_by_meaning(tmp_path: Path) -> None:
-    kb, home = built(tmp_path)
-    run = ra(kb, home, "search", "--json", "-t", "nosuchtree", "which program is listening on a network port")
-    assert run.code == 2 and "unknown tree" in run.err
+def test_a_tree_filter_applies_to_hits_found_by_meaning(two_trees: tuple[Path, Path]) -> None:
+    kb, home = two_trees
+    assert "docs:ports.md#lsof" in ids(ra(kb, home, "search", "--json", PORT_QUESTION))
+    lexical = ra(kb, home, "search", "--json", "--lexical", "-t", "notes", PORT_QUESTION)
+    assert lexical.code == 1  # no word of the question is in notes: what -t notes finds, meaning found
+    assert ids(ra(kb, home, "search", "--json", "-t", "notes", PORT_QUESTION)) == ["notes:sockets.md#ss"]
 
 
-def test_explain_shows_each_results_bm25_rank_dense_rank_and_fused_score(tmp_path: Path) -> None:
-    kb, home = built(tmp_path)
-    run = ra(kb, home, "search", "--explain", "--list", "which program is listening on a network port")
-    lines = [line for line in run.out.splitlines() if "hybrid: docs:ports.md#lsof" in line]
-    assert lines and "dense #1" in lines[0] and "fused" in lines[0]
+def test_a_kind_filter_applies_to_hits_found_by_meaning(two_trees: tuple[Path, Path]) -> None:
+    kb, home = two_trees
+    assert ra(kb, home, "search", "--json", "--lexical", "--kind", "code", PORT_QUESTION).code == 1
+    run = ra(kb, home, "search", "--json", "--kind", "code", PORT_QUESTION)
+    results = json.loads(run.out)["queries"][0]["results"]
+    assert [(r["id"], r["kind"]) for r in results] == [("docs:net.py#bound_sockets", "code")]
+
+
+def test_explain_shows_each_results_bm25_rank_dense_rank_and_fused_score(
+    two_trees: tuple[Path, Path],
+) -> None:
+    """A chunk first on both sides scores 1; one only meaning found, first there, the weight
+    (0.55); the words' first, second by meaning, more than the weight alone would give it."""
+    kb, home = two_trees
+    run = ra(kb, home, "search", "--explain", "--list", "lsof put my unfinished edits aside")
+    assert "explain: hybrid: docs:ports.md#lsof bm25 #1 dense #1 fused 1.000" in run.out.splitlines()
+    run = ra(
+        kb,
+        home,
+        "search",
+        "--explain",
+        "--list",
+        "--cutoff-ratio",
+        "0",
+        "archive put my unfinished edits aside",
+    )
+    lines = run.out.splitlines()
+    assert "explain: hybrid: docs:stash.md#git-stash bm25 - dense #1 fused 0.550" in lines
+    both = [m for m in map(FUSED_TAR.fullmatch, lines) if m]
+    assert both and 0.55 < float(both[0]["fused"]) < 1.0
 
 
 def test_lexical_searches_by_words_alone(tmp_path: Path) -> None:

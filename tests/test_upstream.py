@@ -5,16 +5,18 @@ when the network or the page fails. Real `ra` and `ra-query` processes throughou
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
+import sys
+import threading
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
-from tests.conftest import BIN, Run, run_cmd
+from tests.conftest import BIN, Run, child_env, run_cmd
 from tests.test_mcp import serve, soon, text_of
 from tests.upstream_server import Route, Site, page, serving
 
@@ -526,7 +528,7 @@ def test_without_the_upstream_extra_update_says_how_to_install_it_and_builds_the
     proc = subprocess.run(
         [str(BIN / "python"), "-c", hide + "from ra_build.cli.entry import main; main()"],
         cwd=project.root,
-        env={**{k: v for k, v in os.environ.items() if not k.startswith("RA_")}, "HOME": str(project.home)},
+        env=child_env(HOME=str(project.home)),
         capture_output=True,
         text=True,
         timeout=300,
@@ -682,6 +684,100 @@ def test_update_no_wait_leaves_a_tree_another_sync_holds_to_it(project: Project,
         run = project.ra("update", "--no-wait")
     assert run.code == 0, run.err
     assert site.seen == []
+
+
+def test_an_update_that_finds_the_tree_locked_says_it_waits_then_syncs(project: Project, site: Site) -> None:
+    from ra_build.config.load import load_config
+    from ra_build.upstream.sync import _tree_lock
+
+    project.config(urls_tree(site, "/guide/body/"))
+    config = load_config(project.root, project.home, require_paths=False)
+    said: list[str] = []
+    waits = threading.Event()
+
+    def read(stream: IO[str]) -> None:
+        for line in stream:
+            said.append(line)
+            if line.startswith("ra: warning: waiting for another sync of upstream tree fw"):
+                waits.set()
+
+    with ExitStack() as other_sync:
+        other_sync.enter_context(_tree_lock(config.trees["fw"].path, True))
+        with subprocess.Popen(
+            [str(BIN / "ra"), "update"],
+            cwd=project.root,
+            env=child_env(HOME=str(project.home)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as update:
+            assert update.stderr is not None
+            reader = threading.Thread(target=read, args=(update.stderr,))
+            reader.start()
+            told = waits.wait(timeout=60)  # said before it blocks: no line would come until released
+            other_sync.close()
+            reader.join()
+    assert told, "".join(said)
+    assert update.returncode == 0 and len(site.requests("/guide/body/")) == 1
+
+
+def test_a_sync_with_nothing_due_leaves_the_cache_manifest_untouched(project: Project, site: Site) -> None:
+    """`ra mcp`'s sync runs every few minutes, mostly to find nothing due: it rewrites nothing."""
+    from ra_build.config.load import load_config
+    from ra_build.upstream.sync import sync_upstream
+
+    project.config(urls_tree(site, "/guide/body/"))
+    config = load_config(project.root, project.home, require_paths=False)
+    assert sync_upstream(config)[0].fetched == 1
+    manifest = project.root / ".ra" / "upstream" / "fw.json"
+    before = manifest.stat()
+    assert sync_upstream(config)[0].fetched == 0
+    after = manifest.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_the_background_sync_says_a_missing_extra_once_not_at_every_tick(
+    project: Project, site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ra_build.config.load import load_config
+    from ra_build.upstream.sync import EXTRA_HINT, BackgroundSync
+
+    monkeypatch.setitem(sys.modules, "html_to_markdown", None)  # as if the upstream extra were missing
+    project.config(urls_tree(site, "/guide/body/"))
+    said: list[str] = []
+    background = BackgroundSync(load_config(project.root, project.home, require_paths=False), said.append)
+    background.interval = 0.0  # tick after tick: a notice said at each tick is said many times
+    with background:
+        background._thread.join(timeout=10)  # its work done, the thread ends
+    assert said == [f"upstream trees fw: not fetched — {EXTRA_HINT}"]
+    assert site.seen == []
+
+
+NO_H1 = (
+    '<!doctype html><html><head><title>Install — Framework docs</title></head><body><div role="main">'
+    "<h2>From PyPI</h2><p>Install the framework with pip, then check the version it reports.</p>"
+    "<pre><code># in a virtual environment\npip install framework\n</code></pre></div></body></html>"
+)
+
+
+def test_the_html_title_heads_a_page_only_when_it_has_no_h1_of_its_own(project: Project, site: Site) -> None:
+    """A `# ` line in a code block is no heading: that page still gets its <title>."""
+    from ra_build.config.load import load_config
+    from ra_build.upstream.sync import sync_upstream
+
+    site.routes["/guide/install/"] = Route(NO_H1)
+    project.config(urls_tree(site, "/guide/install/", "/guide/body/"))
+    assert sync_upstream(load_config(project.root, project.home, require_paths=False))[0].fetched == 2
+    pages = project.pages()
+    install, body = (
+        (project.cache / pages[site.url(p)]["path"]).read_text(encoding="utf-8")
+        for p in ("/guide/install/", "/guide/body/")
+    )
+    assert install.startswith(
+        f'---\ntitle: "Install — Framework docs"\nurl: "{site.url("/guide/install/")}"\n---\n'
+    )
+    assert "\n# in a virtual environment\n" in install
+    assert body.startswith(f'---\nurl: "{site.url("/guide/body/")}"\n---\n\n# Request body\n')
 
 
 # ---- ra mcp --allow-add-sources --------------------------------------------------------------------

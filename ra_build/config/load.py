@@ -2,9 +2,11 @@
 
 Discovery walks up from the working directory to the filesystem root collecting `.ra.toml`
 files, nearest first; a file with `root = true` ends the walk and also shuts out the global
-file. `~/.ra.toml` is the global file and has the lowest precedence. Scalars take the nearest
-file's value key by key; trees merge by name with the nearest definition replacing the whole
-tree; `[context.patterns]` merge by glob (nearest wins); `[[context.rules]]` concatenate.
+file; the folder `$RA_CONFIG_CEILING` names ends it too, keeping the global file (a test
+harness's temporary folder: nothing above it joins). `~/.ra.toml` is the global file and has
+the lowest precedence. Scalars take the nearest file's value key by key; trees merge by name
+with the nearest definition replacing the whole tree; `[context.patterns]` merge by glob
+(nearest wins); `[[context.rules]]` concatenate.
 
 Every problem is reported with the file and line it comes from: a wrong type or a bad value
 raises `ConfigError` (exit 2), an unknown key becomes a warning string in `Config.warnings`.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
+import os
 import re
 import tomllib
 from collections.abc import Callable, Iterable
@@ -488,12 +491,20 @@ def _resolve_path(raw: str, base_dir: Path, home: Path) -> Path:
 # --- discovery and merge ------------------------------------------------------------------
 
 
+CEILING_VARIABLE = "RA_CONFIG_CEILING"
+
+
 def _discover(cwd: Path, home: Path) -> list[_RawFile]:
     home_file = home.resolve() / CONFIG_NAME
     found: list[_RawFile] = []
     global_allowed = True
     start = cwd.resolve()
-    for directory in (start, *start.parents):
+    directories = [start, *start.parents]
+    # read here, not at the CLI edge, so every caller (ra, ra mcp's reload, a library user) stops alike
+    ceiling = os.environ.get(CEILING_VARIABLE)
+    if ceiling and (top := Path(ceiling).resolve()) in directories:
+        directories = directories[: directories.index(top) + 1]
+    for directory in directories:
         candidate = directory / CONFIG_NAME
         if not candidate.exists():
             continue
