@@ -60,6 +60,13 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kind", action="append", default=[], choices=KINDS, help="only chunks of this kind (repeatable)"
     )
+    parser.add_argument(
+        "--lang",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="only docs in this natural language (ja, de, pt-br; repeatable), shown in its translation",
+    )
     parser.add_argument("--explain", action="store_true", help="show the parsed query, parameters and counts")
     parser.add_argument("--candidate-limit", type=int, help="candidates fetched before aggregation")
     parser.add_argument(
@@ -196,9 +203,30 @@ def search_params(args: argparse.Namespace, defaults: dict[str, Any]) -> Any:
         aggregation=base.aggregation and not args.no_aggregation,
         trees=tuple(args.tree),
         kinds=tuple(dict.fromkeys(args.kind)),
+        langs=natural_languages(getattr(args, "lang", None) or []),
         strict=args.strict,
         raw=args.raw,
     )
+
+
+def natural_languages(given: list[str]) -> tuple[str, ...]:
+    """`--lang` values as locales (`pt_BR` → `pt-br`).
+
+    Raises:
+        InputError: a value that is not a language code.
+    """
+    from ra_query.errors import InputError
+    from ra_query.text.locales import normalized
+
+    out: list[str] = []
+    for value in given:
+        locale = normalized(value)
+        if locale is None:
+            raise InputError(
+                f"--lang {value}: not a language code — use an ISO code such as en, ja, de or pt-br"
+            )
+        out.append(locale)
+    return tuple(dict.fromkeys(out))
 
 
 def view_of(args: argparse.Namespace) -> tuple[View, bool]:

@@ -63,6 +63,7 @@ from ra_query.search.pipeline import MAX_LIMIT, SearchParams, search
 from ra_query.search.render import budgeted, to_json
 from ra_query.sources.stale import stale_files
 from ra_query.sources.watch import SourceWatch
+from ra_query.text.locales import normalized
 from ra_query.text.textsafe import c1_escaped
 from ra_query.version import __version__
 
@@ -138,6 +139,13 @@ Trees = Annotated[
     list[str] | None,
     Field(description="Only these trees (list_sources names them), e.g. an upstream tree's framework docs"),
 ]
+Lang = Annotated[
+    str | None,
+    Field(
+        description="Only docs in this natural language (an ISO code: en, ja, de, pt-br), each page "
+        "in its translation; by default the query's own language's translation is shown first"
+    ),
+]
 Whole = Annotated[
     bool,
     Field(
@@ -201,11 +209,12 @@ def search_payload(
     kind: str = "any",
     whole: bool = False,
     trees: list[str] | None = None,
+    lang: str | None = None,
 ) -> dict[str, Any]:
     """What the `search` tool returns: `ra search --json`'s payload for the same arguments.
 
     Raises:
-        InputError: no query, or `limit` / `max_tokens` below 1.
+        InputError: no query, `limit` / `max_tokens` below 1, or `lang` not a language code.
     """
     if not queries:
         raise InputError("queries is empty — give at least one query")
@@ -217,6 +226,13 @@ def search_payload(
             known = ", ".join(sorted(store.trees())) or "none"
             raise InputError(f"trees names unknown tree {unknown[0]!r} — the trees are: {known}")
         params = params._replace(trees=tuple(dict.fromkeys(trees)))
+    if lang is not None:
+        locale = normalized(lang)
+        if locale is None:
+            raise InputError(
+                f"lang {lang!r} is not a language code — use an ISO code such as en, ja, de or pt-br"
+            )
+        params = params._replace(langs=(locale,))
     topics = search(store, queries, params)
     analyzer = build_analyzer(store.stemmer)
     if not list_mode and not whole:
@@ -294,6 +310,7 @@ ARGUMENT_SHAPES = {
     "list": "true or false",
     "full_document": "true or false",
     "id": "a string: tree:path or tree:path#slug",
+    "lang": "a string: a language code such as en, ja, de or pt-br",
 }
 
 
@@ -417,6 +434,7 @@ def build_server(
         kind: Kind = "any",
         trees: Trees = None,
         whole: Whole = False,
+        lang: Lang = None,
     ) -> Payload:
         topics = [queries] if isinstance(queries, str) else queries
         return answer(
@@ -431,6 +449,7 @@ def build_server(
                 kind=kind,
                 whole=whole,
                 trees=trees,
+                lang=lang,
             )
         )
 

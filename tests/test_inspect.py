@@ -27,6 +27,7 @@ Edit the file.
 GUIDE_GOLDEN = """\
 File: docs/guide.md
 Type: markdown
+Language: en
 Frontmatter:
   title: "Getting Started"
   tags: [intro, "#setup"]
@@ -89,6 +90,7 @@ def test_inspect_shows_warnings_and_no_frontmatter_for_malformed_yaml() -> None:
     assert out == (
         "File: bad.md\n"
         "Type: markdown\n"
+        "Language: en\n"
         "Frontmatter: none\n"
         "Warnings:\n"
         "  line 3: malformed YAML frontmatter: did not find expected ',' or ']'"
@@ -114,7 +116,7 @@ def test_inspect_names_the_first_h1_as_the_title_source() -> None:
 def test_inspect_of_a_text_file_reports_its_type() -> None:
     doc = chunk_document("notes", "todo.txt", "buy milk\n")
     out = render_inspect(doc, display_path="todo.txt", max_chunk_size=50_000)
-    assert out.startswith("File: todo.txt\nType: text\nFrontmatter: none\n\nChunks (1):\n")
+    assert out.startswith("File: todo.txt\nType: text\nLanguage: en\nFrontmatter: none\n\nChunks (1):\n")
 
 
 def test_inspect_quotes_frontmatter_values_that_need_it() -> None:

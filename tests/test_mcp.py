@@ -176,6 +176,7 @@ def test_the_search_tool_takes_seed_000s_arguments(ra_mcp: Server) -> None:
         "kind",
         "trees",
         "whole",
+        "lang",
     }
     assert schema["required"] == ["queries"]
     assert {"type": "string"} in schema["properties"]["queries"]["anyOf"]

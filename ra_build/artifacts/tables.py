@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ra_build.artifacts.atomic import write_with
+from ra_query.text.locales import DEFAULT_LOCALE, SAMPLE, document_locale, translation_key
 
 if TYPE_CHECKING:  # the chunker (markdown-it, YAML) is not needed to read or write the tables
     from ra_build.document.chunk import Chunk, Document
@@ -86,6 +87,9 @@ CHUNK_SCHEMA = pa.schema(
         ("references", pa.list_(pa.string())),  # the names a code chunk calls or constructs
         ("frontmatter", pa.string()),
         ("mtime_ns", pa.int64()),
+        # a docs chunk's natural language (`en`, `ja`, `pt-br`: ra_query.text.locales), null for code
+        ("locale", pa.string()),
+        ("translation", pa.string()),  # what its document's translations share (its path, unless…)
     ]
 )
 
@@ -133,17 +137,36 @@ class FileRow:
     doc_hash: str = ""
 
 
-def chunk_rows(doc: Document, mtime_ns: int) -> list[dict[str, Any]]:
+def chunk_rows(doc: Document, mtime_ns: int, default_locale: str = DEFAULT_LOCALE) -> list[dict[str, Any]]:
     """Rows of the chunk table for one parsed document."""
     frontmatter = _frontmatter_json(doc)
-    return [_chunk_row(c, frontmatter, mtime_ns) for c in doc.chunks]
+    locale = locale_of(doc, default_locale)
+    translation = translation_key(doc.path, doc.frontmatter) if locale else None
+    return [_chunk_row(c, frontmatter, mtime_ns, locale, translation) for c in doc.chunks]
 
 
 def _frontmatter_json(doc: Document) -> str | None:
     return orjson.dumps(doc.frontmatter, default=str).decode() if doc.frontmatter else None
 
 
-def _chunk_row(c: Chunk, frontmatter: str | None, mtime_ns: int) -> dict[str, Any]:
+def locale_of(doc: Document, default: str = DEFAULT_LOCALE) -> str | None:
+    """A docs document's natural language (ra_query.text.locales.document_locale, `default` its
+    tree's), None for code (whose language is its programming language)."""
+    if doc.language not in ("markdown", "text"):
+        return None
+    sample: list[str] = []
+    size = 0
+    for chunk in doc.chunks:
+        if size >= SAMPLE:
+            break
+        sample.append(chunk.body)
+        size += len(chunk.body)
+    return document_locale(doc.path, doc.frontmatter, "\n".join(sample), default)
+
+
+def _chunk_row(
+    c: Chunk, frontmatter: str | None, mtime_ns: int, locale: str | None, translation: str | None
+) -> dict[str, Any]:
     return {
         "id": c.id,
         "tree": c.tree,
@@ -171,6 +194,8 @@ def _chunk_row(c: Chunk, frontmatter: str | None, mtime_ns: int) -> dict[str, An
         "references": list(c.references),
         "frontmatter": frontmatter if c.depth == 0 else None,
         "mtime_ns": mtime_ns,
+        "locale": locale,
+        "translation": translation,
     }
 
 
@@ -179,7 +204,7 @@ _CHUNK_FIELDS = CHUNK_SCHEMA.names[: CHUNK_SCHEMA.get_field_index("frontmatter")
 _CHUNK_GETTERS = tuple(map(operator.attrgetter, _CHUNK_FIELDS))
 
 
-def chunk_batch(docs: Sequence[tuple[Document, int]]) -> pa.RecordBatch:
+def chunk_batch(docs: Sequence[tuple[Document, int]], default_locale: str = DEFAULT_LOCALE) -> pa.RecordBatch:
     """The chunk table rows of parsed documents, each given with its file's mtime, as one batch.
 
     The same rows as `chunk_rows`, built a column at a time: `RecordBatch.from_pylist` over
@@ -189,18 +214,24 @@ def chunk_batch(docs: Sequence[tuple[Document, int]]) -> pa.RecordBatch:
     columns: list[list[Any]] = [list(map(getter, chunks)) for getter in _CHUNK_GETTERS]
     frontmatter: list[str | None] = []
     mtimes: list[int] = []
+    locales: list[str | None] = []
+    translations: list[str | None] = []
     for doc, mtime_ns in docs:
         json = _frontmatter_json(doc)
         frontmatter += [json if chunk.depth == 0 else None for chunk in doc.chunks]
         mtimes += [mtime_ns] * len(doc.chunks)
-    columns += [frontmatter, mtimes]
+        locale = locale_of(doc, default_locale)
+        locales += [locale] * len(doc.chunks)
+        translations += [translation_key(doc.path, doc.frontmatter) if locale else None] * len(doc.chunks)
+    columns += [frontmatter, mtimes, locales, translations]
     arrays = [pa.array(column, type=field.type) for column, field in zip(columns, CHUNK_SCHEMA, strict=True)]
     return pa.RecordBatch.from_arrays(arrays, schema=CHUNK_SCHEMA)
 
 
-def doc_hash(chunks: Sequence[Chunk]) -> str:
-    """Hash of what the index stores for one document's chunks (mtime left out on purpose)."""
-    fields = "".join(
+def doc_hash(chunks: Sequence[Chunk], locale: str | None = None) -> str:
+    """Hash of what the index stores for one document's chunks (mtime left out on purpose) and
+    its natural language (a tree's `language` changed: its docs are indexed again)."""
+    fields = (f"{locale}\x1e" if locale else "") + "".join(
         f"{c.id}\x1f{c.content_hash}\x1f{c.parent_id}\x1f{c.position}\x1f"
         f"{c.sibling_count}\x1f{c.line_start}\x1f{c.line_end}\x1f{c.byte_start}\x1f"
         f"{c.byte_end}\x1f{c.tokens}\x1f{c.kind}\x1f{c.language}\x1f{c.symbol}\x1e"

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from ra_build.artifacts.tables import locale_of
 from ra_build.document.chunk import Document
 
 _SOURCE_LABEL = {
@@ -34,6 +35,9 @@ def render_inspect(doc: Document, *, display_path: str, max_chunk_size: int) -> 
     """
     kind = f"code ({doc.language})" if doc.kind == "code" else doc.kind
     lines = [f"File: {display_path}", f"Type: {kind}"]
+    locale = locale_of(doc)
+    if locale:  # a docs file's natural language (its frontmatter's, its path's or its script's)
+        lines.append(f"Language: {locale}")
     if doc.frontmatter:
         lines.append("Frontmatter:")
         lines.extend(f"  {key}: {_value(value)}" for key, value in doc.frontmatter.items())

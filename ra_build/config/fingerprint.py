@@ -35,8 +35,9 @@ CHUNKER_VERSION = (
     # 13: macros of `#define` lines and return types left alone, the head of `namespace {` in
     # the chunk after it, RSpec.describe and any script in test titles, chained CommonJS
     # assignments, license comments left out of definitions, calls alone in references;
-    # 14: a macro named as an attribute blanked before a constructor or destructor
-    14
+    # 14: a macro named as an attribute blanked before a constructor or destructor;
+    # 15 (issue 33): the `locale` and `translation` columns (a docs chunk's natural language)
+    15
 )
 
 
@@ -54,6 +55,7 @@ def tree_settings(tree: TreeConfig, config: Config) -> dict[str, Any]:
         "exclude": list(tree.exclude),
         "outside_links": tree.outside_links,
         "header_language": tree.header_language,
+        "language": tree.language,
         # what discovery skips; a change to an ignore file itself is seen by the stale count
         # (discovery records each one read in the stat table, ra_build.pipeline.discover)
         "default_excludes": tree.default_excludes,

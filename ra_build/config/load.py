@@ -41,6 +41,7 @@ from ra_build.config.model import (
 from ra_build.config.toml_lines import LineIndex, Loc, toml_str
 from ra_query.artifacts.paths import CONFIG_NAME, DEFAULT_DIR, UPSTREAM_DIR
 from ra_query.errors import ConfigError
+from ra_query.text.locales import DEFAULT_LOCALE, normalized
 
 _DOC_ID = re.compile(r"[A-Za-z0-9_-]+:.+")
 
@@ -131,7 +132,7 @@ _WALK_KEYS = ("default_excludes", "gitignore")
 _UPSTREAM_KEYS = ("urls", "sitemap", "refresh")
 _TREE_KEYS = (
     "path", *_UPSTREAM_KEYS, "include", "exclude", "allow_outside_links", "semantic", "header_language",
-    *_WALK_KEYS,
+    "language", *_WALK_KEYS,
 )  # fmt: skip
 HEADER_LANGUAGES = ("auto", "c", "cpp")
 _DURATION = re.compile(r"([0-9]+)([dhm])")
@@ -337,6 +338,7 @@ class _Validator:
         fetched: dict[str, Any] = {}
         outside_links = False
         header_language = "auto"
+        language = DEFAULT_LOCALE
         semantic: bool | None = None
         walk: dict[str, bool] = {}
         raw_path: str = ""
@@ -363,15 +365,9 @@ class _Validator:
                 self.typed(key_loc, f"{header} semantic", value, bool)
                 semantic = value
             elif key == "header_language":
-                self.typed(key_loc, f"{header} header_language", value, str)
-                if value not in HEADER_LANGUAGES:
-                    raise self.error(
-                        key_loc,
-                        f"{header} header_language {toml_str(value)} is not one of "
-                        f"{', '.join(map(toml_str, HEADER_LANGUAGES))} — use \"cpp\" to parse .h files "
-                        "as C++",
-                    )
-                header_language = value
+                header_language = self.header_language(key_loc, header, value)
+            elif key == "language":
+                language = self.language(key_loc, header, value)
             elif key in _WALK_KEYS:
                 self.typed(key_loc, f"{header} {key}", value, bool)
                 walk[key] = value
@@ -401,8 +397,32 @@ class _Validator:
             **walk,
             **fetched,
             header_language=header_language,
+            language=language,
         )
         self.data.trees.append((tree, self.lines.line((*loc, "path")), frozenset(walk)))
+
+    def header_language(self, loc: Loc, header: str, value: Any) -> str:
+        """A tree's `header_language`: "auto", "c" or "cpp"."""
+        self.typed(loc, f"{header} header_language", value, str)
+        if value not in HEADER_LANGUAGES:
+            raise self.error(
+                loc,
+                f"{header} header_language {toml_str(value)} is not one of "
+                f"{', '.join(map(toml_str, HEADER_LANGUAGES))} — use \"cpp\" to parse .h files as C++",
+            )
+        return str(value)
+
+    def language(self, loc: Loc, header: str, value: Any) -> str:
+        """A tree's `language`: a language code, as ra writes it (`pt_BR` → `pt-br`)."""
+        self.typed(loc, f"{header} language", value, str)
+        found = normalized(value)
+        if found is None:
+            raise self.error(
+                loc,
+                f"{header} language {toml_str(value)} is not a language code — use an ISO code such as "
+                '"en", "ja", "de" or "pt-br"',
+            )
+        return found
 
     def upstream_key(self, loc: Loc, label: str, key: str, value: Any) -> dict[str, Any]:
         """An upstream tree's `urls`, `sitemap` or `refresh`, checked, as TreeConfig fields."""

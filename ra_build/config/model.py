@@ -54,6 +54,9 @@ class TreeConfig:
     # `header_language`: what a `.h` file is parsed as — "c", "cpp", or "auto": C++ when the tree
     # has at least as many C++ sources as `.c` files, or the header itself is C++ (docs/code.md)
     header_language: str = "auto"
+    # `language`: the natural language of its docs unless their frontmatter, path or script says
+    # another (ra_query.text.locales): `en`, `ja`, `pt-br`, …
+    language: str = "en"
 
     @property
     def upstream(self) -> bool:

@@ -64,6 +64,8 @@ def render_config(config: Config) -> str:
             out.append("allow_outside_links = true")
         if tree.header_language != "auto":
             out.append(f"header_language = {_value_text(tree.header_language)}")
+        if tree.language != "en":
+            out.append(f"language = {_value_text(tree.language)}")
         if tree.semantic is not None:
             out.append(f"semantic = {_value_text(tree.semantic)}")
     if config.rules:
@@ -125,6 +127,7 @@ def config_to_dict(config: Config) -> dict[str, Any]:
                 "exclude": list(t.exclude),
                 "allow_outside_links": t.outside_links,
                 "header_language": t.header_language,
+                "language": t.language,
                 "default_excludes": t.default_excludes,
                 "gitignore": t.gitignore,
                 "semantic": name in semantic,

@@ -31,6 +31,7 @@ from ra_build.artifacts.tables import (
     chunk_batch,
     chunk_rows,
     doc_hash,
+    locale_of,
     read_chunk_table,
     read_file_rows,
     shard_of,
@@ -46,6 +47,7 @@ from ra_build.pipeline.workers import worker_init
 from ra_query.sources.languages import SourceKind, header_language_of
 from ra_query.sources.walk import inside, outside_reason, within_root
 from ra_query.text.files import looks_binary
+from ra_query.text.locales import DEFAULT_LOCALE
 from ra_query.text.tokens import encoding
 
 PARALLEL_MIN_FILES = 256
@@ -68,6 +70,7 @@ class ChunkSettings:
     # what a `.h` is parsed as: "c", "cpp", or "auto" (each header by its own text); a tree's
     # "auto" becomes "cpp" here when the tree says C++ (`header_language_of`)
     header_language: str = "auto"
+    language: str = DEFAULT_LOCALE  # the tree's natural language: its docs' unless they say another
 
 
 # ── chunk ───────────────────────────────────────────────────────────────────────────────────
@@ -148,7 +151,7 @@ def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: Chunk
         for c in doc.chunks
         if len(c.body) > settings.max_chunk_size
     )
-    n, digest = len(doc.chunks), doc_hash(doc.chunks)
+    n, digest = len(doc.chunks), doc_hash(doc.chunks, locale_of(doc, settings.language))
     row = FileRow(tree, path, len(data), mtime_ns, sha, "ok", None, tuple(warnings), n, digest)
     return ParsedFile(row, doc)
 
@@ -176,7 +179,7 @@ def parse_batch(args: tuple[str, str, list[str], ChunkSettings]) -> tuple[list[F
     tree, root, paths, settings = args
     real_root = os.path.realpath(root)
     parsed = [parse_file(tree, root, p, settings, real_root) for p in paths]
-    batch = chunk_batch([(p.doc, p.row.mtime_ns) for p in parsed if p.doc is not None])
+    batch = chunk_batch([(p.doc, p.row.mtime_ns) for p in parsed if p.doc is not None], settings.language)
     return [p.row for p in parsed], batch
 
 

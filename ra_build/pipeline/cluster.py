@@ -221,7 +221,7 @@ def parse_task(
     """One parse task: its files' rows and their chunks as one Arrow batch."""
     real_root = root if "://" in root else os.path.realpath(root)
     parsed = [read_and_parse(tree, root, p, settings, real_root) for p in paths]
-    batch = chunk_batch([(p.doc, p.row.mtime_ns) for p in parsed if p.doc is not None])
+    batch = chunk_batch([(p.doc, p.row.mtime_ns) for p in parsed if p.doc is not None], settings.language)
     return [p.row for p in parsed], batch
 
 

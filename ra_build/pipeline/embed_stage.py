@@ -36,6 +36,7 @@ from ra_build.artifacts.layout import Layout
 from ra_build.config.fingerprint import model_key
 from ra_query.artifacts.paths import VECTORS_META
 from ra_query.artifacts.vectors import DTYPE, LATER_WINDOW, VECTORS_FORMAT, encode_ids, vectors_meta
+from ra_query.text.locales import EMBEDDED_LANGUAGES, base
 
 if TYPE_CHECKING:
     import numpy as np
@@ -211,7 +212,7 @@ def _embed_tree(
     from ra_build.artifacts.tables import read_parquet
 
     columns: dict[str, list[Any]] = {
-        "id": [], "content_hash": [], "breadcrumb": [], "title": [], "kind": [], "body": []
+        "id": [], "content_hash": [], "breadcrumb": [], "title": [], "kind": [], "body": [], "locale": []
     }  # fmt: skip
     for part in layout.chunk_shards(tree):
         table = read_parquet(part, list(columns))
@@ -222,9 +223,9 @@ def _embed_tree(
     later: list[bool] = []  # a window after its chunk's first
     texts: dict[bytes, str] = {}  # row hash → text, for the windows to embed
     old_rows, previous = _previous_rows(layout, tree, old_dimensions)
-    for chunk_id, content, breadcrumb, title, kind, body in zip(*columns.values(), strict=True):
-        if not body.strip():
-            continue
+    for chunk_id, content, breadcrumb, title, kind, body, locale in zip(*columns.values(), strict=True):
+        if not body.strip() or (locale and base(locale) not in EMBEDDED_LANGUAGES):
+            continue  # nothing to embed, or a language the model does not know: found by words
         digest = bytes.fromhex(content)
         if row_hash(digest, 0) in previous:  # the same content as before: its rows, every window
             window = 0

@@ -138,6 +138,7 @@ def make_tasks(
                 outside_links=tree.outside_links,
                 source=source,
                 header_language=tree.header_language,
+                language=tree.language,
             )
             yield _chunk_task(errors, config, tree, layout, settings, file_progress, parse)
 

@@ -25,6 +25,7 @@ from ra_build.artifacts.segments import read_meta, segment_files
 from ra_build.document.code import identifier_terms
 from ra_query.artifacts.paths import INDEX_META, MANAGED, META_LOCK, WRITER_LOCK
 from ra_query.artifacts.schema import build_schema, join_breadcrumb, register_analyzer
+from ra_query.text.locales import base, cjk_terms, has_cjk, mnemonic_words
 from ra_query.text.names import chunk_keys
 
 # per shard writer: one thread, so one segment per commit until a commit outgrows the heap
@@ -166,7 +167,7 @@ def _row_groups_holding(parquet: pq.ParquetFile, ids: list[str]) -> list[int]:
 INDEX_COLUMNS = [
     "id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "title", "tags", "path", "body",
     "depth", "position", "sibling_count", "line_start", "line_end", "byte_start", "byte_end",
-    "tokens", "mtime_ns", "kind", "language", "symbol",
+    "tokens", "mtime_ns", "kind", "language", "symbol", "locale", "translation",
 ]  # fmt: skip
 BATCH_ROWS = 8192
 
@@ -183,8 +184,25 @@ def ranked_text(breadcrumb: list[str], tags: list[str], body: str, kind: str = "
         return ""
     if kind == "code":
         names = identifier_terms(" ".join(breadcrumb[1:]))
-        return "\n".join([*breadcrumb, body, names, identifier_terms(body, joined=False)])
-    return "\n".join([*breadcrumb, " ".join(tags), body])
+        return cjk_terms("\n".join([*breadcrumb, body, names, identifier_terms(body, joined=False)]))
+    return cjk_terms("\n".join([*breadcrumb, " ".join(tags), body, mnemonic_words(body)]))
+
+
+def locale_values(locale: str) -> list[str]:
+    """A docs chunk's natural-language values of `lang`: its locale, then its language when the
+    locale has a region (`pt-br`, `pt`: `lang:pt` finds every Portuguese page)."""
+    language = base(locale)
+    return [locale, language] if language != locale else [locale]
+
+
+def indexed_title(title: str, kind: str) -> str | list[str]:
+    """The `title` field's values: the title (stored, shown), then what else finds it — a code
+    title's identifier parts and joined forms (`openStore` matches `def open_store(…)`), a
+    Chinese, Japanese or Korean title's bigrams."""
+    extra = identifier_terms(title) if kind == "code" else ""
+    if has_cjk(title):
+        extra = f"{extra} {cjk_terms(title)}".strip()
+    return [title, extra] if extra else title
 
 
 def documents(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
@@ -192,7 +210,7 @@ def documents(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
     cols = batch.to_pydict()
     for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
          siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns, kind, language,
-         symbol) in zip(
+         symbol, locale, translation) in zip(
         *(cols[c] for c in INDEX_COLUMNS), strict=True
     ):  # fmt: skip
         yield {
@@ -202,16 +220,16 @@ def documents(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
             "tree": tree,
             "slug": slug,
             "breadcrumb": join_breadcrumb(breadcrumb),
-            # a code chunk's title is indexed with its identifiers' parts and joined forms as a
-            # second value (the first is the one stored and shown): `openStore` matches the
-            # title of `def open_store(…)`
-            "title": [title, terms] if kind == "code" and (terms := identifier_terms(title)) else title,
-            "tags": " ".join(tags),
+            "title": indexed_title(title, kind),
+            "tags": indexed_title(" ".join(tags), "docs"),  # shown as stored; CJK found by bigrams
             "path": path,
             "path_components": path.replace(".", " ").replace("/", " "),
             "text": ranked_text(breadcrumb, tags, body, kind),
             "kind": kind or "docs",
-            "lang": language or "markdown",
+            # a docs chunk is in its file's language and its natural one (`lang:markdown`,
+            # `lang:ja`): the two never share a name (ra_query.text.locales.LANGUAGES)
+            "lang": [language or "markdown", *locale_values(locale)] if locale else language or "markdown",
+            "translation": translation or "",
             "symbol": symbol or "",
             "name": chunk_keys(
                 kind=kind or "docs", depth=depth, symbol=symbol or "", title=title, path=path, slug=slug

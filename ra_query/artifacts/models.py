@@ -35,6 +35,8 @@ class ChunkRecord(NamedTuple):
     kind: str = "docs"  # docs | code
     language: str = "markdown"
     symbol: str = ""  # a code chunk's qualified name
+    locale: str = ""  # a docs chunk's natural language (`en`, `ja`: ra_query.text.locales)
+    translation: str = ""  # what its document's translations share (a path, or a key)
 
     @classmethod
     def from_stored(cls, doc: dict[str, list[Any]]) -> "ChunkRecord":
@@ -65,6 +67,8 @@ class ChunkRecord(NamedTuple):
                 doc["kind"][0],
                 doc["lang"][0],
                 doc["symbol"][0],
+                doc["lang"][1] if len(doc["lang"]) > 1 else "",
+                doc["translation"][0],
             )
         except (KeyError, IndexError):
             return cls._from_partial(doc)
@@ -97,6 +101,8 @@ class ChunkRecord(NamedTuple):
             kind=str(one("kind", "docs")),
             language=str(one("lang", "markdown")),
             symbol=str(one("symbol", "")),
+            locale=str((doc.get("lang") or ["", ""])[1]) if len(doc.get("lang") or []) > 1 else "",
+            translation=str(one("translation", "")),
         )
 
     @property

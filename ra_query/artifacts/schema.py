@@ -10,6 +10,8 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from ra_query.text.locales import cjk_terms
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -19,8 +21,10 @@ FORMAT_VERSION: Final = 1
 # Bumped whenever the fields below or their options change; part of the index-content hash.
 # 2: one analyzer name ("ra") whatever the stemmer; 3: the combined `text` field, breadcrumbs
 # stored joined by BREADCRUMB_JOIN; 4: `kind`, `lang` and `symbol` (code trees); 5: STORED_ONLY
-# (`body:` searches `text`); 6: `name`, a chunk's names matched whole (ra_query.text.names)
-SCHEMA_VERSION: Final = 6
+# (`body:` searches `text`); 6: `name`, a chunk's names matched whole (ra_query.text.names); 7:
+# Chinese, Japanese and Korean as bigrams, mnemonic-bracket words whole, a docs chunk's natural
+# language a second `lang` value and its document's `translation` key (ra_query.text.locales)
+SCHEMA_VERSION: Final = 7
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,
@@ -35,7 +39,7 @@ RAW_FIELDS: Final = ("id", "doc_id", "tree", "kind", "lang")
 # stored for what a result shows and never looked up, so not indexed (issue 24: indexing them
 # was a seventh of the build's CPU and a fifth of the index, README "Build cost"). Every word of
 # `body` is in `text`, which `body:` searches; the others are only ever read.
-STORED_ONLY: Final = ("body", "parent_id", "slug", "breadcrumb", "symbol")
+STORED_ONLY: Final = ("body", "parent_id", "slug", "breadcrumb", "symbol", "translation")
 # the raw fields a query filters on (`tree:x`, `kind:code`, `lang:go`): fast, matched whole
 FILTER_FIELDS: Final = ("tree", "kind", "lang")
 # indexed, never stored: the keys a chunk is found under when a query is its name (issue 30)
@@ -89,12 +93,28 @@ MAX_TOKEN_LENGTH: Final = 40
 ANALYZER: Final = "ra"
 
 
-@cache
-def build_analyzer(stemmer: str) -> tantivy.TextAnalyzer:
-    """Split on non-alphanumerics, drop tokens of 40+ chars, lowercase, stem (DECISIONS 17).
+class Analyzer:
+    """ra's analyzer as queries and highlights use it: tantivy's (`tantivy_analyzer`) over the
+    text with its Chinese, Japanese and Korean runs written as their bigrams
+    (ra_query.text.locales.cjk_terms), the form the build indexes them in."""
 
-    Cached: queries analyze their words with it, and it never changes for a stemmer.
-    """
+    def __init__(self, inner: tantivy.TextAnalyzer) -> None:
+        self.inner = inner
+
+    def analyze(self, text: str) -> list[str]:
+        """The tokens of `text`, as the index holds them."""
+        return self.inner.analyze(cjk_terms(text))
+
+
+@cache
+def build_analyzer(stemmer: str) -> Analyzer:
+    """The analyzer of queries (`Analyzer`); cached: queries analyze their words with it, and it
+    never changes for a stemmer."""
+    return Analyzer(tantivy_analyzer(stemmer))
+
+
+def tantivy_analyzer(stemmer: str) -> tantivy.TextAnalyzer:
+    """Split on non-alphanumerics, drop tokens of 40+ chars, lowercase, stem (DECISIONS 17)."""
     import tantivy
 
     builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
@@ -139,7 +159,7 @@ def _stored_only(schema: tantivy.Schema, names: tuple[str, ...]) -> tantivy.Sche
 
 def register_analyzer(index: tantivy.Index, stemmer: str) -> None:
     """Register ra's analyzer on `index`; must be called before any write or search."""
-    index.register_tokenizer(ANALYZER, build_analyzer(stemmer))
+    index.register_tokenizer(ANALYZER, build_analyzer(stemmer).inner)
 
 
 # Lucene's English stop words (tantivy's list) and the words that turn a question or a sentence

@@ -41,11 +41,14 @@ from ra_query.artifacts.schema import FILTER_FIELDS
 from ra_query.errors import InputError
 from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
 from ra_query.sources.languages import KINDS, LANGUAGES, canonical_language
+from ra_query.text.locales import normalized
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     import tantivy
+
+    from ra_query.artifacts.schema import Analyzer
 
 # the fields a word is scored in, in clause order; `path` also covers `path_components`
 SCORED_FIELDS = ("text", "title", "tags", "path")
@@ -71,7 +74,7 @@ class Compiler:
     def __init__(
         self,
         schema: tantivy.Schema,
-        analyzer: tantivy.TextAnalyzer,
+        analyzer: Analyzer,
         boosts: Mapping[str, float],
         *,
         searcher: tantivy.Searcher | None = None,
@@ -255,12 +258,15 @@ class Compiler:
         return _boosted(query, node.boost), all(required for _, required in alternatives)
 
     def _filter(self, field: str, value: str) -> tantivy.Query:
-        """`tree:x`, `kind:code`, `lang:go`: a zero-score clause on a raw field. Kinds and
-        languages are lower case (`lang:Go` is `lang:go`); tree names are matched as written."""
+        """`tree:x`, `kind:code`, `lang:go`, `lang:ja`: a zero-score clause on a raw field. Kinds
+        and languages are lower case (`lang:Go` is `lang:go`), a natural language as its locale
+        (`lang:pt_BR` is `lang:pt-br`; `lang:pt` any Portuguese); tree names are matched as written."""
         import tantivy
 
         if field == "lang":
-            value = _known(canonical_language(value), f"lang:{value}", "languages", sorted(LANGUAGES))
+            locale = normalized(value) if canonical_language(value) is None else None
+            known = [*sorted(LANGUAGES), "or a language code (ja, de, pt-br)"]
+            value = locale or _known(canonical_language(value), f"lang:{value}", "languages", known)
         elif field == "kind":
             value = _known(value.lower() if value.lower() in KINDS else None, f"kind:{value}", "kinds", KINDS)
         return tantivy.Query.const_score_query(tantivy.Query.term_query(self.schema, field, value), 0.0)

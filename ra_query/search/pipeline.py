@@ -35,6 +35,7 @@ from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K
 from ra_query.search.named import named_first
 from ra_query.search.syntax import MAX_DEPTH, Node, parse_query, read_query, render
+from ra_query.text.locales import DEFAULT_LOCALE, EMBEDDED_LANGUAGES, base, latin_locale, script_locale
 
 if TYPE_CHECKING:
     import tantivy
@@ -99,6 +100,7 @@ class SearchParams(NamedTuple):
     stopwords: bool = True
     trees: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()  # only chunks of these source kinds (docs, code): --kind
+    langs: tuple[str, ...] = ()  # only docs in these natural languages (`ja`, `pt-br`): --lang
     strict: bool = False
     raw: bool = False
     semantic_weight: float = DEFAULT_SEMANTIC_WEIGHT  # the dense side's share where there are vectors
@@ -184,6 +186,7 @@ class SearchHit(NamedTuple):
     also: tuple[str, ...] = ()  # results with the same content, shown once as this one
     url: str | None = None  # where an upstream page was fetched from
     excerpt: str | None = None  # what a search shows of a long prose chunk (search.focus.with_excerpts)
+    translations: tuple[tuple[str, str], ...] = ()  # (locale, id): the same page in other languages
     serves: tuple[str, ...] = ()  # `context` of several files: the other inputs it is a result for
 
     @property
@@ -221,6 +224,8 @@ class _Run:
         self.records: dict[str, ChunkRecord] = {}
         self.sections: dict[str, tuple[ChunkRecord, ...]] = {}
         self.shown: dict[str, Shown] = {}
+        self.reader = DEFAULT_LOCALE  # the query's natural language: its translation is shown
+        self.reader_said = False  # by --lang, its script or its words (else the default: a guess)
         self.named: frozenset[str] = frozenset()  # the chunks the query is the name of
 
     def compiler(self, *, fuzzy: bool = False, relax: bool = False) -> Compiler:
@@ -245,6 +250,8 @@ class _Run:
         clauses = [tree_filter(schema, list(self.params.trees))] if self.params.trees else []
         if self.params.kinds:
             clauses.append(tree_filter(schema, list(self.params.kinds), "kind"))
+        if self.params.langs:
+            clauses.append(tree_filter(schema, list(self.params.langs), "lang"))
         if len(clauses) < 2:
             return clauses[0] if clauses else None
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, c) for c in clauses])
@@ -329,15 +336,24 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
     )
     hybrid_on = not params.raw and params.semantic_weight > 0
     hybrid_on = hybrid_on and (store.has_vectors() or params.semantic_asked)
+    said = params.langs[0] if params.langs else script_locale(text) or latin_locale(text)  # None: unsaid
+    reader = said or DEFAULT_LOCALE
+    # a query in a language the model does not know would be embedded as if it were English
+    words_only = hybrid_on and meaning is None and base(reader) not in EMBEDDED_LANGUAGES
+    if words_only:
+        hybrid_on = False
     fused_limit = params.candidate_limit  # what aggregation sees, fused or not
     if hybrid_on and store.has_vectors():  # as many BM25 candidates as dense ones: fused fairly
         params = params._replace(candidate_limit=max(params.candidate_limit, DENSE_K))
     run = _Run(store, params)
+    run.reader, run.reader_said = reader, said is not None
     explain: list[str] = []
     relaxed = fuzzy = False
     compiled: tantivy.Query | None = None
     named: tuple[str, ...] = ()
     query_text, cut_note = _first_words(text)
+    if words_only:
+        cut_note = _also(cut_note, _words_only(reader)) if cut_note else _words_only(reader)
     if params.raw:
         found, total = _raw_candidates(run, store, query_text, params)
         node, note, terms = None, cut_note, frozenset[str]()
@@ -475,14 +491,16 @@ def _hybrid(
             _VECTORS.clear()
         vector = _VECTORS[key] = model.embed([text])[0]
     constraints = run.compiler(relax=relaxed).constraints(node) if node is not None else None
-    if params.kinds:
+    for values, field in ((params.kinds, "kind"), (params.langs, "lang")):
+        if not values:
+            continue
         import tantivy
 
-        kinds = tree_filter(store.index.schema, list(params.kinds), "kind")
+        only = tree_filter(store.index.schema, list(values), field)
         constraints = (
-            kinds
+            only
             if constraints is None
-            else tantivy.Query.boolean_query([(tantivy.Occur.Must, constraints), (tantivy.Occur.Must, kinds)])
+            else tantivy.Query.boolean_query([(tantivy.Occur.Must, constraints), (tantivy.Occur.Must, only)])
         )
     k = max(params.candidate_limit, hybrid.DENSE_K)
     dense = hybrid.dense_candidates(store, vector.tolist(), constraints, params.trees, k)
@@ -518,6 +536,12 @@ def _reading(compiler: Compiler) -> list[str]:
     return lines
 
 
+def _words_only(reader: str) -> str:
+    """The note of a hybrid search run by words alone: the query's language is not the model's."""
+    known = ", ".join(sorted(EMBEDDED_LANGUAGES))
+    return f"searched by words only: the embedding model knows {known}, not {reader}"
+
+
 def _also(note: str | None, more: str) -> str:
     """`more` after an earlier note (a repaired query must still say so once relaxed)."""
     return f"{note}; {more}" if note else more
@@ -530,6 +554,7 @@ class Shown(NamedTuple):
     record: ChunkRecord
     parts: tuple[ChunkRecord, ...]
     also: tuple[str, ...] = ()
+    translations: tuple[tuple[str, str], ...] = ()  # (locale, id) of the translations folded in
 
     @property
     def id(self) -> str:
@@ -563,6 +588,7 @@ def _hit(run: _Run, shown: Shown, terms: frozenset[str]) -> SearchHit:
         snippet=snippet(record.body, terms, run.analyzer),
         parts=parts,
         also=shown.also,
+        translations=shown.translations,
         url=run.store.page_url(record.tree, record.path) if record.kind == "upstream" else None,
     )
 
@@ -604,7 +630,42 @@ def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, floa
         out.append(shown)
     # a result that yielded to a better descendant may now outrank the one before it
     out.sort(key=lambda s: (-s.result.score, s.id))
-    return out
+    return _translations(out, run.reader, run.reader_said)
+
+
+# a query in Latin script does not say its language: the default language's translation is shown
+# in place of a better one only when it matched at least this share of its score (`tar` matches
+# every translation of tar alike; `versteckte Dateien anzeigen` matches the German page only)
+GUESSED_READER_SHARE = 0.5
+
+
+def _translations(out: list[Shown], reader: str, said: bool = True) -> list[Shown]:
+    """Ranked results with the translations of one page folded into one (issue 33): a docs
+    result whose document shares its `translation` key with an earlier result's, in another
+    language, is listed under it as "also in"; the reader's language (`reader`) is the one
+    shown, at the place of the best of them — when the query `said` it (--lang, its script, its
+    function words), or its translation matched GUESSED_READER_SHARE of the best one's score. Sections
+    of one document in one language stay apart (they are different answers)."""
+    kept: list[Shown] = []
+    groups: dict[tuple[str, str], int] = {}  # (tree, translation) → the index in `kept`
+    for shown in out:
+        record = shown.record
+        key = (record.tree, record.translation)
+        at = groups.get(key) if record.locale and record.translation else None
+        if at is None or kept[at].record.locale == record.locale:
+            if record.locale and record.translation and at is None:
+                groups[key] = len(kept)
+            kept.append(shown)
+            continue
+        first = kept[at]
+        close = said or shown.result.score >= GUESSED_READER_SHARE * first.result.score
+        if base(record.locale) == reader and base(first.record.locale) != reader and close:
+            folded = (*first.translations, (first.record.locale, first.id), *shown.translations)
+            result = shown.result._replace(score=first.result.score)  # at the best one's place
+            kept[at] = shown._replace(result=result, translations=folded)
+        else:
+            kept[at] = first._replace(translations=(*first.translations, (record.locale, shown.id)))
+    return kept
 
 
 def _same_section(run: _Run, a: Shown, b: Shown) -> bool:

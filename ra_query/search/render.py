@@ -37,6 +37,7 @@ def _hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, 
     crumb = record.crumb()
     also = f"  also: {', '.join(hit.also)}\n" if hit.also else ""
     also += f"  also for: {', '.join(hit.serves)}\n" if hit.serves else ""
+    also += f"  also in: {', '.join(locale for locale, _ in hit.translations)}\n" if hit.translations else ""
     if mode == "list":
         snippet = hit.snippet if marks else _EM.sub(r"\1", hit.snippet)
         return f"{record.id}  {crumb}\n  {snippet}\n{also}"
@@ -54,6 +55,7 @@ def _hit_text(hit: SearchHit, mode: View, terms: frozenset[str], analyzer: Any, 
         )
     also = f"> also: {', '.join(hit.also)}\n" if hit.also else ""
     also += f"> also for: {', '.join(hit.serves)}\n" if hit.serves else ""
+    also += f"> also in: {', '.join(locale for locale, _ in hit.translations)}\n" if hit.translations else ""
     shown = hit.excerpt
     # a page's top heading is its whole breadcrumb: the heading line below says it already
     crumb_line = "" if record.breadcrumb == (record.title,) and record.heading_line else f"> {crumb}\n"
@@ -199,6 +201,10 @@ def to_json(
                 result["also"] = list(hit.also)
             if hit.serves:
                 result["also_for"] = list(hit.serves)
+            if hit.translations:  # the same page in other languages: their ids
+                result["translations"] = [chunk_id for _, chunk_id in hit.translations]
+            if r.locale:
+                result["locale"] = r.locale
             results.append(result)
         entry: dict[str, Any] = {
             "query": topic.query,

@@ -1,0 +1,219 @@
+"""Natural languages (issue 33): what language a document and a query are in, which documents
+are translations of one page, and the text transforms that make a language's words searchable.
+
+Both sides use this module, so a query's words are split exactly as the build split the text:
+
+- **A document's language** (`document_locale`): its frontmatter's `lang`, `language` or
+  `locale`; else its path, by the conventions of the common doc tools (`pages.ja/` as tldr,
+  `i18n/ja/` as Docusaurus, a `ja/` top folder as Hugo and MkDocs, `intro.ja.md` as
+  mkdocs-static-i18n); else its script, when the text is mostly of one that names a language
+  (kana: Japanese, Hangul: Korean, Han alone: Chinese, …); else its tree's `language` (`en`).
+  A locale is written lower case with `-` (`pt-br`, `zh-tw`).
+- **A query's language**: its script's (`script_locale`), else unknown (the search shows the
+  default language's translation where it matched nearly as well: ra_query.search.pipeline).
+- **Translations** (`translation_key`): the same path with its language part taken out
+  (`pages.ja/common/tar.md` and `pages/common/tar.md` are `pages/common/tar.md`), or the
+  frontmatter's `translation_key`.
+- **Chinese and Japanese** are written without spaces between words, and the analyzer splits
+  only at spaces and punctuation: `cjk_terms` writes each run of their characters as its
+  overlapping pairs (`ファイルを圧縮` → `ファ ァイ イル ルを を圧 圧縮`), as Lucene's CJK analyzer
+  does, in the text the build indexes and in every query; a lone character stays. **Korean**
+  is written with spaces: its words stay as written (pairs of syllables, and nouns without
+  their particle beside the word, both found fewer pages on bench/locales.py's Korean set).
+- **Mnemonic brackets** (`E[x]tract`, `[f]ile`, tldr's way to show an option's letter): the
+  word is indexed whole too (`mnemonic_words`); `array[i]` and `[a link](…)` are not words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Final
+
+DEFAULT_LOCALE: Final = "en"
+# the languages the embedding model ra ships knows (all-MiniLM-L6-v2 was trained on English): a
+# document in another is not embedded, a query in another is searched by words only
+EMBEDDED_LANGUAGES: Final = frozenset({"en"})
+# ISO 639-1 codes a folder or file name is taken for (a longer list would take `it/` of
+# integration tests, `id/` of ids, … as languages more often than it finds one)
+LANGUAGES: Final = frozenset(
+    """af ar az be bg bn bs ca cs cy da de el en eo es et eu fa fi fr ga gl gu he hi hr hu hy id is
+    it ja ka kk km kn ko ku ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl ps pt ro ru si sk sl
+    sq sr sv sw ta te th tl tr uk ur uz vi zh""".split()  # noqa: SIM905  # a code list reads best as text
+)
+_LOCALE = re.compile(r"^([a-z]{2})(?:[-_]([a-z]{2}|[a-z]{4}))?$", re.IGNORECASE)
+_TLDR = re.compile(r"^pages\.([A-Za-z_-]+)$")
+_WORD = re.compile(r"[^\W\d_]+")
+_I18N_FOLDERS: Final = frozenset({"i18n", "locales", "locale", "translations", "lang", "l10n"})
+_TOP_FOLDERS: Final = frozenset({"docs", "doc", "content", "site", "website", "documentation"})
+_SUFFIXED = re.compile(r"^(.+)\.([A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)\.([A-Za-z]+)$")
+_DOCUSAURUS = re.compile(r"^docusaurus-plugin-content-(docs|blog|pages)$")
+
+# the scripts that name a language (a script several languages share names the most common one)
+_SCRIPTS: Final = (
+    ("ja", re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")),  # kana: Japanese
+    ("ko", re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")),  # Hangul: Korean
+    ("zh", re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")),  # Han alone: Chinese
+    ("ru", re.compile(r"[\u0400-\u04ff]")),
+    ("ar", re.compile(r"[\u0600-\u06ff]")),
+    ("he", re.compile(r"[\u0590-\u05ff]")),
+    ("el", re.compile(r"[\u0370-\u03ff]")),
+    ("hi", re.compile(r"[\u0900-\u097f]")),
+    ("th", re.compile(r"[\u0e00-\u0e7f]")),
+)
+_LETTER = re.compile(r"[^\W\d_]")
+# the words that say a Latin-script text's language: its commonest function words, none of them
+# an English word (`die` and `an` are left out), and the letters only it writes
+_FUNCTION_WORDS: Final = {
+    locale: frozenset(words.split())
+    for locale, words in (
+        ("de", "der das und ist nicht ich wie mit auf für von den dem des ein eine einen einem einer zu im "
+         "ins aus bei nach über oder auch wenn kann mein meine alle sich wird werden datei dateien ordner"),
+        ("fr", "les une et est pas je comment avec pour dans sur aux qui que cette mes sans tous toutes "
+         "fichier fichiers dossier"),
+        ("es", "el los las una y es cómo como con para por que mis sin todos todas archivo archivos carpeta"),
+        ("pt", "uma é não como com para por da dos das que sem meu minha arquivo arquivos pasta"),
+        ("it", "il gli una è con della che senza mio mia tutti cartella"),
+        ("nl", "het een niet hoe met voor van uit bij naar alle bestand bestanden"),
+    )
+}  # fmt: skip
+MIN_SAID_WORDS = 3  # a shorter query is a name (`du`, `git commit`), not a sentence in a language
+_LETTERS: Final = (
+    ("de", re.compile("[äöüß]", re.IGNORECASE)),
+    ("fr", re.compile("[èêçœùû]", re.IGNORECASE)),
+    ("es", re.compile("[ñ¿¡]", re.IGNORECASE)),
+    ("pt", re.compile("[ãõ]", re.IGNORECASE)),
+)
+SCRIPT_SHARE: Final = 0.2  # of a text's letters, for its script to name its language
+SAMPLE: Final = 4000  # characters of a document read for its script
+
+# the characters written without spaces between words: Han and kana (Korean has spaces)
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]{2,}")
+_CJK_ANY = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+# a word with a bracketed letter or two inside or in front (`E[x]tract`, `[f]ile`, `g[z]ipped`):
+# letters must follow the last bracket, so `array[i]` is no such word, and a link's `](` never is
+_MNEMONIC = re.compile(r"(?<![\w\]])((?:[^\W\d_]*\[[^\W\d_]{1,2}\])+[^\W\d_]+)(?![\[(])")
+
+
+def normalized(locale: str) -> str | None:
+    """`locale` as ra writes it (`pt_BR` → `pt-br`), or None when it is not a language code."""
+    match = _LOCALE.match(locale.strip())
+    if not match or match.group(1).lower() not in LANGUAGES:
+        return None
+    region = match.group(2)
+    return match.group(1).lower() + (f"-{region.lower()}" if region else "")
+
+
+def base(locale: str) -> str:
+    """The language of a locale, without its region (`pt-br` → `pt`)."""
+    return locale.split("-", 1)[0]
+
+
+def path_locale(path: str) -> str | None:
+    """The language a document's path says (`/`-separated, relative to its tree), if any."""
+    parts = path.split("/")
+    for depth, part in enumerate(parts[:-1]):
+        tldr = _TLDR.match(part)
+        if tldr:
+            return normalized(tldr.group(1))
+        if part.lower() in _I18N_FOLDERS and depth + 1 < len(parts) - 1:
+            found = normalized(parts[depth + 1])
+            if found:
+                return found
+        if depth == 0 or (depth == 1 and parts[0].lower() in _TOP_FOLDERS):
+            found = normalized(part) if len(part) in (2, 5) or len(part) == 7 else None
+            if found:
+                return found
+    suffixed = _SUFFIXED.match(parts[-1])
+    return normalized(suffixed.group(2)) if suffixed else None
+
+
+def script_locale(text: str) -> str | None:
+    """The language a text's script names, when at least `SCRIPT_SHARE` of its letters are of
+    that script (kana before Han: Japanese is written with both), else None (Latin: any)."""
+    sample = text[:SAMPLE]
+    letters = len(_LETTER.findall(sample))
+    if not letters:
+        return None
+    for locale, script in _SCRIPTS:
+        found = len(script.findall(sample))
+        if locale == "zh":  # Han with kana is Japanese (handled above), with Hangul Korean
+            if found and found / letters >= SCRIPT_SHARE:
+                return locale
+        elif found and found / letters >= (SCRIPT_SHARE if locale not in ("ja", "ko") else 0.05):
+            return locale
+    return None
+
+
+def latin_locale(text: str) -> str | None:
+    """The language a Latin-script query says by its function words (`wie`, `comment`) or by
+    letters only one language writes (`ß`, `ç`, `ñ`), else None (English, or it does not say)."""
+    found = [w.lower() for w in _WORD.findall(text)]
+    counts = {locale: sum(w in words for w in found) for locale, words in _FUNCTION_WORDS.items()}
+    best = max(counts, key=lambda locale: counts[locale])
+    if len(found) >= MIN_SAID_WORDS and counts[best] and list(counts.values()).count(counts[best]) == 1:
+        return best
+    return next((locale for locale, letters in _LETTERS if letters.search(text)), None)
+
+
+def document_locale(path: str, meta: Mapping[str, object], text: str, default: str = DEFAULT_LOCALE) -> str:
+    """A document's language: frontmatter, path, script, else `default` (the tree's)."""
+    for key in ("lang", "language", "locale"):
+        value = meta.get(key)
+        if isinstance(value, str):
+            found = normalized(value)
+            if found:
+                return found
+    return path_locale(path) or script_locale(text) or default
+
+
+def translation_key(path: str, meta: Mapping[str, object] | None = None) -> str:
+    """What a document and its translations share: the frontmatter's `translation_key`, else its
+    path with the language part taken out (`pages.ja/common/tar.md` → `pages/common/tar.md`,
+    `i18n/ja/docusaurus-plugin-content-docs/current/intro.md` → `docs/intro.md`,
+    `docs/ja/intro.md` → `docs/intro.md`, `intro.ja.md` → `intro.md`)."""
+    key = (meta or {}).get("translation_key")
+    if isinstance(key, str) and key.strip():
+        return "key:" + key.strip()
+    parts = path.split("/")
+    for depth, part in enumerate(parts[:-1]):
+        tldr = _TLDR.match(part)
+        if tldr and normalized(tldr.group(1)):
+            return "/".join([*parts[:depth], "pages", *parts[depth + 1 :]])
+        if part.lower() in _I18N_FOLDERS and depth + 1 < len(parts) - 1 and normalized(parts[depth + 1]):
+            rest = parts[depth + 2 :]
+            if len(rest) > 2 and _DOCUSAURUS.match(rest[0]):  # …/docusaurus-plugin-content-docs/current/x
+                rest = [_DOCUSAURUS.match(rest[0]).group(1), *rest[2:]]  # type: ignore[union-attr]
+            return "/".join(rest)
+        if (depth == 0 or (depth == 1 and parts[0].lower() in _TOP_FOLDERS)) and normalized(part):
+            return "/".join([*parts[:depth], *parts[depth + 1 :]])
+    suffixed = _SUFFIXED.match(parts[-1])
+    if suffixed and normalized(suffixed.group(2)):
+        return "/".join([*parts[:-1], f"{suffixed.group(1)}.{suffixed.group(3)}"])
+    return path
+
+
+def has_cjk(text: str) -> bool:
+    """Whether `text` holds a character of Chinese, Japanese or Korean."""
+    return _CJK_ANY.search(text) is not None
+
+
+def cjk_terms(text: str) -> str:
+    """`text` with each run of Chinese or Japanese characters written as its overlapping pairs,
+    space-separated (a run of one character stays as it is); Korean words stay as written."""
+    if not has_cjk(text):
+        return text
+
+    def pairs(match: re.Match[str]) -> str:
+        run = match[0]
+        return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
+
+    return _CJK_RUN.sub(pairs, text)
+
+
+def mnemonic_words(text: str) -> str:
+    """The words `text` writes with mnemonic brackets, whole (`E[x]tract [f]ile` → `Extract file`),
+    space-separated; empty when there are none."""
+    if "[" not in text:
+        return ""
+    return " ".join(m.replace("[", "").replace("]", "") for m in _MNEMONIC.findall(text))

@@ -1,0 +1,254 @@
+"""Docs in many languages (issue 33): each page knows its natural language, Chinese, Japanese and
+Korean text is searchable without spaces, the reader's language is shown first with the other
+translations folded under it, and tldr's mnemonic brackets (`E[x]tract`) do not split words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Run, run_cmd
+
+TAR = {
+    "pages/common/tar.md": "# tar\n\n> Archiving utility.\n\n- E[x]tract a (compressed) archive [f]ile into the "
+    "current directory:\n\n`tar xf path/to/source.tar`\n",
+    "pages.ja/common/tar.md": "# tar\n\n> アーカイブの為のユーティリティー。\n\n- アーカイブファイルをカレントディレクトリに"
+    "展開する:\n\n`tar xf path/to/source.tar`\n",
+    "pages.zh/common/tar.md": "# tar\n\n> 归档工具。\n\n- 将压缩的归档文件解压到当前目录:\n\n`tar xf path/to/source.tar`\n",
+    "pages.de/common/tar.md": "# tar\n\n> Archivierungswerkzeug.\n\n- Entpacke ein Archiv in das aktuelle "
+    "Verzeichnis:\n\n`tar xf path/to/source.tar`\n",
+    "pages/common/ls.md": "# ls\n\n> List directory contents.\n\n- List all files, including hidden files:\n\n"
+    "`ls -a`\n",
+    "pages.ja/common/ls.md": "# ls\n\n> ディレクトリの内容を一覧表示する。\n\n- 隠しファイルを含むすべてのファイルを一覧"
+    "表示する:\n\n`ls -a`\n",
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tldr-like tree of English, Japanese and Chinese pages, built once (no test changes it)."""
+    root = tmp_path_factory.mktemp("locales") / "project"
+    home = root.parent / "home"
+    home.mkdir()
+    for relative, text in TAR.items():
+        (root / "kb" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / "kb" / relative).write_text(text, encoding="utf-8")
+    (root / ".ra.toml").write_text('root = true\n\n[tree.tldr]\npath = "kb"\n', encoding="utf-8")
+    assert run_cmd("ra", "update", cwd=root, home=home).code == 0
+    return root, home
+
+
+def search(built: tuple[Path, Path], *args: str) -> Run:
+    return run_cmd("ra", "search", *args, cwd=built[0], home=built[1])
+
+
+def results(run: Run) -> list[dict[str, object]]:
+    assert run.code == 0, run.err
+    return json.loads(run.out)["queries"][0]["results"]
+
+
+# ---- a document's language -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "locale"),
+    [
+        ("pages.ja/common/tar.md", "ja"),
+        ("pages.pt_BR/linux/apt.md", "pt-br"),
+        ("i18n/ja/docusaurus-plugin-content-docs/current/intro.md", "ja"),
+        ("docs/ja/intro.md", "ja"),
+        ("zh/guide.md", "zh"),
+        ("content/zh-tw/guide.md", "zh-tw"),
+        ("intro.ja.md", "ja"),
+        ("pages/common/tar.md", None),
+        ("docs/api.md", None),
+        ("src/go/readme.md", None),  # `go` is no language code; `src/` no docs folder
+    ],
+)
+def test_a_path_says_its_language_by_the_conventions_of_the_common_doc_tools(path: str, locale: str | None) -> None:
+    from ra_query.text.locales import path_locale
+
+    assert path_locale(path) == locale
+
+
+def test_frontmatter_says_a_documents_language_before_its_path() -> None:
+    from ra_query.text.locales import document_locale
+
+    assert document_locale("pages.ja/x.md", {"lang": "de"}, "Text") == "de"
+    assert document_locale("pages.ja/x.md", {}, "Text") == "ja"
+
+
+def test_a_documents_script_says_its_language_when_its_path_does_not() -> None:
+    from ra_query.text.locales import document_locale
+
+    assert document_locale("notes/x.md", {}, "ファイルを圧縮する。tar を使う。") == "ja"
+    assert document_locale("notes/x.md", {}, "파일을 압축합니다") == "ko"
+    assert document_locale("notes/x.md", {}, "压缩文件") == "zh"
+    assert document_locale("notes/x.md", {}, "Compress a file", default="fr") == "fr"  # Latin: the tree's
+
+
+def test_the_translations_of_a_page_share_a_key() -> None:
+    from ra_query.text.locales import translation_key
+
+    assert translation_key("pages.ja/common/tar.md") == translation_key("pages/common/tar.md")
+    assert translation_key("i18n/ja/docusaurus-plugin-content-docs/current/intro.md") == "docs/intro.md"
+    assert translation_key("intro.ja.md") == translation_key("intro.md")
+    assert translation_key("a.md", {"translation_key": "k"}) == translation_key("b.md", {"translation_key": "k"})
+
+
+def test_inspect_doc_shows_a_documents_language(built: tuple[Path, Path]) -> None:
+    run = run_cmd("ra", "inspect", "doc", "kb/pages.ja/common/tar.md", cwd=built[0], home=built[1])
+    assert run.code == 0, run.err
+    assert "\nLanguage: ja\n" in run.out
+
+
+def test_a_trees_language_is_checked_with_the_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "kb").mkdir()
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.kb]\npath = "kb"\nlanguage = "klingon"\n')
+    run = run_cmd("ra", "update", cwd=tmp_path, home=tmp_path)
+    assert run.code == 2
+    assert run.err.strip() == (
+        f'ra: error: {tmp_path / ".ra.toml"}:4: [tree.kb] language "klingon" is not a language code — use an '
+        'ISO code such as "en", "ja", "de" or "pt-br"'
+    )
+
+
+# ---- words: CJK bigrams and mnemonic brackets --------------------------------------------------
+
+
+def test_cjk_runs_are_written_as_their_overlapping_pairs() -> None:
+    from ra_query.text.locales import cjk_terms
+
+    assert cjk_terms("ファイルを圧縮 tar").split() == ["ファ", "ァイ", "イル", "ルを", "を圧", "圧縮", "tar"]
+    assert cjk_terms("plain English") == "plain English"
+
+
+def test_mnemonic_brackets_give_the_whole_word_and_leave_indexes_and_links_alone() -> None:
+    from ra_query.text.locales import mnemonic_words
+
+    assert mnemonic_words("- E[x]tract a g[z]ipped [f]ile") == "Extract gzipped file"
+    assert mnemonic_words("array[i] and [a link](https://x) and x[0]") == ""
+
+
+def test_an_unspaced_japanese_query_finds_its_page(built: tuple[Path, Path]) -> None:
+    assert results(search(built, "--json", "隠しファイルを含む"))[0]["id"] == "tldr:pages.ja/common/ls.md#ls"
+
+
+def test_an_unspaced_chinese_query_finds_its_page(built: tuple[Path, Path]) -> None:
+    assert results(search(built, "--json", "解压归档文件"))[0]["id"] == "tldr:pages.zh/common/tar.md#tar"
+
+
+def test_a_word_written_with_mnemonic_brackets_is_found_whole(built: tuple[Path, Path]) -> None:
+    found = results(search(built, "--json", "extract file"))  # without the brackets: ls (files)
+    assert found[0]["id"] == "tldr:pages/common/tar.md#tar"
+
+
+# ---- the reader's language first ------------------------------------------------------------------
+
+
+def test_an_english_query_shows_the_english_page_with_its_translations_folded_under_it(
+    built: tuple[Path, Path],
+) -> None:
+    found = results(search(built, "--json", "tar"))
+    assert found[0]["id"] == "tldr:pages/common/tar.md#tar"
+    assert sorted(found[0]["translations"]) == [  # type: ignore[arg-type]
+        "tldr:pages.de/common/tar.md#tar",
+        "tldr:pages.ja/common/tar.md#tar",
+        "tldr:pages.zh/common/tar.md#tar",
+    ]
+    assert all("tar.md" not in str(r["id"]) for r in found[1:])
+
+
+def test_the_text_says_which_languages_a_page_is_also_in(built: tuple[Path, Path]) -> None:
+    run = search(built, "--list", "tar")
+    assert run.code == 0, run.err
+    assert "  also in: " in run.out and "ja" in run.out.split("also in: ")[1].splitlines()[0]
+
+
+def test_a_query_that_asks_for_a_language_gets_that_language(built: tuple[Path, Path]) -> None:
+    found = results(search(built, "--json", "tar lang:ja"))
+    assert [r["id"] for r in found] == ["tldr:pages.ja/common/tar.md#tar"]
+    assert found[0]["locale"] == "ja"
+
+
+def test_a_language_filter_names_what_it_takes_when_it_is_not_a_language(built: tuple[Path, Path]) -> None:
+    run = search(built, "tar lang:klingon")
+    assert run.code == 2
+    assert "or a language code (ja, de, pt-br)" in run.err
+
+
+def test_sections_of_one_page_in_one_language_stay_apart() -> None:
+    from ra_query.artifacts.models import ChunkRecord
+    from ra_query.search.aggregate import Result
+    from ra_query.search.pipeline import Shown, _translations
+
+    def shown(chunk_id: str, path: str, locale: str, score: float) -> Shown:
+        record = ChunkRecord(
+            chunk_id, "t", path, f"t:{path}", None, "x", ("x",), 1, 0, 1, 1, 1, 0, 1, 1, "b",
+            locale=locale, translation="pages/a.md",
+        )  # fmt: skip
+        return Shown(Result(chunk_id, score), record, (record,))
+
+    ranked = [
+        shown("t:pages.ja/a.md#one", "pages.ja/a.md", "ja", 3.0),
+        shown("t:pages.ja/a.md#two", "pages.ja/a.md", "ja", 2.0),
+        shown("t:pages/a.md#one", "pages/a.md", "en", 1.0),
+    ]
+    kept = _translations(ranked, "en")
+    assert [s.id for s in kept] == ["t:pages/a.md#one", "t:pages.ja/a.md#two"]
+    assert kept[0].result.score == 3.0 and kept[0].translations == (("ja", "t:pages.ja/a.md#one"),)
+
+
+def test_lang_keeps_the_docs_of_one_language(built: tuple[Path, Path]) -> None:
+    found = results(search(built, "--json", "--lang", "ja", "tar"))
+    assert [r["id"] for r in found] == ["tldr:pages.ja/common/tar.md#tar"]
+
+
+def test_lang_that_is_not_a_language_code_is_an_error(built: tuple[Path, Path]) -> None:
+    run = search(built, "--lang", "klingon", "tar")
+    assert (run.code, run.err.strip()) == (
+        2,
+        "ra: error: --lang klingon: not a language code — use an ISO code such as en, ja, de or pt-br",
+    )
+
+
+def test_the_mcp_search_tool_takes_a_language(built: tuple[Path, Path]) -> None:
+    from tests.conftest import BIN
+    from tests.test_mcp import serve, text_of
+
+    command = [str(BIN / "ra-query"), "--artifacts", str(built[0] / ".ra"), "mcp"]
+    with serve(command, built[0], built[1]) as server:
+        found = server.ok("search", {"queries": "tar", "lang": "zh"})["queries"][0]["results"]
+        wrong = server.call("search", {"queries": "tar", "lang": "klingon"})
+    assert [r["id"] for r in found] == ["tldr:pages.zh/common/tar.md#tar"]
+    assert wrong.is_error and "lang 'klingon' is not a language code" in text_of(wrong)
+
+
+def test_a_query_in_german_words_shows_the_german_page(built: tuple[Path, Path]) -> None:
+    found = results(search(built, "--json", "wie ich ein Archiv mit tar xf auspacke"))
+    assert found[0]["id"] == "tldr:pages.de/common/tar.md#tar"
+
+
+def test_a_latin_query_says_its_language_by_its_function_words_or_letters() -> None:
+    from ra_query.text.locales import latin_locale
+
+    assert latin_locale("wie entpacke ich ein Archiv") == "de"
+    assert latin_locale("comment forcer l'arrêt d'un processus") == "fr"
+    assert latin_locale("Größe") == "de"
+    assert latin_locale("extract a file into the current folder") is None
+    assert latin_locale("du") is None  # a name, not a sentence: `du` is French too
+
+
+def test_a_query_in_another_script_is_searched_by_words_only_where_there_are_vectors(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime")
+    kb = tmp_path / "kb"
+    (kb / "docs").mkdir(parents=True)
+    (kb / "docs" / "tar.md").write_text("# tar\n\nアーカイブを展開する。\n\nExtract an archive.\n", encoding="utf-8")
+    (kb / ".ra.toml").write_text('root = true\n[settings]\nsemantic = true\n[tree.docs]\npath = "docs"\n')
+    run = run_cmd("ra", "search", "--json", "アーカイブを展開", cwd=kb, home=tmp_path)
+    assert run.code == 0, run.err
+    query = json.loads(run.out)["queries"][0]
+    assert query["results"][0]["id"] == "docs:tar.md#tar"
+    assert query["note"] == "searched by words only: the embedding model knows en, not ja"
