@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
@@ -466,6 +466,165 @@ def test_status_shows_an_upstream_trees_pages_last_sync_next_due_and_failures(
         r"upstream: 2 pages, 1 cached, last sync \d{4}-\d\d-\d\d \d\d:\d\d UTC, next page due ", run.out
     )
     assert f"failing: {site.url('/missing/')} — HTTP 404" in run.out
+
+
+LOGIN_WALL = '<html><body><form><input type="password" name="p"></form></body></html>'
+# 2025-11-20 09:14:00, 09:15:00 and 2025-11-27 09:14:00 UTC: the times a status golden pins
+FETCHED, CHECKED, DUE = 1_763_630_040.0, 1_763_630_100.0, 1_764_234_840.0
+
+
+def four_pages(project: Project, site: Site) -> None:
+    """A tree of four pages after two syncs: body fetched (200), dependencies not modified (304),
+    one page missing (404) and one a login wall (a 200 that is no page)."""
+    site.routes["/wall/"] = Route(LOGIN_WALL)
+    project.config(urls_tree(site, "/guide/body/", "/guide/dependencies/", "/missing/", "/wall/"))
+    assert project.ra("update").code == 0
+    manifest = project.manifest()
+    for entry in manifest["pages"]:
+        if entry["url"] == site.url("/guide/dependencies/"):
+            entry["next_refresh_after"] = 0  # due: asked again with its ETag
+    (project.root / ".ra" / "upstream" / "fw.json").write_text(json.dumps(manifest))
+    assert project.ra("update").code == 0
+
+
+def pin_times(project: Project) -> None:
+    """Set every time of the manifest to FETCHED, CHECKED and DUE (a failed page: never fetched)."""
+    manifest = project.manifest()
+    manifest["synced_at"] = CHECKED
+    for entry in manifest["pages"]:
+        entry["fetched_at"] = FETCHED if entry["sha256"] else 0
+        entry["checked_at"], entry["next_refresh_after"] = CHECKED, DUE
+    (project.root / ".ra" / "upstream" / "fw.json").write_text(json.dumps(manifest))
+
+
+def test_the_manifest_records_the_http_status_of_each_pages_last_answer(project: Project, site: Site) -> None:
+    four_pages(project, site)
+    codes = {url.removeprefix(site.url("")): p["http_status"] for url, p in project.pages().items()}
+    assert codes == {"/guide/body/": 200, "/guide/dependencies/": 304, "/missing/": 404, "/wall/": 200}
+
+
+def test_status_json_lists_each_upstream_page_with_its_id_fetches_http_status_and_next_due(
+    project: Project, site: Site
+) -> None:
+    four_pages(project, site)
+    pin_times(project)
+    run = project.ra("status", "--json")
+    assert run.code == 0, run.err
+    host = f"127.0.0.1_{site.port}"
+    fetched, checked, due = "2025-11-20T09:14:00Z", "2025-11-20T09:15:00Z", "2025-11-27T09:14:00Z"
+    assert json.loads(run.out)["trees"][0]["upstream"]["page_list"] == [
+        {
+            "url": site.url("/guide/body/"),
+            "id": f"fw:{host}/guide/body.md",
+            "fetched_at": fetched,
+            "checked_at": checked,
+            "http_status": 200,
+            "status": "ok",
+            "next_due": due,
+            "failing": False,
+        },
+        {
+            "url": site.url("/guide/dependencies/"),
+            "id": f"fw:{host}/guide/dependencies.md",
+            "fetched_at": fetched,
+            "checked_at": checked,
+            "http_status": 304,
+            "status": "not-modified",
+            "next_due": due,
+            "failing": False,
+        },
+        {
+            "url": site.url("/missing/"),
+            "id": None,
+            "fetched_at": None,
+            "checked_at": checked,
+            "http_status": 404,
+            "status": "HTTP 404",
+            "next_due": due,
+            "failing": True,
+        },
+        {
+            "url": site.url("/wall/"),
+            "id": None,
+            "fetched_at": None,
+            "checked_at": checked,
+            "http_status": 200,
+            "status": "a login wall (a password field and little else)",
+            "next_due": due,
+            "failing": True,
+        },
+    ]
+
+
+def test_status_long_shows_each_upstream_page_to_a_person(
+    project: Project, site: Site, golden: Callable[[str, str], None]
+) -> None:
+    four_pages(project, site)
+    pin_times(project)
+    run = project.ra("status", "-l")
+    assert run.code == 0, run.err
+    tree = run.out[run.out.index("  fw (local)") : run.out.index("Artifacts:")]
+    golden(
+        "status_upstream_long.txt", tree.replace(str(project.root), "PROJECT").replace(str(site.port), "PORT")
+    )
+
+
+def test_status_without_long_counts_the_upstream_pages_and_lists_none(project: Project, site: Site) -> None:
+    four_pages(project, site)
+    run = project.ra("status")
+    assert run.code == 0, run.err
+    assert "upstream: 4 pages, 2 cached," in run.out
+    assert " → " not in run.out and site.url("/guide/body/") not in run.out
+
+
+def test_status_json_reads_the_http_status_of_a_manifest_written_before_ra_kept_it(
+    project: Project, site: Site
+) -> None:
+    four_pages(project, site)
+    manifest = project.manifest()
+    for entry in manifest["pages"]:
+        del entry["http_status"]
+    (project.root / ".ra" / "upstream" / "fw.json").write_text(json.dumps(manifest))
+    listed = json.loads(project.ra("status", "--json").out)["trees"][0]["upstream"]["page_list"]
+    assert [p["http_status"] for p in listed] == [200, 304, 404, None]
+
+
+def test_status_long_says_of_a_page_that_got_no_answer_or_was_never_asked_just_that() -> None:
+    from ra_build.cli.reports import UpstreamPage
+
+    timed_out = UpstreamPage(
+        "https://a.b/x", "fw:a.b/x.md", "2025-11-20T09:14:00Z", "2025-11-20T09:15:00Z", None,
+        "timed out after 20 s", "2025-11-20T10:15:00Z", True,
+    )  # fmt: skip
+    busy = UpstreamPage(
+        "https://a.b/y", None, None, "2025-11-20T09:15:00Z", 503, "HTTP 503, retry after 120 s", None, True
+    )
+    new = UpstreamPage("https://a.b/z", None, None, None, None, "new", None, False)
+    assert [line for page in (timed_out, busy, new) for line in page.describe()] == [
+        "https://a.b/x → fw:a.b/x.md",
+        "  no answer, failing: timed out after 20 s, fetched 2025-11-20 09:14 UTC,"
+        " checked 2025-11-20 09:15 UTC, next due 2025-11-20 10:15 UTC",
+        "https://a.b/y → not cached",
+        "  HTTP 503, failing, retry after 120 s, never fetched, checked 2025-11-20 09:15 UTC,"
+        " due at the next ra update",
+        "https://a.b/z → not cached",
+        "  not fetched yet, due at the next ra update",
+    ]
+
+
+def test_ls_docs_long_of_an_upstream_tree_gives_each_pages_url_and_fetch_date(
+    project: Project, site: Site
+) -> None:
+    four_pages(project, site)
+    pin_times(project)
+    run = project.ra("ls", "docs", "fw:", "-l")
+    assert run.code == 0, run.err
+    host = f"127.0.0.1_{site.port}"
+    assert run.out == (
+        f"fw:{host}/guide/body.md\tRequest body\t{site.url('/guide/body/')}\tfetched 2025-11-20 09:14 UTC\n"
+        f"fw:{host}/guide/dependencies.md\tDependencies\t{site.url('/guide/dependencies/')}"
+        "\tfetched 2025-11-20 09:14 UTC\n"
+    )
 
 
 def test_agents_names_the_upstream_trees_and_when_to_search_them(project: Project, site: Site) -> None:

@@ -238,9 +238,14 @@ def update(
 @app.command()
 def status(
     json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    long: Annotated[
+        bool,
+        typer.Option("-l", "--long", help="List each upstream page: its URL, id, fetches and next due."),
+    ] = False,
     artifacts: ArtifactsOpt = None,
 ) -> None:
-    """Show config files, trees with resolved paths and counts, and the index state."""
+    """Show config files, trees with resolved paths and counts, and the index state (-l: and
+    every page of the upstream trees; --json always lists them)."""
     from ra_build.cli.reports import render_status
     from ra_build.cli.reports import status as collect
 
@@ -249,7 +254,7 @@ def status(
     if json:
         sys.stdout.write(orjson.dumps(st, default=_jsonable, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        sys.stdout.write(render_status(st))
+        sys.stdout.write(render_status(st, long=long))
 
 
 def _jsonable(obj: object) -> object:

@@ -36,6 +36,35 @@ class TreeStatus:
 
 
 @dataclass(frozen=True)
+class UpstreamPage:
+    """One page of an upstream tree, as its cache manifest says (times ISO 8601 UTC, None: never)."""
+
+    url: str
+    id: str | None  # the document it is indexed as, once its markdown is cached
+    fetched_at: str | None  # the last answer from the server (200 or 304)
+    checked_at: str | None  # the last attempt, answered or not
+    http_status: int | None  # of the last answer; None: none (never asked, a timeout, no connection)
+    status: str  # ok, not-modified, new (never fetched), or why the last attempt failed
+    next_due: str | None  # when it is fetched again; None: at the next sync
+    failing: bool  # the last attempt failed (a cached copy, if any, keeps serving)
+
+    def describe(self) -> list[str]:
+        """Two lines of `ra status -l`: the URL and its document, then how its fetches went."""
+        head = f"{self.url} → {self.id or 'not cached'}"
+        if self.status == "new":
+            return [head, "  not fetched yet, due at the next ra update"]
+        answer = f"HTTP {self.http_status}" if self.http_status else "no answer"
+        how = answer + (" not modified" if self.status == "not-modified" else "")
+        if self.failing:  # why, unless the status says it already (`HTTP 404`)
+            why = self.status.removeprefix(answer)
+            how += ", failing" + (why if why.startswith(",") or not why else f": {why}")
+        fetched = f"fetched {_utc(self.fetched_at)}" if self.fetched_at else "never fetched"
+        checked = f", checked {_utc(self.checked_at)}" if self.checked_at else ""
+        due = f"next due {_utc(self.next_due)}" if self.next_due else "due at the next ra update"
+        return [head, f"  {how}, {fetched}{checked}, {due}"]
+
+
+@dataclass(frozen=True)
 class UpstreamStatus:
     """An upstream tree's cache: its pages, the last sync, the next page due, what fails."""
 
@@ -44,6 +73,7 @@ class UpstreamStatus:
     synced_at: str | None  # ISO 8601, UTC, as the index manifest says it
     next_due: str | None
     failing: tuple[tuple[str, str], ...]  # (url, why) of the pages whose last fetch failed
+    page_list: tuple[UpstreamPage, ...] = ()  # every page, by URL
 
     def describe(self) -> str:
         when = _utc(self.synced_at) if self.synced_at else "never"
@@ -53,19 +83,38 @@ class UpstreamStatus:
         )
 
 
-def upstream_status(cache: Path) -> UpstreamStatus:
-    """What an upstream tree's cache manifest says (ra_build.upstream.cache)."""
-    from ra_build.upstream.cache import iso_utc, read_manifest
+_ANSWERED = ("ok", "not-modified", "new")  # the page statuses that are no failure
+
+
+def upstream_status(cache: Path, tree: str) -> UpstreamStatus:
+    """What the cache manifest of upstream tree `tree` says (ra_build.upstream.cache)."""
+    from ra_build.upstream.cache import http_code, iso_utc, read_manifest
+    from ra_query.artifacts.schema import doc_id_of
 
     manifest = read_manifest(cache)
-    pages = list(manifest.pages.values())
-    failing = tuple((p.url, p.status) for p in pages if p.status not in ("ok", "not-modified", "new"))
+    pages = sorted(manifest.pages.values(), key=lambda p: p.url)
+    failing = tuple((p.url, p.status) for p in pages if p.status not in _ANSWERED)
+    listed = tuple(
+        UpstreamPage(
+            url=p.url,
+            id=doc_id_of(tree, p.path) if p.sha256 else None,
+            fetched_at=iso_utc(p.fetched_at),
+            checked_at=iso_utc(p.checked_at),
+            # a manifest written before ra kept the code: what the status says
+            http_status=(p.http_status or http_code(p.status)) or None,
+            status=p.status,
+            next_due=iso_utc(p.next_refresh_after),
+            failing=p.status not in _ANSWERED,
+        )
+        for p in pages
+    )
     return UpstreamStatus(
         pages=len(pages),
         cached=len(manifest.cached()),
         synced_at=iso_utc(manifest.synced_at),
         next_due=iso_utc(manifest.next_due()),
         failing=failing,
+        page_list=listed,
     )
 
 
@@ -118,7 +167,7 @@ def status(config: Config, artifacts: Path) -> Status:
             chunks=int(counts.get(t.name, {}).get("chunks", 0)),
             skipped=int(counts.get(t.name, {}).get("skipped", 0)),
             hidden=len(_hidden(layout, t.name)),
-            upstream=upstream_status(t.path) if t.upstream else None,
+            upstream=upstream_status(t.path, t.name) if t.upstream else None,
         )
         for t in config.trees.values()
     )
@@ -134,8 +183,8 @@ def status(config: Config, artifacts: Path) -> Status:
     )
 
 
-def render_status(st: Status) -> str:
-    """Text of `ra status`."""
+def render_status(st: Status, long: bool = False) -> str:
+    """Text of `ra status`; `long` (`-l`) lists each upstream page, its document and its fetches."""
     lines = ["Config files:"]
     lines += [f"  {p}" for p in st.config_files] or ["  (none)"]
     lines.append("Trees:")
@@ -147,7 +196,11 @@ def render_status(st: Status) -> str:
         )
         if t.upstream is not None:
             lines.append(f"    {t.upstream.describe()}")
-            lines += [f"    failing: {url} — {why}" for url, why in t.upstream.failing]
+            if long:  # each page, failing or not
+                lines.append("    pages:")
+                lines += [f"      {line}" for page in t.upstream.page_list for line in page.describe()]
+            else:
+                lines += [f"    failing: {url} — {why}" for url, why in t.upstream.failing]
     if not st.trees:
         lines.append("  (none) — add a [tree.NAME] section to .ra.toml")
     lines.append(f"Artifacts: {st.artifacts} ({_human(st.artifacts_bytes)})")
@@ -192,16 +245,31 @@ def ls_lines(
     from ra_query.commands import ls_line
 
     lines: list[str] = []
-    for tree in config.trees:
+    for tree, tree_config in config.trees.items():
         if not (f"{tree}:".startswith(prefix) or prefix.startswith(f"{tree}:")):
             continue  # no id of this tree can start with the prefix: its table is not read
         rows = read_chunk_table(layout.chunk_shards(tree)).to_pylist()
+        pages = _pages_by_path(tree_config.path) if long and what == "docs" and tree_config.upstream else {}
         for row in rows:
             if (what == "docs" and row["depth"] != 0) or not row["id"].startswith(prefix):
                 continue
             span = (row["line_start"], row["line_end"])
-            lines.append(ls_line(what, long, row["id"], row["title"], span, row["tokens"], row["breadcrumb"]))
+            line = ls_line(what, long, row["id"], row["title"], span, row["tokens"], row["breadcrumb"])
+            page = pages.get(row["path"])
+            lines.append(line if page is None else f"{line}\t{page}")
     return lines
+
+
+def _pages_by_path(cache: Path) -> dict[str, str]:
+    """`URL<TAB>fetched DATE` of each cached page of an upstream tree, by its cache path: what
+    `ra ls docs TREE: -l` adds to the page's line."""
+    from ra_build.upstream.cache import iso_utc, read_manifest
+
+    pages: dict[str, str] = {}
+    for page in read_manifest(cache).cached():
+        fetched = iso_utc(page.fetched_at)
+        pages[page.path] = f"{page.url}\tfetched {_utc(fetched) if fetched else 'never'}"
+    return pages
 
 
 # ── ra check ────────────────────────────────────────────────────────────────────────────────
@@ -239,9 +307,10 @@ def _row_problems(row: FileRow) -> tuple[str, ...]:
     return (row.error,) if row.status != "ok" and row.error else row.warnings
 
 
-def _upstream_findings(cache: Path, where: str, cached: bool) -> list[Finding]:
+def _upstream_findings(cache: Path, tree: str, cached: bool) -> list[Finding]:
     """An upstream tree's pages whose last fetch failed, and a tree with no page cached yet."""
-    up = upstream_status(cache)
+    up = upstream_status(cache, tree)
+    where = f"tree {tree}"
     findings = [
         Finding("warning", url, f"the last fetch failed ({why}) — ra update tries again when it is due")
         for url, why in up.failing
@@ -261,7 +330,7 @@ def check(config: Config, artifacts: Path) -> list[Finding]:
         found = discover_tree(tree)
         where = f"tree {tree.name}"
         if tree.upstream:
-            findings += _upstream_findings(tree.path, where, bool(found.files))
+            findings += _upstream_findings(tree.path, tree.name, bool(found.files))
         elif not found.files:
             findings.append(
                 Finding(

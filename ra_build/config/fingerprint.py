@@ -36,8 +36,10 @@ CHUNKER_VERSION = (
     # the chunk after it, RSpec.describe and any script in test titles, chained CommonJS
     # assignments, license comments left out of definitions, calls alone in references;
     # 14: a macro named as an attribute blanked before a constructor or destructor;
-    # 15 (issue 33): the `locale` and `translation` columns (a docs chunk's natural language)
-    15
+    # 15 (issue 33): the `locale` and `translation` columns (a docs chunk's natural language);
+    # 16: angle-bracket text that is no HTML element (`<T>`, `<Foo>`) is text in slugs and titles,
+    # every HTML element's tags, custom ones too, are not (`The Result<T> Type!` → `the-resultt-type`)
+    16
 )
 
 

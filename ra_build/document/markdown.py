@@ -25,6 +25,7 @@ from markdown_it.ruler import Ruler
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
+from ra_build.document.html_tags import inline_html_text
 from ra_build.document.memo import TextMemo
 
 _BlockRule = Callable[[StateBlock, int, int, bool], bool]
@@ -473,22 +474,6 @@ def _headings_of(source: str) -> tuple[Heading, ...]:
     return tuple(headings)
 
 
-_HTML_TAG = re.compile(r"<!--.*?-->|</?([A-Za-z][A-Za-z0-9\-]*)(?:\s[^<>]*)?/?>", re.DOTALL)
-# Only real HTML elements are removed from a title: `Result<T>` reads as a type, so the title
-# keeps it, although CommonMark parses `<T>` as a tag and GitHub's slug drops it.
-_HTML_ELEMENTS = frozenset(
-    (
-        *("a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "details"),
-        *("dfn", "div", "em", "font", "i", "img", "ins", "kbd", "mark", "p", "q", "rp", "rt"),
-        *("ruby", "s", "samp", "small", "span", "strike", "strong", "sub", "summary", "sup"),
-        *("time", "tt", "u", "var", "wbr"),
-    )
-)
-# The tags GitHub's tagfilter (a GFM extension) escapes: GitHub shows them as text.
-_FILTERED_TAG = re.compile(
-    r"</?(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)(?=[\s/>])",
-    re.IGNORECASE,
-)
 # a heading without any of these is plain text already
 _MARKUP = re.compile(r"[\\`*_\[<&!]")
 _INLINE = MarkdownIt("commonmark")
@@ -501,13 +486,15 @@ def heading_texts(content: str, references: dict[str, Any] | None = None) -> tup
     keep their content; links keep their text and images their alt text (so a badge heading
     `[![alt](img)](url)` is `alt`) — reference links too, when `references` (the document's
     link definitions, as markdown-it collects them) defines their label; autolinks keep their
-    URL; emphasis markers, and tags of real HTML elements, vanish; escapes and entities are
+    URL; emphasis markers, the tags of HTML elements and comments vanish, while angle-bracket
+    text that is no element (`Result<T>`) stays (`inline_html_text`); escapes and entities are
     decoded; line breaks (a multi-line setext heading) become one space; the ends are stripped.
 
     The slug text is the heading's rendered text content, the way GitHub feeds it to
-    github-slugger: the same, except that images and inline HTML (tags and comments) add
-    nothing but the tags GitHub's tagfilter escapes, each line break is a `\n` (which the
-    slug rule drops), and nothing is stripped.
+    github-slugger: the same, except that images add nothing, each line break is a `\n`
+    (which the slug rule drops), and nothing is stripped. The one departure from GitHub's
+    (DECISIONS 7): GitHub renders `<T>` as a tag and drops it; ra keeps it as text, as in the
+    title, so `The Result<T> Type!` slugs to `the-resultt-type` as seed 000 says.
     """
     if _MARKUP.search(content) is None:
         if "\n" in content:
@@ -546,9 +533,7 @@ def _title(children: list[Token]) -> str:
         elif token.type == "image":
             out.append(_title(token.children or []))
         elif token.type == "html_inline":
-            tag = _HTML_TAG.fullmatch(token.content)
-            dropped = tag is not None and (tag[1] is None or tag[1].lower() in _HTML_ELEMENTS)
-            out.append("" if dropped else token.content)
+            out.append(inline_html_text(token.content))
     return "".join(out)
 
 
@@ -560,8 +545,9 @@ def _slug_text(children: list[Token]) -> str:
             out.append(token.content)
         elif token.type in ("softbreak", "hardbreak"):
             out.append("\n")  # `\n`, or `<br />\n`: an element has no text of its own
-        elif token.type == "html_inline" and _FILTERED_TAG.match(token.content):
-            out.append(token.content)
+        elif token.type == "html_inline":
+            # GitHub's text but for angle-bracket text that is no element (DECISIONS 7)
+            out.append(inline_html_text(token.content))
     return "".join(out)
 
 

@@ -43,6 +43,7 @@ class Page:
     next_refresh_after: float = 0.0
     title: str = ""
     from_sitemap: bool = False  # listed by the tree's sitemap, not by its urls
+    http_status: int = 0  # of the last answer (200, 304, 404…); 0: none (a timeout, no connection)
 
 
 @dataclass
@@ -73,6 +74,18 @@ class Manifest:
             "pages": [asdict(page) for page in sorted(self.pages.values(), key=lambda p: p.url)],
         }
         return orjson.dumps(data, option=orjson.OPT_INDENT_2)
+
+
+_HTTP_CODE = re.compile(r"HTTP (\d{3})\b")
+
+
+def http_code(status: str) -> int:
+    """The HTTP status a page's `status` (or a fetch's error) names: 200 for `ok`, 304 for
+    `not-modified`, 404 for `HTTP 404`, `HTTP 503, retry after 120 s`; 0 when it names none."""
+    if status in ("ok", "not-modified"):
+        return 200 if status == "ok" else 304
+    code = _HTTP_CODE.match(status)
+    return int(code[1]) if code else 0
 
 
 def iso_utc(seconds: float) -> str | None:

@@ -30,6 +30,7 @@ from ra_build.upstream.cache import (
     RETRY_AFTER_FAILURE,
     Manifest,
     Page,
+    http_code,
     is_due,
     read_manifest,
     unique_paths,
@@ -262,6 +263,8 @@ def _apply(
     """Record a response in the page's entry, and write its markdown when it changed."""
     now = time.time()
     page.checked_at = now
+    # a 503 or 429 that outlasted its retries comes back as status 0, its code in the error
+    page.http_status = response.status or http_code(response.error)
     if response.status == 304 and page.sha256:
         page.status, page.fetched_at, page.next_refresh_after = "not-modified", now, now + refresh
         report.not_modified += 1
