@@ -14,14 +14,17 @@ import sys
 
 from ra_query.artifacts.paths import find_artifacts
 from ra_query.cli_common import (
+    EVAL_DESCRIPTION,
     SEARCH_DESCRIPTION,
     add_context_options,
+    add_eval_options,
     add_http_options,
     add_search_options,
     artifacts_option,
     check_arguments,
     check_counts,
     context_output,
+    eval_output,
     guarded,
     help_formatter,
     http_port,
@@ -92,6 +95,14 @@ def build_parser() -> argparse.ArgumentParser:
         "status", help="the artifacts, the build, each tree's counts and staleness", formatter_class=Formatter
     )
     status.add_argument("--json", action="store_true", help="print JSON")
+    add_eval_options(
+        sub.add_parser(
+            "eval",
+            help="score the index on a file of questions (hit@5, MRR, nDCG@10, tokens), misses explained",
+            description=EVAL_DESCRIPTION,
+            formatter_class=Formatter,
+        )
+    )
     mcp = sub.add_parser(
         "mcp",
         help="serve search, context, get and list_sources to an agent over MCP (stdio), read-only",
@@ -170,7 +181,9 @@ def _run(
     from ra_query.commands import get_command, search_command
 
     store = open_store(root)
-    if args.command in ("context", "ls", "status"):
+    if args.command == "eval":
+        output = eval_output(store, args)
+    elif args.command in ("context", "ls", "status"):
         output = _read_only_command(store, args, env)
     elif stale is None:
         output = get_command(store, args.id, full_document=args.full_document, json=args.json)

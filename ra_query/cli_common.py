@@ -142,6 +142,63 @@ def add_context_options(parser: argparse.ArgumentParser, defaults: str) -> None:
     parser.add_argument("--explain", action="store_true", help="show each term, the query and the counts")
 
 
+EVAL_DESCRIPTION = (
+    "Run each question of a JSONL file (docs/eval.md) as an agent's search of this index and score "
+    "it: hit@1, hit@5, MRR, nDCG@10, the tokens an answer costs, empty and failed answers; then each "
+    "miss, with what came first and where its answer ranked. Exit 1 when a --min floor is not met."
+)
+
+
+def add_eval_options(parser: argparse.ArgumentParser) -> None:
+    """The arguments of `eval` (both CLIs)."""
+    parser.add_argument("questions", metavar="QUESTIONS", help="a JSONL file of questions and their answers")
+    parser.add_argument(
+        "--mode", choices=("auto", "lexical", "hybrid"), default="auto", help="how to search (default: auto)"
+    )
+    parser.add_argument("-n", "--limit", type=int, help="results per question (default: the index's)")
+    parser.add_argument("--max-tokens", type=int, help="a cl100k token budget per answer")
+    parser.add_argument(
+        "--min",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a floor: hit1, hit5, mrr or ndcg10 (repeatable; e.g. hit5=0.8); exit 1 below it",
+    )
+    parser.add_argument(
+        "--baseline", metavar="FILE", help="a saved --json run: list the questions that got worse"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON (save it as a --baseline)")
+
+
+def eval_output(store: Any, args: argparse.Namespace) -> Any:
+    """What `eval` prints for `args` over `store`, with the index's search settings."""
+    from ra_query.commands import eval_command
+    from ra_query.errors import InputError
+    from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT
+    from ra_query.search.pipeline import MAX_LIMIT, SearchParams
+
+    params = SearchParams.from_settings(store.search_defaults())
+    if args.limit is not None:
+        if not 1 <= args.limit <= MAX_LIMIT:
+            raise InputError(f"--limit must be between 1 and {MAX_LIMIT}")
+        params = params._replace(limit=args.limit)
+    if args.mode == "lexical":
+        params = params._replace(semantic_weight=0.0)
+    elif args.mode == "hybrid":
+        params = params._replace(
+            semantic_asked=True, semantic_weight=params.semantic_weight or DEFAULT_SEMANTIC_WEIGHT
+        )
+    return eval_command(
+        store,
+        args.questions,
+        params,
+        max_tokens=args.max_tokens,
+        floors=args.min,
+        baseline=args.baseline,
+        json=args.json,
+    )
+
+
 def add_http_options(parser: argparse.ArgumentParser) -> None:
     """`--http [--port N]`: serve MCP over streamable HTTP on 127.0.0.1 instead of stdio."""
     parser.add_argument(

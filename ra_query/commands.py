@@ -223,3 +223,48 @@ def ls_command(store: Store, what: str, prefix: str = "", *, long: bool = False)
         ]
     text = "".join(printable(line) + "\n" for line in lines)
     return Output(text, 0 if lines else 1)
+
+
+def eval_command(
+    store: Store,
+    questions: str,
+    params: SearchParams,
+    *,
+    max_tokens: int | None = None,
+    floors: Sequence[str] = (),
+    baseline: str | None = None,
+    json: bool = False,
+) -> Output:
+    """`eval QUESTIONS` (ra_query.search.evaluate): each question as an agent's search, the figures,
+    the misses; exit 1 when a `--min` floor is not met, 2 for a bad file or argument.
+
+    Raises:
+        InputError: the questions or baseline file, or a floor, is not what it must be.
+    """
+    from pathlib import Path
+
+    from ra_query.search.evaluate import (
+        below,
+        evaluate,
+        parse_floors,
+        read_questions,
+        render,
+        report_json,
+        summary,
+        worse_than,
+    )
+
+    wanted = parse_floors(floors)
+    asked = read_questions(Path(questions))
+
+    def agent_search(query: str, narrowed: SearchParams, as_json: bool) -> str:
+        return search_command(store, [query], narrowed, json=as_json, max_tokens=max_tokens).text
+
+    scored = evaluate(store, asked, params, agent_search)
+    figures = summary(scored)
+    worse = worse_than(scored, Path(baseline)) if baseline else []
+    failing = below(figures, wanted)
+    code = 1 if failing else 0
+    if json:
+        return Output(dumps(report_json(scored, figures, failing, worse)), code)
+    return Output(render(scored, figures, failing, worse), code)

@@ -273,6 +273,34 @@ def test_the_release_script_builds_packs_and_checks_the_repos_docs(tmp_path: Pat
     assert {"ra-artifacts/manifest.json", "ra-artifacts/index/meta.json"} <= set(members(archive))
 
 
+def test_the_release_script_makes_no_archive_when_the_docs_stop_answering_their_questions(
+    tmp_path: Path,
+) -> None:
+    """scripts/release-artifact runs docs/eval-questions.jsonl with --min hit5=0.8 before it packs."""
+    repo = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "repo"
+    for name in ("README.md", ".ra.toml", "dodo.py"):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(repo / name, copy / name)
+    for directory in ("docs", "scripts"):
+        shutil.copytree(repo / directory, copy / directory)
+    (copy / "docs" / "mcp.md").unlink()  # the pages two of the questions need, gone
+    (copy / "docs" / "upstream.md").unlink()
+    (copy / "docs" / "scaling.md").unlink()
+    env = {**os.environ, "RA_VENV": str(BIN.parent), "HOME": str(tmp_path / "home")}
+    (tmp_path / "home").mkdir()
+    done = subprocess.run(
+        [str(copy / "scripts" / "release-artifact")],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1
+    assert not (copy / "dist" / "ra-docs.tar.gz").exists()
+
+
 @pytest.mark.slow
 def test_the_query_only_install_searches_a_packed_artifact_without_the_build_side(
     project: Path, home: Path, tmp_path: Path

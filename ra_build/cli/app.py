@@ -333,6 +333,32 @@ def likethis(ctx: typer.Context) -> None:
     raise typer.Exit(run_likethis(ctx.args))
 
 
+@app.command("eval", context_settings=_PASS_THROUGH, add_help_option=False)
+def eval_(ctx: typer.Context) -> None:
+    """Score the index on a file of questions: hit@5, MRR, nDCG@10, misses (ra eval --help)."""
+    raise typer.Exit(run_eval(ctx.args))
+
+
+def run_eval(argv: list[str]) -> int:
+    """`ra eval QUESTIONS`: `ra-query eval` over the index, refreshed first."""
+    import argparse
+
+    from ra_query.cli_common import EVAL_DESCRIPTION, add_eval_options, eval_output, help_formatter
+
+    parser = argparse.ArgumentParser(
+        prog="ra eval", description=EVAL_DESCRIPTION, formatter_class=help_formatter()
+    )
+    add_eval_options(parser)
+    parser.add_argument(
+        "--artifacts", help="artifact directory (default: $RA_ARTIFACTS, else .ra/ beside .ra.toml)"
+    )
+    args = parser.parse_args(argv)
+    config = load_config()
+    output = eval_output(refreshed_store(config, args.artifacts, notify=warn), args)
+    sys.stdout.write(output.text)
+    return int(output.code)
+
+
 @app.command(context_settings=_PASS_THROUGH, add_help_option=False)
 def get(ctx: typer.Context) -> None:
     """Print a chunk, or a whole document in document order, by id (ra get --help)."""

@@ -1,0 +1,392 @@
+"""`ra eval QUESTIONS` (issue 34): does a knowledge base answer the questions its agents ask?
+
+A questions file is JSONL, one question a line:
+
+    {"id": "install", "question": "how do I install it offline", "answers": ["docs:install.md#offline"]}
+
+`answers` name what answers it: a chunk id (`docs:install.md#offline`; an aggregated result
+that holds it answers too), a document id (`docs:install.md`: any of its chunks), or a line
+range `path:START-END` (`src/app.py:10-40`, or `tree:path:START-END`: a result answers when its
+lines overlap). Optional: `grades` (answer → 1, 2, 3: nDCG's gains, 1 by default), `kind`,
+`lang`, `tree` (the search is narrowed as `--kind`, `--lang` and `-t` narrow it).
+
+Each question runs through exactly the search an agent gets (`search_command` with the
+index's settings and the caller's limit, mode and budget), and is scored on the results it
+returns:
+
+- **hit@1**, **hit@5**: an answer first, among the first five;
+- **MRR**: 1 / the rank of the first answer (0 when none is returned);
+- **nDCG@10**: the graded gains of the first ten results against the best order of the answers;
+- **tokens**: what the agent reads (the printed answer, excerpts as excerpts, cl100k);
+- **empty** (no result) and **failed** (the search raised an error) answers.
+
+A question whose answer is not among the first five is a **miss**: what came first, and where
+its answer ranked in the top 100 of the same search without limit, elbow or budget — or that it
+is not indexed, is in a tree the question leaves out, or was left out by the budget.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
+
+import orjson
+
+from ra_query.errors import InputError, RaError
+
+if TYPE_CHECKING:
+    from ra_query.artifacts.store import Store
+    from ra_query.search.pipeline import SearchParams
+
+METRICS = ("hit1", "hit5", "mrr", "ndcg10", "tokens", "empty", "failed")
+FLOOR_METRICS = ("hit1", "hit5", "mrr", "ndcg10")  # what `--min NAME=VALUE` takes
+DEEP = 100  # how deep a miss's answer is looked for
+_RANGE = re.compile(r"^(?:(?P<tree>[A-Za-z0-9_-]+):)?(?P<path>[^:#]+):(?P<start>\d+)-(?P<end>\d+)$")
+
+
+class Answer(NamedTuple):
+    """One thing that answers a question: a chunk id, a document id, or a line range."""
+
+    text: str  # as written
+    kind: str  # chunk | document | lines
+    tree: str = ""
+    path: str = ""
+    start: int = 0
+    end: int = 0
+    grade: int = 1
+
+    def answers(self, result: dict[str, Any]) -> bool:
+        """Whether a search result (its JSON) is this answer, holds it, or overlaps it."""
+        if self.kind == "chunk":
+            return result["id"] == self.text or self.text in result.get("constituents", ())
+        if self.kind == "document":
+            return str(result["id"]).split("#", 1)[0] == self.text
+        same = result["path"] == self.path and (not self.tree or result["tree"] == self.tree)
+        return same and result["line_start"] <= self.end and self.start <= result["line_end"]
+
+
+class Question(NamedTuple):
+    id: str
+    text: str
+    answers: tuple[Answer, ...]
+    kind: str = ""
+    lang: str = ""
+    tree: str = ""
+
+
+def read_questions(path: Path) -> list[Question]:
+    """The questions of a JSONL file.
+
+    Raises:
+        InputError: a missing or unreadable file, a line that is not a JSON object, a question
+            without text or answers, an answer or grade of the wrong shape (file:line and what to do).
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file — give a JSONL file of questions (docs/eval.md)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc}) — give a UTF-8 JSONL file of questions") from None
+    questions: list[Question] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            item = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            raise InputError(f"{where}: not JSON — write one JSON object per line") from None
+        if not isinstance(item, dict):
+            raise InputError(f'{where}: not a JSON object — write {{"question": …, "answers": […]}}')
+        question = _question(cast("dict[str, Any]", item), where, str(number))
+        if question.id in seen:
+            raise InputError(f"{where}: id {question.id!r} is used twice — give each question its own id")
+        seen.add(question.id)
+        questions.append(question)
+    if not questions:
+        raise InputError(f"{path}: no questions — write one JSON object per line (docs/eval.md)")
+    return questions
+
+
+def _question(item: dict[str, Any], where: str, number: str) -> Question:
+    text = item.get("question", item.get("query"))
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f'{where}: no "question" — give the question as a string')
+    given: object = item.get("answers")
+    answers: list[object] = [given] if isinstance(given, str) else cast("list[object]", given)
+    if not isinstance(given, str | list) or not answers or not all(isinstance(a, str) for a in answers):
+        raise InputError(f'{where}: "answers" must be a non-empty list of ids or path:START-END ranges')
+    graded: object = item.get("grades", {})
+    grades = cast("dict[str, object]", graded) if isinstance(graded, dict) else None
+    if grades is None or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in grades.values()
+    ):
+        raise InputError(f'{where}: "grades" must map answers to whole numbers ≥ 0')
+    extra = {key: item.get(key, "") for key in ("kind", "lang", "tree")}
+    for key, value in extra.items():
+        if not isinstance(value, str):
+            raise InputError(f'{where}: "{key}" must be a string')
+    parsed = tuple(_answer(str(a), int(cast(int, grades.get(str(a), 1))), where) for a in answers)
+    return Question(str(item.get("id", number)), text.strip(), parsed, **extra)
+
+
+def _answer(text: str, grade: int, where: str) -> Answer:
+    text = text.strip()
+    lines = _RANGE.match(text)
+    if lines and "#" not in text:
+        start, end = int(lines["start"]), int(lines["end"])
+        if start < 1 or end < start:
+            raise InputError(f"{where}: answer {text!r}: a line range is START-END with 1 ≤ START ≤ END")
+        return Answer(text, "lines", lines["tree"] or "", lines["path"], start, end, grade)
+    if ":" not in text:
+        raise InputError(
+            f"{where}: answer {text!r} is not an id or a range — write tree:path#slug, tree:path or "
+            "path:START-END"
+        )
+    return Answer(text, "chunk" if "#" in text else "document", grade=grade)
+
+
+class Scored(NamedTuple):
+    """One question's outcome."""
+
+    question: Question
+    rank: int | None  # of the first answer among the results returned (1-based)
+    ndcg: float
+    tokens: int
+    results: int
+    first: str | None
+    failed: str | None = None  # the error's message
+    why: str = ""  # a miss: where its answer ranked, or why it was not found
+
+    def row(self) -> dict[str, Any]:
+        """What `--json` says of it."""
+        return {
+            "id": self.question.id,
+            "question": self.question.text,
+            "rank": self.rank,
+            "hit1": self.rank == 1,
+            "hit5": self.rank is not None and self.rank <= 5,
+            "rr": round(1 / self.rank, 4) if self.rank else 0.0,
+            "ndcg10": round(self.ndcg, 4),
+            "tokens": self.tokens,
+            "results": self.results,
+            "first": self.first,
+            "failed": self.failed,
+            "why": self.why,
+        }
+
+
+# an agent's search of one question: (query, params, as JSON?) → what it prints
+Searcher = Callable[[str, "SearchParams", bool], str]
+
+
+def evaluate(
+    store: Store, questions: Sequence[Question], params: SearchParams, search: Searcher
+) -> list[Scored]:
+    """Run every question through `search` (what `ra search` prints, ra_query.commands) and
+    score it (see the module docstring)."""
+    return [_scored(store, q, params, search) for q in questions]
+
+
+def _narrowed(params: SearchParams, question: Question) -> SearchParams:
+    from ra_query.text.locales import normalized
+
+    if question.kind:
+        params = params._replace(kinds=(question.kind,))
+    if question.lang:
+        params = params._replace(langs=(normalized(question.lang) or question.lang,))
+    if question.tree:
+        params = params._replace(trees=(question.tree,))
+    return params
+
+
+def _scored(store: Store, question: Question, params: SearchParams, search: Searcher) -> Scored:
+    from ra_query.text.tokens import count_tokens
+
+    narrowed = _narrowed(params, question)
+    try:
+        payload = orjson.loads(search(question.text, narrowed, True))
+        printed = search(question.text, narrowed, False)
+    except RaError as exc:
+        return Scored(question, None, 0.0, 0, 0, None, failed=str(exc), why="the search failed")
+    topic = payload["queries"][0]
+    results: list[dict[str, Any]] = topic["results"]
+    rank = next((k for k, r in enumerate(results, 1) if any(a.answers(r) for a in question.answers)), None)
+    scored = Scored(
+        question,
+        rank,
+        _ndcg(results[:10], question.answers),
+        count_tokens(printed),
+        len(results),
+        results[0]["id"] if results else None,
+    )
+    if rank is not None and rank <= 5:
+        return scored
+    omitted = {str(i) for i in payload["tokens"].get("omitted_ids") or ()}
+    return scored._replace(why=_why_missed(store, question, narrowed, omitted))
+
+
+def _ndcg(results: Sequence[dict[str, Any]], answers: Sequence[Answer]) -> float:
+    """nDCG of `results` (the first ten): each answer's gain counted once, at its first result."""
+    gains: list[float] = []
+    credited: set[str] = set()
+    for result in results:
+        gain = 0.0
+        for answer in answers:
+            if answer.text not in credited and answer.answers(result):
+                credited.add(answer.text)
+                gain = max(gain, float(answer.grade))
+        gains.append(gain)
+    dcg = sum(g / math.log2(k + 2) for k, g in enumerate(gains))
+    ideal = sorted((float(a.grade) for a in answers), reverse=True)[:10]
+    best = sum(g / math.log2(k + 2) for k, g in enumerate(ideal))
+    return dcg / best if best else 0.0
+
+
+def _why_missed(store: Store, question: Question, params: SearchParams, omitted: set[str]) -> str:
+    """Where a missed question's answer ranked in the top `DEEP`, or why it is not there."""
+    from ra_query.search.pipeline import search
+
+    deep = params._replace(limit=DEEP, candidate_limit=max(params.candidate_limit, DEEP), cutoff_ratio=0.0)
+    hits = search(store, [question.text], deep)[0].hits
+    rows = [
+        {"id": h.id, "tree": h.record.tree, "path": h.record.path, "line_start": h.record.line_start,
+         "line_end": h.record.line_end, "constituents": h.constituents}
+        for h in hits
+    ]  # fmt: skip
+    if any(r["id"] in omitted and any(a.answers(r) for a in question.answers) for r in rows):
+        return "left out by the token budget"
+    rank = next((k for k, r in enumerate(rows, 1) if any(a.answers(r) for a in question.answers)), None)
+    if rank is not None:
+        return f"its answer ranked {rank}"
+    trees = set(store.trees())
+    for answer in question.answers:
+        tree = answer.tree or answer.text.split(":", 1)[0]
+        if answer.kind != "lines" and tree not in trees:
+            return f"{answer.text}: no tree {tree!r} in this index"
+        if params.trees and tree and tree not in params.trees:
+            return f"{answer.text}: in tree {tree!r}, which the question leaves out"
+        if answer.kind != "lines" and not _indexed(store, answer):
+            return f"{answer.text}: not indexed"
+    return f"its answer is not in the top {DEEP}"
+
+
+def _indexed(store: Store, answer: Answer) -> bool:
+    if answer.kind == "chunk":
+        return store.get_chunk(answer.text) is not None
+    return bool(store.doc_chunks(answer.text))
+
+
+def summary(scored: Sequence[Scored]) -> dict[str, float]:
+    """The figures of a run: the means of hit@1, hit@5, reciprocal rank, nDCG@10 and tokens, and
+    the counts of empty and failed answers."""
+    n = max(1, len(scored))
+    rows = [s.row() for s in scored]
+    return {
+        "questions": len(scored),
+        "hit1": round(sum(r["hit1"] for r in rows) / n, 4),
+        "hit5": round(sum(r["hit5"] for r in rows) / n, 4),
+        "mrr": round(sum(r["rr"] for r in rows) / n, 4),
+        "ndcg10": round(sum(r["ndcg10"] for r in rows) / n, 4),
+        "tokens": round(sum(r["tokens"] for r in rows) / n, 1),
+        "empty": sum(1 for s in scored if not s.results and not s.failed),
+        "failed": sum(1 for s in scored if s.failed),
+    }
+
+
+def parse_floors(given: Sequence[str]) -> dict[str, float]:
+    """`--min NAME=VALUE` floors (hit1, hit5, mrr, ndcg10; a value from 0 to 1).
+
+    Raises:
+        InputError: an unknown name or a value that is not a number from 0 to 1.
+    """
+    floors: dict[str, float] = {}
+    for text in given:
+        name, _, value = text.partition("=")
+        name = name.strip().lower().replace("@", "").replace("_", "")
+        if name not in FLOOR_METRICS:
+            raise InputError(
+                f"--min {text}: no such figure — use one of {', '.join(FLOOR_METRICS)} (hit5=0.8)"
+            )
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not 0 <= number <= 1:
+            raise InputError(f"--min {text}: the floor must be a number from 0 to 1 (hit5=0.8)")
+        floors[name] = number
+    return floors
+
+
+def below(figures: dict[str, float], floors: dict[str, float]) -> list[str]:
+    """The floors a run falls below, as lines (`hit5 0.7500 < 0.8`)."""
+    return [
+        f"{name} {figures[name]:.4f} < {floor:g}" for name, floor in floors.items() if figures[name] < floor
+    ]
+
+
+def worse_than(scored: Sequence[Scored], baseline: Path) -> list[str]:
+    """The questions that ranked their answer worse than in a saved `--json` run.
+
+    Raises:
+        InputError: the baseline file is missing or not a `ra eval --json` output.
+    """
+    try:
+        saved = orjson.loads(baseline.read_bytes())
+        before = {row["id"]: row for row in saved["results"]}
+    except FileNotFoundError:
+        raise InputError(f"{baseline}: no such file — give a file `ra eval --json` wrote") from None
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        raise InputError(
+            f"{baseline}: not the output of `ra eval --json` — save one with: ra eval Q --json > FILE"
+        ) from None
+    lines: list[str] = []
+    for s in scored:
+        old = before.get(s.question.id)
+        if old is None:
+            continue
+        was, now = old.get("rank"), s.rank
+        if was is not None and (now is None or now > was):
+            lines.append(
+                f"{s.question.id}: rank {was} → {now if now is not None else 'none'}  {s.question.text}"
+            )
+    return lines
+
+
+def render(
+    scored: Sequence[Scored], figures: dict[str, float], failing: Sequence[str], worse: Sequence[str]
+) -> str:
+    """The text report: the figures, each miss, the questions that got worse, the floors missed."""
+    out = [
+        f"questions {figures['questions']}  hit@1 {figures['hit1']:.3f}  hit@5 {figures['hit5']:.3f}  "
+        f"MRR {figures['mrr']:.3f}  nDCG@10 {figures['ndcg10']:.3f}  tokens {figures['tokens']:.0f}  "
+        f"empty {figures['empty']}  failed {figures['failed']}"
+    ]
+    misses = [s for s in scored if s.why]
+    if misses:
+        out += ["", f"misses ({len(misses)}):"]
+        for s in misses:
+            first = s.first or "(nothing)"
+            out.append(f"  {s.question.id}: {s.question.text}")
+            out.append(f"      first: {first}; {s.failed or s.why}")
+    if worse:
+        out += ["", f"worse than the baseline ({len(worse)}):", *(f"  {line}" for line in worse)]
+    if failing:
+        out += ["", "below the floor: " + "; ".join(failing)]
+    return "\n".join(out) + "\n"
+
+
+def report_json(
+    scored: Sequence[Scored], figures: dict[str, float], failing: Sequence[str], worse: Sequence[str]
+) -> dict[str, Any]:
+    """`--json`: the figures, each question's row, the floors missed, the questions that got worse."""
+    return {
+        "figures": figures,
+        "results": [s.row() for s in scored],
+        "below": list(failing),
+        "worse": list(worse),
+    }

@@ -1,0 +1,187 @@
+"""`ra eval QUESTIONS` (issue 34): a knowledge base tested like code — each question run as an
+agent's search and scored; misses explained; floors that fail a CI build."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Run, run_cmd
+
+PAGES = {
+    "install.md": "# Install\n\n## Offline\n\nCopy the wheel files to the machine and run pip with "
+    "--no-index and --find-links pointing at them.\n\n## Upgrade\n\nRun pip install --upgrade ra-kb.\n",
+    "search.md": "# Search\n\n## Budget\n\nThe token budget caps what a search prints: --max-tokens.\n",
+    "faq.md": "# FAQ\n\n## Colours\n\nSet NO_COLOR to turn colours off.\n",
+}
+QUESTIONS = [
+    {"id": "offline", "question": "install without internet access", "answers": ["docs:install.md#offline"]},
+    {"id": "budget", "question": "limit how much a search prints", "answers": ["docs:search.md"]},
+    {"id": "colours", "question": "turn colours off", "answers": ["faq.md:5-5"], "grades": {"faq.md:5-5": 2}},
+    {"id": "gone", "question": "render diagrams", "answers": ["docs:diagrams.md#mermaid"]},
+]
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("eval") / "kb"
+    home = root.parent / "home"
+    home.mkdir()
+    (root / "docs").mkdir(parents=True)
+    for name, text in PAGES.items():
+        (root / "docs" / name).write_text(text, encoding="utf-8")
+    (root / ".ra.toml").write_text('root = true\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    (root / "questions.jsonl").write_text(
+        "\n".join(json.dumps(q) for q in QUESTIONS) + "\n", encoding="utf-8"
+    )
+    assert run_cmd("ra", "update", cwd=root, home=home).code == 0
+    return root, home
+
+
+def ra(kb: tuple[Path, Path], *args: str) -> Run:
+    return run_cmd("ra", *args, cwd=kb[0], home=kb[1])
+
+
+def rq(kb: tuple[Path, Path], *args: str) -> Run:
+    return run_cmd("ra-query", "--artifacts", str(kb[0] / ".ra"), *args, cwd=kb[0], home=kb[1])
+
+
+def write(path: Path, *lines: str) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+# ---- the questions file -----------------------------------------------------------------------
+
+
+def test_an_answer_is_a_chunk_a_document_or_a_line_range() -> None:
+    from ra_query.search.evaluate import Answer, _answer
+
+    assert _answer("docs:a.md#x", 1, "f:1") == Answer("docs:a.md#x", "chunk")
+    assert _answer("docs:a.md", 1, "f:1") == Answer("docs:a.md", "document")
+    assert _answer("src/app.py:10-40", 2, "f:1") == Answer(
+        "src/app.py:10-40", "lines", "", "src/app.py", 10, 40, 2
+    )
+    assert _answer("repo:src/app.py:3-4", 1, "f:1").tree == "repo"
+
+
+def test_a_result_answers_when_it_is_holds_or_overlaps_the_answer() -> None:
+    from ra_query.search.evaluate import _answer
+
+    result = {"id": "docs:a.md#x", "tree": "docs", "path": "a.md", "line_start": 5, "line_end": 9}
+    assert _answer("docs:a.md#x", 1, "").answers(result)
+    assert _answer("docs:a.md#y", 1, "").answers({**result, "constituents": ["docs:a.md#y"]})
+    assert _answer("docs:a.md", 1, "").answers(result)
+    assert _answer("a.md:9-12", 1, "").answers(result)
+    assert not _answer("a.md:10-12", 1, "").answers(result)
+    assert not _answer("docs:b.md", 1, "").answers(result)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "q.jsonl:1: not JSON — write one JSON object per line"),
+        ('["a"]', "q.jsonl:1: not a JSON object"),
+        ('{"answers": ["docs:a.md"]}', 'q.jsonl:1: no "question" — give the question as a string'),
+        ('{"question": "x", "answers": []}', 'q.jsonl:1: "answers" must be a non-empty list'),
+        ('{"question": "x", "answers": ["a.md"]}', "q.jsonl:1: answer 'a.md' is not an id or a range"),
+        ('{"question": "x", "answers": ["a.md:9-3"]}', "a line range is START-END with 1 ≤ START ≤ END"),
+        ('{"question": "x", "answers": ["d:a.md"], "grades": {"d:a.md": -1}}', '"grades" must map answers'),
+    ],
+)
+def test_a_bad_question_line_is_an_error_with_its_file_and_line(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    from ra_query.errors import InputError
+    from ra_query.search.evaluate import read_questions
+
+    path = write(tmp_path / "q.jsonl", line)
+    with pytest.raises(InputError) as raised:
+        read_questions(path)
+    assert message in str(raised.value).replace(str(tmp_path) + "/", "")
+
+
+def test_two_questions_with_one_id_are_an_error(tmp_path: Path) -> None:
+    from ra_query.errors import InputError
+    from ra_query.search.evaluate import read_questions
+
+    line = '{"id": "a", "question": "x", "answers": ["d:a.md"]}'
+    with pytest.raises(InputError, match="id 'a' is used twice"):
+        read_questions(write(tmp_path / "q.jsonl", line, line))
+
+
+# ---- the figures ------------------------------------------------------------------------------
+
+
+def test_ndcg_counts_each_answers_grade_once_at_its_first_result() -> None:
+    from ra_query.search.evaluate import _answer, _ndcg
+
+    answers = [_answer("d:a.md", 2, ""), _answer("d:b.md", 1, "")]
+    results = [{"id": "d:c.md#x"}, {"id": "d:a.md#x"}, {"id": "d:a.md#y"}, {"id": "d:b.md#x"}]
+    dcg = 2 / math.log2(3) + 1 / math.log2(5)  # a.md at rank 2; its second chunk earns nothing
+    ideal = 2 / math.log2(2) + 1 / math.log2(3)
+    assert _ndcg(results, answers) == pytest.approx(dcg / ideal)
+    assert _ndcg([{"id": "d:a.md#x"}, {"id": "d:b.md#x"}], answers) == pytest.approx(1.0)
+    assert _ndcg([], answers) == 0.0
+
+
+def test_eval_prints_the_figures_and_explains_each_miss(kb: tuple[Path, Path]) -> None:
+    run = ra(kb, "eval", "questions.jsonl")
+    assert run.code == 0, run.err
+    first = run.out.splitlines()[0]
+    assert first.startswith("questions 4  hit@1 ") and "failed 0" in first
+    assert "  gone: render diagrams\n      first: " in run.out
+    assert "docs:diagrams.md#mermaid: not indexed" in run.out
+
+
+def test_eval_json_gives_each_questions_rank_and_the_means(kb: tuple[Path, Path]) -> None:
+    run = rq(kb, "eval", "--json", "questions.jsonl")
+    assert run.code == 0, run.err
+    payload = json.loads(run.out)
+    rows = {row["id"]: row for row in payload["results"]}
+    assert rows["offline"]["rank"] == 1 and rows["offline"]["hit1"] is True
+    assert rows["gone"]["rank"] is None and rows["gone"]["rr"] == 0.0
+    hit5 = sum(row["hit5"] for row in rows.values()) / 4
+    assert payload["figures"]["hit5"] == round(hit5, 4) and payload["figures"]["questions"] == 4
+
+
+def test_a_floor_that_is_not_met_exits_1_and_says_which(kb: tuple[Path, Path]) -> None:
+    run = ra(kb, "eval", "--min", "hit5=1.0", "--min", "mrr=0.1", "questions.jsonl")
+    assert run.code == 1
+    assert "below the floor: hit5 0.7500 < 1" in run.out
+    assert ra(kb, "eval", "--min", "hit5=0.5", "questions.jsonl").code == 0
+
+
+@pytest.mark.parametrize(
+    ("floor", "message"),
+    [
+        ("recall=0.5", "--min recall=0.5: no such figure — use one of hit1, hit5, mrr, ndcg10"),
+        ("hit5=high", "--min hit5=high: the floor must be a number from 0 to 1"),
+    ],
+)
+def test_a_bad_floor_is_an_error(kb: tuple[Path, Path], floor: str, message: str) -> None:
+    run = ra(kb, "eval", "--min", floor, "questions.jsonl")
+    assert (run.code, run.err.strip()) == (2, f"ra: error: {message} (hit5=0.8)")
+
+
+def test_a_baseline_lists_the_questions_that_got_worse(kb: tuple[Path, Path], tmp_path: Path) -> None:
+    saved = json.loads(rq(kb, "eval", "--json", "questions.jsonl").out)
+    for row in saved["results"]:
+        if row["id"] == "colours":
+            row["rank"] = 0  # as if it had been found better than first: now it is worse
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps(saved), encoding="utf-8")
+    run = ra(kb, "eval", "--baseline", str(baseline), "questions.jsonl")
+    assert run.code == 0, run.err
+    assert "worse than the baseline (1):\n  colours: rank 0 → " in run.out
+
+
+def test_a_missing_questions_file_is_an_error(kb: tuple[Path, Path]) -> None:
+    run = ra(kb, "eval", "nowhere.jsonl")
+    assert (run.code, run.err.strip()) == (
+        2,
+        "ra: error: nowhere.jsonl: no such file — give a JSONL file of questions (docs/eval.md)",
+    )
