@@ -185,3 +185,21 @@ def test_a_missing_questions_file_is_an_error(kb: tuple[Path, Path]) -> None:
         2,
         "ra: error: nowhere.jsonl: no such file — give a JSONL file of questions (docs/eval.md)",
     )
+
+
+def test_ndcg_agrees_with_pytrec_eval() -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from ra_query.search.evaluate import _answer, _ndcg
+
+    qrels = {"q": {"d:a.md": 2, "d:b.md": 1, "d:e.md": 3}}
+    runs = [
+        ["d:c.md", "d:a.md", "d:b.md"],
+        ["d:e.md", "d:x.md", "d:y.md", "d:z.md", "d:a.md"],
+        ["d:b.md", "d:a.md", "d:e.md"],
+        [f"d:n{k}.md" for k in range(9)] + ["d:e.md"],
+    ]
+    answers = [_answer(doc, grade, "") for doc, grade in qrels["q"].items()]
+    for ranked in runs:
+        run = {"q": {doc: float(len(ranked) - k) for k, doc in enumerate(ranked)}}
+        expected = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)["q"]["ndcg_cut_10"]
+        assert _ndcg([{"id": f"{doc}#x"} for doc in ranked], answers) == pytest.approx(expected)
