@@ -345,31 +345,50 @@ class _Server(MCPServer[Any]):
 INSTRUCTIONS_LIMIT = 2048
 
 
-def server_instructions(trees: Sequence[str], upstream: Sequence[str] = ()) -> str:
+def server_instructions(
+    trees: Sequence[str], upstream: Sequence[str] = (), code: dict[str, list[str]] | None = None
+) -> str:
     """What the server tells an agent at start-up (under 2 KB): what is here, how to search it;
-    which trees are `upstream` (framework pages fetched from the web) and when to search them.
-    With very many trees, the lists end in `…` (list_sources names them all)."""
-    shown, shown_upstream = len(trees), len(upstream)
-    text = _instructions(trees[:shown], upstream[:shown_upstream], len(trees), len(upstream))
-    while len(text.encode()) > INSTRUCTIONS_LIMIT and max(shown, shown_upstream) > 1:
-        if shown >= shown_upstream:
-            shown -= 1
-        else:
-            shown_upstream -= 1
-        text = _instructions(trees[:shown], upstream[:shown_upstream], len(trees), len(upstream))
-    return text
+    which trees are `upstream` (framework pages fetched from the web) and when to search them;
+    where there is `code` (tree → its programming languages, `code_languages`), how to find a
+    definition and narrow a search to code. With very many trees, the lists end in `…`
+    (list_sources names them all)."""
+    code = code or {}
+    lists = (list(trees), list(upstream), sorted(code))
+    languages = list(dict.fromkeys(lang for name in lists[2] for lang in code[name]))
+    shown = [len(names) for names in lists]
+    while True:
+        named, fetched, coded = (_named(names[:n], len(names)) for names, n in zip(lists, shown, strict=True))
+        text = _instructions(named or "none yet", fetched, coded, languages)
+        if len(text.encode()) <= INSTRUCTIONS_LIMIT or max(shown) <= 1:
+            return text
+        shown[shown.index(max(shown))] -= 1  # the longest list first, the trees on a tie
 
 
-def _instructions(trees: Sequence[str], upstream: Sequence[str], all_trees: int, all_upstream: int) -> str:
-    """The instructions naming `trees` and `upstream`, with `…` for those of all the others left out."""
-    named = ", ".join([*(f"`{t}`" for t in trees), *(["…"] if len(trees) < all_trees else [])]) or "none yet"
-    fetched = ", ".join([*(f"`{t}`" for t in upstream), *(["…"] if len(upstream) < all_upstream else [])])
+def _named(names: Sequence[str], total: int) -> str:
+    """`names` in backquotes, with `…` when they are fewer than `total`."""
+    return ", ".join([*(f"`{n}`" for n in names), *(["…"] if len(names) < total else [])])
+
+
+def _instructions(named: str, fetched: str, coded: str, languages: Sequence[str]) -> str:
+    """The instructions naming the trees, the upstream ones (`fetched`) and those with code
+    (`coded`, in `languages`, the first one the `lang:` example); no line for an empty list."""
+    from ra_query.sources.languages import spoken_languages
+
+    definitions = (
+        f'\n- {spoken_languages(languages)} code in {coded}: find a definition by what it does ("where '
+        f'are retries scheduled") or by its name (`Client.send`); kind="code", "docs" or "upstream" '
+        f"keeps one kind of source, lang:{languages[0]} in a query one language; results give "
+        "file:lines. `get` with tree:path#Class.method returns one definition."
+        if coded and languages
+        else ""
+    )
     framework = (
         f"\n- Upstream trees {fetched} hold the framework docs this project depends on, as of their "
         "last sync: for how a library works (its API, options, errors), search them with "
         'kind="upstream" or trees=[...]; the project\'s own docs win where they differ. Their '
         "results carry the page's url."
-        if upstream
+        if fetched
         else ""
     )
     text = f"""ra searches this project's knowledge base: its conventions and reference docs, which \
@@ -378,8 +397,7 @@ override what you know in general. Trees: {named}.
 - Before deciding how to do something, `search` it; several topics in one call: queries=[...]. \
 Plain words are ranked (a sentence or an error message works); a name (`encode_content`, \
 `Client.send`, a file, a page title) returns what has it first; "exact phrase", -exclude, \
-tree:NAME narrow it; kind="code" or "docs" keeps the code (functions, classes, with file:lines) \
-or the docs.
+tree:NAME narrow it.{definitions}
 - Results are chunks with ids; `get` returns one in full, or a whole document (tree:path).
 - Answers fit max_tokens (default 8000); list=true gives snippets only; tokens.omitted_ids \
 lists what was left out.
@@ -393,6 +411,7 @@ def build_server(
     context: ContextAnalyzer = plain_analyzer,
     trees: Sequence[str] = (),
     upstream: Sequence[str] = (),
+    code: dict[str, list[str]] | None = None,
 ) -> MCPServer[Any]:
     """An MCP server whose tools search the store `open_store()` returns at each call.
 
@@ -405,8 +424,9 @@ def build_server(
             applies the configuration's context rules and settings).
         trees: the tree names the server's instructions give the agent.
         upstream: those of them that are upstream trees (fetched framework pages).
+        code: those of them that have code, each with its programming languages (`code_languages`).
     """
-    instructions = server_instructions(trees, upstream)
+    instructions = server_instructions(trees, upstream, code)
     server: MCPServer[Any] = _Server(
         SERVER_NAME, version=__version__, log_level="WARNING", instructions=instructions
     )
@@ -663,6 +683,7 @@ def serve_readonly(root: Path, http_port: int | None = None) -> int:
     when they are visible from here (null when they are not), again only after a change.
     """
     from ra_query.artifacts.store import read_manifest
+    from ra_query.sources.languages import code_languages
     from ra_query.sources.watch import SourceWatch
 
     try:
@@ -676,7 +697,13 @@ def serve_readonly(root: Path, http_port: int | None = None) -> int:
         n for n in names if isinstance(entries[n], dict) and "upstream" in cast(dict[str, object], entries[n])
     ]
     with SourceWatch(source_roots(manifest)) as watch:
-        server = build_server(ReadOnlyStore(root), stale=StaleCount(watch), trees=names, upstream=upstream)
+        server = build_server(
+            ReadOnlyStore(root),
+            stale=StaleCount(watch),
+            trees=names,
+            upstream=upstream,
+            code=code_languages(manifest),
+        )
         if http_port is None:
             run_stdio(server)
         else:

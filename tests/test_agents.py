@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Run, run_cmd
+from tests.conftest import Run, build, run_cmd
 
 
 @pytest.fixture
@@ -90,4 +90,92 @@ def test_writing_shows_the_change_unless_quiet(project: Path, home: Path) -> Non
     assert run.out == "" and run.err == f"{project / 'AGENTS.md'}: written\n"
     assert (
         (project / "AGENTS.md").read_text(encoding="utf-8").startswith("# New rule\n\n## ra knowledge base")
+    )
+
+
+CODE_CONFIG = """root = true
+
+[tree.docs]
+path = "docs"
+
+[tree.repo]
+path = "repo"
+include = ["**/*"]
+"""
+
+
+def code_project(root: Path) -> Path:
+    """A project whose tree `repo` holds two Python files and one Go file; its include (`**/*`)
+    names no language, so only an index can tell that it holds code."""
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("# A\n\nUse the client.\n", encoding="utf-8")
+    (root / "repo").mkdir()
+    (root / "repo" / "client.py").write_text(
+        'class Client:\n    def send(self, request):\n        """Send it, retrying."""\n', encoding="utf-8"
+    )
+    (root / "repo" / "retry.py").write_text(
+        "def backoff(attempt):\n    return 2**attempt\n", encoding="utf-8"
+    )
+    (root / "repo" / "pool.go").write_text(
+        "package pool\n\n// Get takes a connection.\nfunc Get() int { return 1 }\n", encoding="utf-8"
+    )
+    (root / ".ra.toml").write_text(CODE_CONFIG, encoding="utf-8")
+    return root
+
+
+def test_a_tree_with_indexed_code_is_told_how_to_find_a_definition_narrow_a_search_and_get_one(
+    tmp_path: Path, home: Path
+) -> None:
+    root = code_project(tmp_path / "project")
+    build(root, home)
+    text = agents(root, home, "--stdout").out
+    assert "- Python and Go code in `repo`: a definition by what it does\n" in text  # most files first
+    assert '(`ra search "where are retries scheduled"`) or by its name (`ra search Client.send`)' in text
+    assert "`--kind code|docs|upstream` and `lang:python` narrow a search" in text
+    assert "`ra get tree:path#Class.method` prints one definition" in text
+    assert len(text.encode()) < 2048
+
+
+def test_an_indexed_tree_without_code_is_told_nothing_of_code_whatever_its_globs_name(
+    project: Path, home: Path
+) -> None:
+    config = project / ".ra.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + 'include = ["**/*.md", "**/*.py"]\n', encoding="utf-8"
+    )
+    build(project, home)  # no .py file: the index has markdown only
+    text = agents(project, home, "--stdout").out
+    assert (
+        "code in" not in text and "--kind" not in text and "lang:" not in text and "#Class.method" not in text
+    )
+
+
+def test_before_the_first_build_the_include_globs_say_which_trees_hold_code(
+    project: Path, home: Path
+) -> None:
+    (project / "svc").mkdir()
+    config = project / ".ra.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + '\n[tree.svc]\npath = "svc"\ninclude = ["**/*.go", "**/*.yaml"]\n',
+        encoding="utf-8",
+    )
+    text = agents(project, home, "--stdout").out
+    assert "- Go code in `svc`: a definition by what it does" in text and "`lang:go`" in text
+
+
+def test_the_section_stays_under_two_kilobytes_with_code_in_many_trees(project: Path, home: Path) -> None:
+    config = project / ".ra.toml"
+    text = config.read_text(encoding="utf-8")
+    for i in range(60):
+        (project / f"service-{i:02d}").mkdir()
+        text += (
+            f'\n[tree.service_with_a_long_name_{i:02d}]\npath = "service-{i:02d}"\ninclude = ["**/*.rs"]\n'
+        )
+    config.write_text(text, encoding="utf-8")
+    out = agents(project, home, "--stdout").out
+    assert len(out.encode()) < 2048
+    assert (
+        "- Rust code in `service_with_a_long_name_00`, " in out
+        and "more: a definition by what it does" in out
     )

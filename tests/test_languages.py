@@ -571,3 +571,23 @@ def test_an_attribute_macro_before_a_constructor_or_destructor_is_blanked() -> N
     chunks = chunks_of("format.h", text, header_language="cpp")
     assert "basic_memory_buffer.resize" in chunks
     assert chunks["basic_memory_buffer.basic_memory_buffer"].body.startswith(" public:\n  FMT_CONSTEXPR20 basic_m")
+
+
+def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
+    from ra_query.sources.languages import file_languages
+
+    assert file_languages(["src/a.cc", "src/a.h", "src/b.H", "README.md"]) == {"cpp": 3, "markdown": 1}
+    assert file_languages(["a.c", "a.h", "notes.txt", "Makefile"]) == {"c": 2, "markdown": 1, "text": 1}
+
+
+def test_include_globs_name_the_languages_of_their_extensions_and_a_bare_star_names_none() -> None:
+    from ra_query.sources.languages import glob_languages, programming_languages, spoken_languages
+
+    globs = ["**/*.py", "src/**/*.GO", "**/*", "docs/**", "**/*.yml", "**/*.p*", "**/*.pyi", "**/*.txt"]
+    assert glob_languages(globs) == ["python", "go", "yaml", "text"]
+    assert programming_languages(["python", "yaml", "markdown", "go", "text"]) == ["python", "go"]
+    assert [spoken_languages(x) for x in (["python"], ["python", "go"], ["go", "cpp", "csharp"])] == [
+        "Python",
+        "Python and Go",
+        "Go, C++ and C#",
+    ]

@@ -25,7 +25,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent, Tool
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-from tests.conftest import BIN, CONFIG_CEILING, CORPUS, Run, built_copy, run_cmd
+from tests.conftest import BIN, CONFIG_CEILING, CORPUS, Run, build, built_copy, run_cmd
 
 NO_MATCH = "zanzibar"
 
@@ -410,6 +410,61 @@ def test_with_hundreds_of_trees_the_instructions_list_what_fits_and_end_in_an_el
     assert len(text.encode()) <= INSTRUCTIONS_LIMIT
     assert "`tree-number-0`, " in text and ", …." in text and "`tree-number-299`" not in text
     assert "Upstream trees `tree-number-0`" in text
+
+
+def instructions_of_both_servers(root: Path, home: Path) -> list[str]:
+    """The instructions `ra mcp` and `ra-query mcp` give at initialize, started in `root`."""
+    from tests.test_faults import RawMcp
+
+    said: list[str] = []
+    for command in ([str(BIN / "ra"), "mcp"], [str(BIN / "ra-query"), "mcp"]):
+        server = RawMcp((root, home), command)
+        said.append(server.initialized["result"]["instructions"])
+        assert server.close() == 0
+    return said
+
+
+def test_both_servers_say_how_to_find_and_narrow_code_where_the_index_has_some(tmp_path: Path) -> None:
+    from tests.test_agents import code_project
+
+    root, home = code_project(tmp_path / "kb"), tmp_path / "home"
+    home.mkdir()
+    build(root, home)
+    for instructions in instructions_of_both_servers(root, home):
+        assert (
+            '\n- Python and Go code in `repo`: find a definition by what it does ("where are retries '
+            'scheduled") or by its name (`Client.send`); kind="code", "docs" or "upstream" keeps one kind '
+            "of source, lang:python in a query one language; results give file:lines. `get` with "
+            "tree:path#Class.method returns one definition.\n"
+        ) in instructions
+        assert len(instructions.encode()) < 2048
+
+
+def test_both_servers_say_nothing_of_code_where_the_index_has_none(tmp_path: Path) -> None:
+    root, home = tmp_path / "kb", tmp_path / "home"
+    shutil.copytree(CORPUS, root)
+    home.mkdir()
+    config = root / ".ra.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + 'include = ["**/*.md", "**/*.go"]\n', encoding="utf-8"
+    )
+    build(root, home)  # no .go file: the index has docs only, whatever the globs name
+    for instructions in instructions_of_both_servers(root, home):
+        assert (
+            "code in" not in instructions
+            and "lang:" not in instructions
+            and 'kind="code"' not in instructions
+        )
+
+
+def test_with_hundreds_of_code_trees_the_code_line_lists_what_fits_and_ends_in_an_ellipsis() -> None:
+    from ra_query.mcp import INSTRUCTIONS_LIMIT, server_instructions
+
+    trees = [f"tree-number-{i:03d}" for i in range(300)]
+    text = server_instructions(trees, (), {name: ["rust", "go"] for name in trees[::2]})
+    assert len(text.encode()) <= INSTRUCTIONS_LIMIT
+    assert "\n- Rust and Go code in `tree-number-000`, `tree-number-002`, " in text
+    assert ", …: find a definition" in text and "lang:rust" in text
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@ an agent to search ra before it acts.
 
 The file is the project template `.agents.md` (beside the nearest `.ra.toml`), then the global
 template `~/.agents.md`, then a generated section naming this project's trees and saying why,
-how and when to search. It is written to `AGENTS.md` (and `CLAUDE.md`, `GEMINI.md` on request)
+how and when to search, and, where trees hold code, how to find a definition
+(`code_languages`). It is written to `AGENTS.md` (and `CLAUDE.md`, `GEMINI.md` on request)
 beside the nearest `.ra.toml`, only when its text changed, so a second run changes nothing.
 The generated section stays under `SECTION_LIMIT` bytes: agent runtimes cut long instructions.
 """
@@ -22,8 +23,34 @@ TEMPLATE_NAME = ".agents.md"
 TARGETS = {"agents": "AGENTS.md", "claude": "CLAUDE.md", "gemini": "GEMINI.md"}
 
 
-def generated_section(config: Config, home: Path) -> str:
-    """The ra section: why, how and when to search, with this project's trees."""
+def code_languages(config: Config, artifacts: Path | None) -> dict[str, list[str]]:
+    """Each configured tree with code and its programming languages, the most files first: as the
+    index at `artifacts` counted them, or, for a tree not indexed yet, as its include globs name."""
+    from ra_query.artifacts.store import read_manifest
+    from ra_query.errors import RaError
+    from ra_query.sources.languages import code_languages as indexed
+    from ra_query.sources.languages import glob_languages, programming_languages
+
+    try:
+        manifest = read_manifest(artifacts) if artifacts is not None else {}
+    except RaError:  # no index yet, or one this ra cannot read: the configuration alone
+        manifest = {}
+    built: object = manifest.get("trees")
+    found = indexed(manifest)
+    code: dict[str, list[str]] = {}
+    for name, tree in sorted(config.trees.items()):
+        if isinstance(built, dict) and name in built:
+            languages = found.get(name, [])
+        else:
+            languages = programming_languages(glob_languages(tree.include))
+        if languages:
+            code[name] = languages
+    return code
+
+
+def generated_section(config: Config, home: Path, code: dict[str, list[str]] | None = None) -> str:
+    """The ra section: why, how and when to search, with this project's trees and, where some
+    have `code` (tree → its programming languages, `code_languages`), how to search code."""
     base = config.base_dir
     trees: list[str] = []
     for name, tree in sorted(config.trees.items()):
@@ -41,14 +68,23 @@ def generated_section(config: Config, home: Path) -> str:
                 else str(where)
             )
         trees.append(f"`{name}` ({shown}{', global' if tree.is_global else ''})")
-    listed = ", ".join(trees) if trees else "none configured yet (`ra init`)"
+    code = code or {}
+    coded = [f"`{name}`" for name in sorted(code)]
+    languages = list(dict.fromkeys(lang for name in sorted(code) for lang in code[name]))
     upstream = any(tree.upstream for tree in config.trees.values())
-    section = _section(listed, upstream)
-    while len(section.encode()) > SECTION_LIMIT and len(trees) > 1:  # many trees: name the first ones
-        trees.pop()
-        more = f"{', '.join(trees)} and {len(config.trees) - len(trees)} more (`ra ls trees`)"
-        section = _section(more, upstream)
-    return section
+    shown = [len(trees), len(coded)]
+    while True:  # many trees: name the first ones
+        listed = _some(trees[: shown[0]], len(trees), " (`ra ls trees`)") or "none configured yet (`ra init`)"
+        section = _section(listed, upstream, _some(coded[: shown[1]], len(coded)), languages)
+        if len(section.encode()) <= SECTION_LIMIT or max(shown) <= 1:
+            return section
+        shown[shown.index(max(shown))] -= 1  # the longest list first, the trees on a tie
+
+
+def _some(names: list[str], total: int, where: str = "") -> str:
+    """`names` joined, with `and N more` when they are fewer than `total`."""
+    listed = ", ".join(names)
+    return f"{listed} and {total - len(names)} more{where}" if len(names) < total else listed
 
 
 UPSTREAM_WHEN = """- A question about a framework or library this project uses (its API, options, errors):
@@ -56,7 +92,19 @@ UPSTREAM_WHEN = """- A question about a framework or library this project uses (
 """
 
 
-def _section(listed: str, upstream: bool = False) -> str:
+def _code_how(coded: str, languages: list[str]) -> str:
+    """The line of How for a project with code: how a definition is found and shown."""
+    from ra_query.sources.languages import spoken_languages
+
+    return f"""- {spoken_languages(languages)} code in {coded}: a definition by what it does
+  (`ra search "where are retries scheduled"`) or by its name (`ra search Client.send`);
+  `--kind code|docs|upstream` and `lang:{languages[0]}` narrow a search;
+  `ra get tree:path#Class.method` prints one definition
+"""
+
+
+def _section(listed: str, upstream: bool = False, coded: str = "", languages: list[str] | None = None) -> str:
+    how_code = _code_how(coded, languages) if coded and languages else ""
     return f"""## ra knowledge base
 
 This project keeps its conventions and reference docs in ra. **Search ra before you decide.**
@@ -71,7 +119,7 @@ apply here. Acting on general knowledge misses project-specific requirements.
   (`ra context $(git diff --name-only)` for a change set)
 - `ra search "error handling"` — one topic; `ra search "logging" "retries"` — several in one call
 - `ra search encode_content` — a name (a function, `Class.method`, a file, a page title): that one first
-- `ra search --list "topic"` — ids and snippets first; `ra get tree:path#slug` — one chunk in full
+{how_code}- `ra search --list "topic"` — ids and snippets first; `ra get tree:path#slug` — one chunk in full
 - `--max-tokens N` keeps an answer small; `--json` for structured output
 - As MCP tools (`ra mcp`): `search`, `context`, `get`, `list_sources`
 
@@ -83,8 +131,9 @@ apply here. Acting on general knowledge misses project-specific requirements.
 {UPSTREAM_WHEN if upstream else ""}"""
 
 
-def compose(config: Config, home: Path) -> str:
-    """The whole file: the project template, the global template, the generated section."""
+def compose(config: Config, home: Path, code: dict[str, list[str]] | None = None) -> str:
+    """The whole file: the project template, the global template, the generated section (which
+    says how to search `code`, `code_languages`, where there is some)."""
     parts: list[str] = []
     base = config.base_dir or Path.cwd()
     for template in (base / TEMPLATE_NAME, home / TEMPLATE_NAME):
@@ -92,7 +141,7 @@ def compose(config: Config, home: Path) -> str:
             text = template.read_text(encoding="utf-8").strip("\n")
             if text:
                 parts.append(text)
-    parts.append(generated_section(config, home).strip("\n"))
+    parts.append(generated_section(config, home, code).strip("\n"))
     return "\n\n".join(parts) + "\n"
 
 
@@ -119,9 +168,11 @@ class Planned:
         )
 
 
-def plan(config: Config, home: Path, which: list[str]) -> list[Planned]:
+def plan(
+    config: Config, home: Path, which: list[str], code: dict[str, list[str]] | None = None
+) -> list[Planned]:
     """The agent files `which` (`agents`, `claude`, `gemini`) would become."""
-    text = compose(config, home)
+    text = compose(config, home, code)
     base = config.base_dir or Path.cwd()
     planned: list[Planned] = []
     for key in which:

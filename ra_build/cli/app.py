@@ -397,14 +397,20 @@ def agents(
     quiet: Annotated[bool, typer.Option("--quiet", help="Do not show the changes written.")] = False,
 ) -> None:
     """Write AGENTS.md: .agents.md, then ~/.agents.md, then a section that teaches agents to use ra."""
-    from ra_build.cli.agents import compose, plan, write
+    from ra_build.cli.agents import code_languages, compose, plan, write
+    from ra_query.errors import ConfigError
 
     config = load_config(require_paths=False)
+    try:
+        artifacts: Path | None = config.artifacts(None, os.environ)
+    except ConfigError:  # no .ra.toml: no index either
+        artifacts = None
+    code = code_languages(config, artifacts)  # what the index has, else what the trees include
     if stdout:
-        _out(compose(config, home()))
+        _out(compose(config, home(), code))
         return
     which = ["agents", "claude", "gemini"] if all_ else ["agents"] + ["claude"] * claude + ["gemini"] * gemini
-    planned = plan(config, home(), which)
+    planned = plan(config, home(), which, code)
     if diff:
         _out("".join(p.diff() for p in planned))
         return

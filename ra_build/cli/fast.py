@@ -188,6 +188,7 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     import argparse
     from contextlib import ExitStack
 
+    from ra_build.cli.agents import code_languages
     from ra_build.cli.context_config import context_analyzer
     from ra_build.refresh.refreshed import LiveStore
     from ra_query.cli_common import add_http_options, help_formatter, http_port
@@ -239,6 +240,7 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
             context=context_analyzer(config),
             trees=sorted(config.trees),
             upstream=upstream,
+            code=code_languages(config, live.target),  # the index as it is: a build waits for a call
         )
         if args.allow_add_sources:
             from ra_build.cli.add_source import add_source_tool

@@ -25,6 +25,7 @@ from ra_query.artifacts.packed import file_sha256
 from ra_query.artifacts.paths import CHECKSUMS, MANIFEST_NAME
 from ra_query.artifacts.schema import FORMAT_VERSION, SCHEMA_VERSION
 from ra_query.artifacts.vectors import vectors_meta
+from ra_query.sources.languages import file_languages
 from ra_query.version import __version__
 
 # the manifest lists every published file but itself; build state is dot-files, not listed either
@@ -158,6 +159,8 @@ def manifest_stage(
             "files": sum(1 for r in rows if r.status == "ok"),
             "chunks": sum(r.chunks for r in rows),
             "skipped": sum(1 for r in rows if r.status != "ok"),
+            # what the agent instructions say of its code (ra_query.sources.languages.code_languages)
+            "languages": file_languages(r.path for r in rows if r.status == "ok"),
             "sources": _sources(layout, tree),
         }
         if upstream and tree in upstream:

@@ -8,8 +8,9 @@ filters take the names below. Only the standard library is imported.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Final, Literal
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, Literal, cast
 
 SourceKind = Literal["docs", "code", "upstream"]  # upstream: pages fetched by an upstream tree
 
@@ -125,3 +126,68 @@ def header_language(text: str, setting: str = "auto") -> str:
 def kind_of(language: str) -> SourceKind:
     """`code` for a programming or data language, `docs` for markdown and text."""
     return "code" if language in CODE_LANGUAGES else "docs"
+
+
+# how the instructions and agent files name a programming language
+DISPLAY_NAMES: Final[dict[str, str]] = {
+    "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "go": "Go", "rust": "Rust",
+    "java": "Java", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
+}  # fmt: skip
+
+
+def spoken_languages(languages: Iterable[str]) -> str:
+    """The languages as a reader says them: `Python`, `Python and Go`, `Python, Go and C++`."""
+    said = [DISPLAY_NAMES.get(language, language) for language in languages]
+    return " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
+
+
+def file_languages(paths: Iterable[str]) -> dict[str, int]:
+    """How many of the files at `paths` each language has, by name; `.h` files are C++ where
+    the others are (`header_language_of`)."""
+    listed = list(paths)
+    header = "cpp" if header_language_of(listed) == "cpp" else "c"
+    counts = Counter(header if path.lower().endswith(".h") else language_of(path) for path in listed)
+    return dict(sorted(counts.items()))
+
+
+def glob_languages(include: Iterable[str]) -> list[str]:
+    """The languages include globs name by their extension (`**/*.py`: python), in order, once
+    each; a glob that names no extension ra knows (`**/*`, `src/**`) names none."""
+    found: dict[str, None] = {}
+    for pattern in include:
+        _, dot, ext = pattern.rsplit("/", 1)[-1].rpartition(".")
+        language = CODE_EXTENSIONS.get(ext.lower()) or DOC_EXTENSIONS.get(ext.lower()) if dot else None
+        if language:
+            found.setdefault(language, None)
+    return list(found)
+
+
+def programming_languages(languages: Iterable[str]) -> list[str]:
+    """Of `languages`, the programming ones (no data format, no docs), in their order."""
+    return [language for language in languages if language in CODE_LANGUAGES - DATA_LANGUAGES]
+
+
+def code_languages(manifest: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The programming languages of each tree of `manifest` that has code, the most files first:
+    those of its indexed files (the tree's `languages`: name → files) or, in a manifest written
+    before it counted them, those its include globs name (`**/*.py`: python)."""
+    trees: object = manifest.get("trees")
+    entries = cast(dict[str, object], trees) if isinstance(trees, dict) else {}
+    found: dict[str, list[str]] = {}
+    for name, entry in entries.items():
+        if not isinstance(entry, dict):
+            continue
+        fields = cast(dict[str, Any], entry)
+        counts: object = fields.get("languages")
+        if isinstance(counts, dict):
+            files = cast(dict[str, object], counts)
+            languages = sorted(files, key=lambda lang: -int(cast(int, files[lang])))
+        else:
+            sources: object = fields.get("sources")
+            include: object = cast(dict[str, Any], sources).get("include") if isinstance(sources, dict) else 0
+            globs = cast(list[object], include) if isinstance(include, list) else []
+            languages = glob_languages(map(str, globs))
+        code = programming_languages(languages)
+        if code:
+            found[name] = code
+    return found
