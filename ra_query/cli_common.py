@@ -151,7 +151,14 @@ EVAL_DESCRIPTION = (
 
 def add_eval_options(parser: argparse.ArgumentParser) -> None:
     """The arguments of `eval` (both CLIs)."""
-    parser.add_argument("questions", metavar="QUESTIONS", help="a JSONL file of questions and their answers")
+    parser.add_argument(
+        "questions", metavar="QUESTIONS", nargs="?", help="a JSONL file of questions and their answers"
+    )
+    parser.add_argument(
+        "--titles",
+        action="store_true",
+        help="instead: ask every chunk for its own title and list those that do not come first",
+    )
     parser.add_argument(
         "--mode", choices=("auto", "lexical", "hybrid"), default="auto", help="how to search (default: auto)"
     )
@@ -188,10 +195,15 @@ def eval_output(store: Any, args: argparse.Namespace) -> Any:
         params = params._replace(
             semantic_asked=True, semantic_weight=params.semantic_weight or DEFAULT_SEMANTIC_WEIGHT
         )
+    if args.titles == bool(args.questions):
+        raise InputError(
+            "give a questions file or --titles (one of them) — ra eval q.jsonl, ra eval --titles"
+        )
     return eval_command(
         store,
         args.questions,
         params,
+        titles=args.titles,
         max_tokens=args.max_tokens,
         floors=args.min,
         baseline=args.baseline,

@@ -227,9 +227,10 @@ def ls_command(store: Store, what: str, prefix: str = "", *, long: bool = False)
 
 def eval_command(
     store: Store,
-    questions: str,
+    questions: str | None,
     params: SearchParams,
     *,
+    titles: bool = False,
     max_tokens: int | None = None,
     floors: Sequence[str] = (),
     baseline: str | None = None,
@@ -249,17 +250,23 @@ def eval_command(
         parse_floors,
         read_questions,
         render,
+        render_titles,
         report_json,
         summary,
+        title_audit,
         worse_than,
     )
-
-    wanted = parse_floors(floors)
-    asked = read_questions(Path(questions))
 
     def agent_search(query: str, narrowed: SearchParams, as_json: bool) -> str:
         return search_command(store, [query], narrowed, json=as_json, max_tokens=max_tokens).text
 
+    if titles or questions is None:  # the findability audit: every chunk asked for by its title
+        checks = title_audit(store, params, agent_search)
+        if json:
+            return Output(dumps({"titles": [c.row() for c in checks]}), 0)
+        return Output(render_titles(checks), 0)
+    wanted = parse_floors(floors)
+    asked = read_questions(Path(questions))
     scored = evaluate(store, asked, params, agent_search)
     figures = summary(scored)
     worse = worse_than(scored, Path(baseline)) if baseline else []

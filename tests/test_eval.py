@@ -203,3 +203,34 @@ def test_ndcg_agrees_with_pytrec_eval() -> None:
         run = {"q": {doc: float(len(ranked) - k) for k, doc in enumerate(ranked)}}
         expected = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)["q"]["ndcg_cut_10"]
         assert _ndcg([{"id": f"{doc}#x"} for doc in ranked], answers) == pytest.approx(expected)
+
+
+def test_titles_asks_every_chunk_for_its_own_title_and_lists_the_ones_that_fall(kb: tuple[Path, Path]) -> None:
+    run = ra(kb, "eval", "--titles")
+    assert run.code == 0, run.err
+    head = run.out.splitlines()[0]
+    assert head.startswith("titles ") and " first " in head and " not first " in head
+    payload = json.loads(ra(kb, "eval", "--titles", "--json").out)
+    rows = {row["id"]: row for row in payload["titles"]}
+    assert rows["docs:install.md#offline"]["rank"] == 1
+    assert rows["docs:install.md#offline"]["title"] == "Offline"
+
+
+def test_titles_puts_a_title_other_chunks_share_first(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    for name in ("a.md", "b.md"):
+        (tmp_path / "docs" / name).write_text(f"# {name}\n\n## Upgrade\n\nRun the upgrade of {name} now.\n")
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.docs]\npath = "docs"\n')
+    run = run_cmd("ra", "eval", "--titles", cwd=tmp_path, home=tmp_path)
+    assert run.code == 0, run.err
+    assert "a title other chunks share (1): give each its own\n  docs:" in run.out
+    assert "'Upgrade': rank 2, first: docs:" in run.out
+
+
+def test_eval_needs_a_questions_file_or_titles_not_both(kb: tuple[Path, Path]) -> None:
+    for args in ((), ("--titles", "questions.jsonl")):
+        run = ra(kb, "eval", *args)
+        assert (run.code, run.err.strip()) == (
+            2,
+            "ra: error: give a questions file or --titles (one of them) — ra eval q.jsonl, ra eval --titles",
+        )

@@ -390,3 +390,74 @@ def report_json(
         "below": list(failing),
         "worse": list(worse),
     }
+
+
+# ---- the findability audit: every chunk asked for by its own title ------------------------------
+
+
+class TitleCheck(NamedTuple):
+    """One chunk asked for by its own title (`--titles`)."""
+
+    id: str
+    title: str  # what was asked: a heading's text, a definition's qualified name
+    rank: int | None  # of the chunk (or a result that holds it) among the first ten; None: not there
+    first: str | None  # what came first instead
+    namesakes: int  # other chunks with the same title
+
+    def row(self) -> dict[str, Any]:
+        return self._asdict()
+
+
+def title_audit(store: Store, params: SearchParams, search: Searcher) -> list[TitleCheck]:
+    """Ask every chunk that has a title and text of its own for its title, as an agent would,
+    and say where it ranked among the first ten (the ones that did not come first: the audit)."""
+    records = [r for r in store.records() if r.body.strip() and _asked_as(r)]
+    by_title: dict[str, int] = {}
+    for record in records:
+        by_title[_asked_as(record).lower()] = by_title.get(_asked_as(record).lower(), 0) + 1
+    deep = params._replace(limit=10)
+    checks: list[TitleCheck] = []
+    for record in records:
+        title = _asked_as(record)
+        try:
+            results: list[dict[str, Any]] = orjson.loads(search(title, deep, True))["queries"][0]["results"]
+        except RaError:
+            results = []
+        rank = next(
+            (
+                k
+                for k, r in enumerate(results, 1)
+                if r["id"] == record.id or record.id in r.get("constituents", ())
+            ),
+            None,
+        )
+        first = results[0]["id"] if results else None
+        checks.append(TitleCheck(record.id, title, rank, first, by_title[title.lower()] - 1))
+    return checks
+
+
+def _asked_as(record: Any) -> str:
+    """What an agent types to find a chunk by name: a definition's qualified name, else its title."""
+    return str(record.symbol or record.title).strip()
+
+
+def render_titles(checks: Sequence[TitleCheck]) -> str:
+    """The audit as text: how many chunks come first for their own title; then the ones that do
+    not, their title shared with others first (rename one), then by how far they fell."""
+    fell = [c for c in checks if c.rank != 1]
+    found = len(checks) - len(fell)
+    out = [f"titles {len(checks)}  first {found} ({found / max(1, len(checks)):.3f})  not first {len(fell)}"]
+    shared = sorted((c for c in fell if c.namesakes), key=lambda c: (c.title.lower(), c.id))
+    alone = sorted((c for c in fell if not c.namesakes), key=lambda c: (c.rank is None, -(c.rank or 0), c.id))
+    if shared:
+        out += ["", f"a title other chunks share ({len(shared)}): give each its own"]
+        out += [f"  {c.id}  {c.title!r}: {_fell(c)}" for c in shared]
+    if alone:
+        out += ["", f"not first for its own title ({len(alone)}), the furthest first"]
+        out += [f"  {c.id}  {c.title!r}: {_fell(c)}" for c in alone]
+    return "\n".join(out) + "\n"
+
+
+def _fell(check: TitleCheck) -> str:
+    where = f"rank {check.rank}" if check.rank else "not in the first 10"
+    return f"{where}, first: {check.first or '(nothing)'}"
