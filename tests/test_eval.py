@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -234,3 +236,32 @@ def test_eval_needs_a_questions_file_or_titles_not_both(kb: tuple[Path, Path]) -
             2,
             "ra: error: give a questions file or --titles (one of them) — ra eval q.jsonl, ra eval --titles",
         )
+
+
+def _dodo_project(tmp_path: Path, question: dict[str, object]) -> Path:
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    for name, text in PAGES.items():
+        (project / "docs" / name).write_text(text, encoding="utf-8")
+    (project / ".ra.toml").write_text('root = true\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    (project / "questions.jsonl").write_text(json.dumps(question) + "\n", encoding="utf-8")
+    (project / "dodo.py").write_text(
+        "from pathlib import Path\nfrom ra_build import api\n"
+        "globals().update(api.make_tasks(api.load_config(Path.cwd(), Path.home()), Path('artifacts')))\n"
+        "globals().update(api.eval_task(Path('artifacts'), Path('questions.jsonl'), ['hit5=0.5']))\n",
+        encoding="utf-8",
+    )
+    return project
+
+
+@pytest.mark.parametrize(("question", "passes"), [(QUESTIONS[0], True), (QUESTIONS[3], False)])
+def test_a_doit_eval_task_asks_the_built_index_and_fails_below_its_floor(
+    tmp_path: Path, question: dict[str, object], passes: bool
+) -> None:
+    from tests.conftest import BIN
+
+    project = _dodo_project(tmp_path, question)
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run([str(BIN / "doit"), "eval"], cwd=project, env=env, capture_output=True, text=True)
+    assert (done.returncode == 0) is passes, done.stdout + done.stderr
+    assert "questions 1  hit@1 " in done.stdout

@@ -14,7 +14,7 @@ import dataclasses
 import functools
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -258,3 +258,33 @@ def _manifest_task(errors: StageErrors, config: Config, layout: Layout, names: l
 
 def _stderr(message: str) -> None:
     print(f"ra: {message}", file=sys.stderr)
+
+
+def eval_task(artifacts: Path, questions: Path, floors: Sequence[str] = ()) -> dict[str, Any]:
+    """A doit task `eval` (issue 34): `ra eval QUESTIONS --min …` over the index `make_tasks`
+    builds into `artifacts`, run again whenever the manifest or the questions change; it fails
+    (and so does `doit eval`) when a floor is not met. Not a default task: `doit eval` runs it.
+    """
+    layout = Layout(artifacts.resolve())
+
+    def ask() -> bool:
+        from ra_query.artifacts.store import open_store
+        from ra_query.commands import eval_command
+        from ra_query.search.pipeline import SearchParams
+
+        store = open_store(layout.root)
+        params = SearchParams.from_settings(store.search_defaults())
+        output = eval_command(store, str(questions), params, floors=floors)
+        sys.stdout.write(output.text)
+        return output.code == 0
+
+    def task_eval() -> dict[str, Any]:
+        """Ask the index the questions agents ask (ra eval); fail below a floor."""
+        return {
+            "actions": [ask],
+            "file_dep": [str(layout.manifest), str(questions)],
+            "task_dep": ["manifest"],
+            "verbosity": 2,
+        }
+
+    return {"task_eval": task_eval}
