@@ -151,7 +151,7 @@ def test_a_code_block_that_names_nothing_has_no_key() -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ["title:ssh", "ssh -agent", "ssh OR scp", "(ssh)", "a b c d e f g h", "x" * 200],
+    ["title:ssh", "ssh -agent", "ssh OR scp", "(ssh)", "a b c d e f g h i j k l m", "x" * 200],
 )
 def test_a_query_in_the_query_language_or_a_long_one_is_not_a_name(query: str) -> None:
     assert query_keys(query) == []
@@ -316,3 +316,9 @@ def test_a_named_heading_stays_beside_its_page_when_both_match() -> None:
     records = {c.id: c for c in (page, heading)}
     kept = [r.id for r in aggregate([page, heading], threshold=0.5, lookup=records.get)]
     assert "t:README.md#installation" in kept
+
+
+def test_a_heading_with_a_colon_and_up_to_twelve_words_is_a_name() -> None:
+    assert query_keys("Hybrid search: meaning as well as words")
+    assert query_keys("Where each artifact file is written and read")
+    assert query_keys("Stopping the walk at a folder: RA_CONFIG_CEILING")

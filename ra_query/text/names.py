@@ -28,11 +28,12 @@ import re
 from typing import Final, NamedTuple
 
 MAX_NAME_CHARS: Final = 120  # a longer title is a sentence, not a name
-MAX_QUERY_WORDS: Final = 6  # a longer query is a question, not a name
+MAX_QUERY_WORDS: Final = 12  # a longer query is a question, not a name
 _SPACE = re.compile(r"\s+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _SEPARATORS = re.compile(r"::|->|#(?=\w)")  # `C#` keeps its `#`
 _CALL = re.compile(r"(?<=\w)\([^()]*\)\s*$")  # `encode_content()`, `run(x)`; not `Install (Linux)`
+_FIELD = re.compile(r":(?!\s|$)")  # `title:x` uses the query language; `Hybrid search: meaning` is a title
 _QUOTES = "`'\"“”‘’"
 # the extensions of the files ra chunks: `config.json` is a file's name, not `json`'s
 _EXTENSIONS: Final = frozenset(
@@ -150,7 +151,7 @@ def query_keys(text: str) -> list[Tier]:
     name = _CALL.sub("", name)  # `run()` is `run`
     if not name or len(name) > MAX_NAME_CHARS or len(name.split()) > MAX_QUERY_WORDS:
         return []
-    if _SEPARATORS.sub(".", name).count(":") or any(c in name for c in '"()[]{}^'):
+    if _FIELD.search(_SEPARATORS.sub(".", name)) or any(c in name for c in '"()[]{}^'):
         return []
     words = name.split()
     excluded = (word.startswith("-") and not word.startswith("--") and len(word) > 1 for word in words)
