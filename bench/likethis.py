@@ -87,9 +87,7 @@ def figures_of(store: Any, name: str, items: list[dict[str, Any]], mode: str) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument(
-        "--work", type=Path, default=Path("/tmp/ra-bench-likethis"), help="scratch directory"
-    )
+    parser.add_argument("--work", type=Path, default=Path("/tmp/ra-bench-likethis"), help="scratch directory")
     parser.add_argument("--rev", help="measure the ra of this git revision (a worktree)")
     parser.add_argument("--semantic", action="store_true", help="embed the trees: lexical and hybrid")
     parser.add_argument("--label", default="", help="a note recorded with the figures")

@@ -194,9 +194,7 @@ def profile_warm(store: Any, queries: Sequence[Query], top: int = 25) -> None:
     profiler.disable()
     stats = pstats.Stats(profiler)
     # typeshed's pstats.Stats leaves out the `stats` dict every Stats object has
-    raw: dict[tuple[str, int, str], tuple[int, int, float, float, Any]] = (
-        stats.stats  # pyright: ignore[reportAttributeAccessIssue]
-    )
+    raw: dict[tuple[str, int, str], tuple[int, int, float, float, Any]] = stats.stats  # pyright: ignore[reportAttributeAccessIssue]
     total = sum(tt for _, _, tt, _, _ in raw.values())
 
     def where(key: tuple[str, int, str]) -> str:

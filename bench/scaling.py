@@ -490,9 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parts", default="bytes,open,matches")
     parser.add_argument("--rounds", type=int, default=15, help="fresh processes per segment count and mode")
     parser.add_argument("--calls", type=int, default=60, help="warm calls per query of part 3")
-    parser.add_argument(
-        "--rows", type=int, help="only the first N chunk rows for part 2 (a quick check)"
-    )
+    parser.add_argument("--rows", type=int, help="only the first N chunk rows for part 2 (a quick check)")
     parser.add_argument("--keep", action="store_true", help="keep the temp indexes (path printed)")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args(argv)

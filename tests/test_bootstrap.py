@@ -32,7 +32,9 @@ def _project(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def _bootstrap(root: Path, venv: Path) -> None:
     env = {**os.environ, "RA_VENV": str(venv)}
-    subprocess.run([str(root / "scripts" / "bootstrap"), "--dev"], cwd=root, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [str(root / "scripts" / "bootstrap"), "--dev"], cwd=root, env=env, check=True, capture_output=True
+    )
 
 
 def test_bootstrap_does_not_reinstall_when_pyproject_is_only_touched(tmp_path: Path) -> None:

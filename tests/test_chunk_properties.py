@@ -82,7 +82,9 @@ def check_tree(doc: Document, text: str) -> None:
     by_id = {chunk.id: chunk for chunk in doc.chunks}
     assert len(by_id) == len(doc.chunks)
     starts = line_starts(text)
-    last_line = max(1, len(starts) - 1 if starts[-1] == len(text) else len(starts))  # an empty last line is none
+    last_line = max(
+        1, len(starts) - 1 if starts[-1] == len(text) else len(starts)
+    )  # an empty last line is none
     size = len(text.encode("utf-8", "surrogatepass"))
     children: dict[str, list[int]] = {}
     for chunk in doc.chunks:

@@ -152,15 +152,19 @@ def test_inspect_of_a_file_that_is_not_markdown_text_or_code_says_so(ra: RaFn, t
     notes.write_text("Title\n=====\n", encoding="utf-8")
     run = ra("inspect", "doc", str(notes))
     assert run.code == 0
-    assert run.err.startswith(f"ra: warning: {notes}: not a markdown, text or code file (.md, .txt, .py, .go, …)")
+    assert run.err.startswith(
+        f"ra: warning: {notes}: not a markdown, text or code file (.md, .txt, .py, .go, …)"
+    )
 
 
 def test_inspect_of_a_code_file_lists_its_definitions_with_their_lines(ra: RaFn, tmp_path: Path) -> None:
     script = tmp_path / "tool.py"
-    script.write_text("# a comment, not a heading to python\ndef main():\n    print('hi')\n", encoding="utf-8")
+    script.write_text(
+        "# a comment, not a heading to python\ndef main():\n    print('hi')\n", encoding="utf-8"
+    )
     run = ra("inspect", "doc", str(script))
     assert run.code == 0, run.err
     assert run.err == ""
     assert "Type: code (python)" in run.out
-    assert "     Symbol: main\n     Title: \"def main()\"" in run.out
+    assert '     Symbol: main\n     Title: "def main()"' in run.out
     assert "     Lines: 1-3" in run.out

@@ -749,7 +749,10 @@ def test_no_tree_is_semantic_unless_asked(project: Path, home: Path) -> None:
 
 def test_a_tree_semantic_that_is_not_a_boolean_names_its_file_and_line(project: Path, home: Path) -> None:
     config = write(project / ".ra.toml", "[tree.docs]\npath = 'docs'\nsemantic = 'yes'\n")
-    assert error_of(project, home) == f"{config}:3: [tree.docs] semantic must be a boolean (true or false), got string"
+    assert (
+        error_of(project, home)
+        == f"{config}:3: [tree.docs] semantic must be a boolean (true or false), got string"
+    )
 
 
 def test_a_semantic_weight_past_one_names_its_file_and_line(project: Path, home: Path) -> None:

@@ -119,13 +119,17 @@ def test_rule_globs_match_the_path_from_the_configs_directory_however_it_is_writ
     )
 
 
-def test_several_files_each_get_their_documentation_first_without_duplicates(project: Path, home: Path) -> None:
+def test_several_files_each_get_their_documentation_first_without_duplicates(
+    project: Path, home: Path
+) -> None:
     run = context(project, home, "--json", "-n", "6", "src/db/pool.py", "src/auth/tokens.py")
     found = ids(run)
     assert len(found) == len(set(found))
     pool, tokens = ([r["id"] for r in q["results"]] for q in json.loads(run.out)["queries"])
     assert pool[0].startswith("docs:database.md")
-    assert tokens[0] == "docs:overview.md" and tokens[1].startswith("docs:auth.md")  # its rule's include first
+    assert tokens[0] == "docs:overview.md" and tokens[1].startswith(
+        "docs:auth.md"
+    )  # its rule's include first
 
 
 def test_an_input_file_that_is_indexed_is_left_out_before_the_limit(project: Path, home: Path) -> None:

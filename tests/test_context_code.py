@@ -339,4 +339,6 @@ def test_explain_lists_a_code_files_imports_and_each_terms_source(
     assert run.code == 0, run.err
     assert "imports: hashlib" in run.out
     terms = [line.split() for line in run.out.splitlines() if line.startswith("  ")]
-    assert ("nonce", "defines") in {(term[0], term[2]) for term in terms if len(term) == 5}  # hashlib: not indexed
+    assert ("nonce", "defines") in {
+        (term[0], term[2]) for term in terms if len(term) == 5
+    }  # hashlib: not indexed

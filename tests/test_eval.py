@@ -207,7 +207,9 @@ def test_ndcg_agrees_with_pytrec_eval() -> None:
         assert _ndcg([{"id": f"{doc}#x"} for doc in ranked], answers) == pytest.approx(expected)
 
 
-def test_titles_asks_every_chunk_for_its_own_title_and_lists_the_ones_that_fall(kb: tuple[Path, Path]) -> None:
+def test_titles_asks_every_chunk_for_its_own_title_and_lists_the_ones_that_fall(
+    kb: tuple[Path, Path],
+) -> None:
     run = ra(kb, "eval", "--titles")
     assert run.code == 0, run.err
     head = run.out.splitlines()[0]

@@ -133,7 +133,9 @@ def test_an_excerpt_is_the_lead_and_whole_blocks_in_order_with_a_gap_for_each_ru
 
 
 # four blocks that each match "reflog", under FOCUS_TOKENS: only the length rule keeps it whole
-SHORT = "# Short\n\nA reflog note.\n\nA second reflog note.\n\nA third reflog note.\n\nA fourth reflog note.\n"
+SHORT = (
+    "# Short\n\nA reflog note.\n\nA second reflog note.\n\nA third reflog note.\n\nA fourth reflog note.\n"
+)
 
 
 @pytest.fixture(scope="module")

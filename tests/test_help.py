@@ -32,7 +32,9 @@ def _ra_commands() -> list[str]:
 
 def _ra_query_commands() -> list[str]:
     """`ra-query`'s subcommands, as its own --help lists them."""
-    usage = subprocess.run([str(BIN / "ra-query"), "--help"], capture_output=True, text=True, check=True).stdout
+    usage = subprocess.run(
+        [str(BIN / "ra-query"), "--help"], capture_output=True, text=True, check=True
+    ).stdout
     listed = re.search(r"\{([a-z,]+)\}", usage)
     assert listed is not None, usage
     return listed.group(1).split(",")

@@ -293,7 +293,9 @@ def test_a_ruby_doc_comment_goes_to_the_class_it_documents_and_no_title_holds_a_
 
 def test_rubys_private_joins_the_method_after_it() -> None:
     chunks = chunks_of("base.rb", RUBY)
-    assert chunks["Rack.Protection.Base.default_reaction"].body.startswith("      private\n\n      def default_")
+    assert chunks["Rack.Protection.Base.default_reaction"].body.startswith(
+        "      private\n\n      def default_"
+    )
     assert not any(slug.endswith("private") for slug in chunks)
 
 
@@ -400,7 +402,9 @@ def ra(root: Path, home: Path, *args: str) -> Run:
     return run_cmd("ra", *args, cwd=root, home=home)
 
 
-def test_a_tree_of_cpp_sources_indexes_its_headers_as_cpp_for_lang_filters(cpp_repo: Path, home: Path) -> None:
+def test_a_tree_of_cpp_sources_indexes_its_headers_as_cpp_for_lang_filters(
+    cpp_repo: Path, home: Path
+) -> None:
     run = ra(cpp_repo, home, "search", "--json", "sdslen lang:cpp")
     assert run.code == 0, run.err
     ids = [r["id"] for q in json.loads(run.out)["queries"] for r in q["results"]]
@@ -488,7 +492,9 @@ def test_a_code_chunk_holds_the_names_it_calls_or_constructs_each_once_in_order(
         ("a.rs", "fn f() {\n    compute(1);\n}\n", "compute"),
     ],
 )
-def test_references_are_found_in_every_language_with_reference_patterns(path: str, text: str, name: str) -> None:
+def test_references_are_found_in_every_language_with_reference_patterns(
+    path: str, text: str, name: str
+) -> None:
     chunks = chunks_of(path, text)
     assert any(name in c.references for c in chunks.values()), {s: c.references for s, c in chunks.items()}
 
@@ -504,7 +510,10 @@ def test_the_chunk_table_has_a_references_column(cpp_repo: Path, home: Path) -> 
 
 def test_a_long_ruby_heredoc_stays_with_its_statement() -> None:
     body = "\n".join(f"<p>line {i}</p>" for i in range(80))
-    chunks = chunks_of("show.rb", f"class S\n  def a\n    1\n  end\n\n  TEMPLATE = ERB.new <<-HTML # :nodoc:\n{body}\n  HTML\nend\n")
+    chunks = chunks_of(
+        "show.rb",
+        f"class S\n  def a\n    1\n  end\n\n  TEMPLATE = ERB.new <<-HTML # :nodoc:\n{body}\n  HTML\nend\n",
+    )
     assert chunks["S.TEMPLATE"].body.startswith("  TEMPLATE = ERB.new <<-HTML # :nodoc:\n<p>line 0</p>")
     assert not any(slug.startswith("S.p") for slug in chunks)
 
@@ -525,7 +534,9 @@ def test_the_head_of_an_anonymous_namespace_is_in_the_chunk_after_it() -> None:
 
 def test_references_hold_calls_not_every_identifier() -> None:
     assert chunks_of("a.rb", "def f(a)\n  local = a\n  helper(local)\nend\n")["f"].references == ("helper",)
-    cs = chunks_of("A.cs", "class A {\n  void F() {\n    Helper();\n    b.Run();\n    var x = new Buffer();\n  }\n}\n")
+    cs = chunks_of(
+        "A.cs", "class A {\n  void F() {\n    Helper();\n    b.Run();\n    var x = new Buffer();\n  }\n}\n"
+    )
     assert cs["A.F"].references == ("Helper", "Run", "Buffer")
     rs = chunks_of("a.rs", "fn f() {\n    let v = Vec::new();\n    Foo::bar();\n}\n")
     assert rs["f"].references == ("new", "bar")
@@ -534,9 +545,13 @@ def test_references_hold_calls_not_every_identifier() -> None:
 
 
 def test_rspec_describe_and_titles_in_any_script_are_test_blocks() -> None:
-    chunks = chunks_of("user_spec.rb", 'RSpec.describe User do\n  it "crée un élément" do\n    1\n  end\nend\n')
+    chunks = chunks_of(
+        "user_spec.rb", 'RSpec.describe User do\n  it "crée un élément" do\n    1\n  end\nend\n'
+    )
     assert "user.crée-un-élément" in chunks
-    js = chunks_of("t.js", "describe('Пользователь', () => {\n  it('returns {} for empty input', () => {});\n});\n")
+    js = chunks_of(
+        "t.js", "describe('Пользователь', () => {\n  it('returns {} for empty input', () => {});\n});\n"
+    )
     assert js["пользователь.returns-for-empty-input"].title == "it('returns {} for empty input', () =>"
 
 
@@ -570,7 +585,9 @@ def test_an_attribute_macro_before_a_constructor_or_destructor_is_blanked() -> N
     )
     chunks = chunks_of("format.h", text, header_language="cpp")
     assert "basic_memory_buffer.resize" in chunks
-    assert chunks["basic_memory_buffer.basic_memory_buffer"].body.startswith(" public:\n  FMT_CONSTEXPR20 basic_m")
+    assert chunks["basic_memory_buffer.basic_memory_buffer"].body.startswith(
+        " public:\n  FMT_CONSTEXPR20 basic_m"
+    )
 
 
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:

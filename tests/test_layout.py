@@ -92,7 +92,16 @@ def test_the_circle_finder_finds_a_circle_closed_inside_a_function() -> None:
 LAYERS = {
     "ra_build": ["api", "cli", "refresh", "pipeline", "upstream", "config", "artifacts", "document"],
     "ra_query": [
-        "cli", "mcp", "cli_common", "commands", "search", "semantic", "sources", "artifacts", "text", "errors",
+        "cli",
+        "mcp",
+        "cli_common",
+        "commands",
+        "search",
+        "semantic",
+        "sources",
+        "artifacts",
+        "text",
+        "errors",
     ],
 }
 LEAVES = {"ra_query.version", "ra_query.forked"}  # imported by any room, import nothing of ra

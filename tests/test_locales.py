@@ -67,7 +67,9 @@ def results(run: Run) -> list[dict[str, object]]:
         ("src/go/readme.md", None),  # `go` is no language code; `src/` no docs folder
     ],
 )
-def test_a_path_says_its_language_by_the_conventions_of_the_common_doc_tools(path: str, locale: str | None) -> None:
+def test_a_path_says_its_language_by_the_conventions_of_the_common_doc_tools(
+    path: str, locale: str | None
+) -> None:
     from ra_query.text.locales import path_locale
 
     assert path_locale(path) == locale
@@ -95,7 +97,9 @@ def test_the_translations_of_a_page_share_a_key() -> None:
     assert translation_key("pages.ja/common/tar.md") == translation_key("pages/common/tar.md")
     assert translation_key("i18n/ja/docusaurus-plugin-content-docs/current/intro.md") == "docs/intro.md"
     assert translation_key("intro.ja.md") == translation_key("intro.md")
-    assert translation_key("a.md", {"translation_key": "k"}) == translation_key("b.md", {"translation_key": "k"})
+    assert translation_key("a.md", {"translation_key": "k"}) == translation_key(
+        "b.md", {"translation_key": "k"}
+    )
 
 
 def test_inspect_doc_shows_a_documents_language(built: tuple[Path, Path]) -> None:
@@ -245,7 +249,9 @@ def test_a_query_in_another_script_is_searched_by_words_only_where_there_are_vec
     pytest.importorskip("onnxruntime")
     kb = tmp_path / "kb"
     (kb / "docs").mkdir(parents=True)
-    (kb / "docs" / "tar.md").write_text("# tar\n\nアーカイブを展開する。\n\nExtract an archive.\n", encoding="utf-8")
+    (kb / "docs" / "tar.md").write_text(
+        "# tar\n\nアーカイブを展開する。\n\nExtract an archive.\n", encoding="utf-8"
+    )
     (kb / ".ra.toml").write_text('root = true\n[settings]\nsemantic = true\n[tree.docs]\npath = "docs"\n')
     run = run_cmd("ra", "search", "--json", "アーカイブを展開", cwd=kb, home=tmp_path)
     assert run.code == 0, run.err

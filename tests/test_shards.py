@@ -438,7 +438,9 @@ def test_what_a_killed_cluster_build_staged_is_removed_by_the_next_plain_build(k
     assert sorted(p.name for p in layout.shards_dir.iterdir()) == ["00", "01"]
 
 
-def test_a_shard_writer_killed_inside_its_commit_leaves_nothing_the_next_write_trips_on(tmp_path: Path) -> None:
+def test_a_shard_writer_killed_inside_its_commit_leaves_nothing_the_next_write_trips_on(
+    tmp_path: Path,
+) -> None:
     """A writer killed after writing a delete file but before meta.json names it: the same
     deletes again write a file of the same name, which tantivy refuses to overwrite."""
     shard, copy = tmp_path / "shard", tmp_path / "copy"

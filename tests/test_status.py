@@ -181,7 +181,9 @@ def test_a_build_stopped_after_its_discovery_leaves_the_index_stale_with_what_ch
     assert freshness(config, Layout(kb / ".ra")).describe() == "stale (1 file changed)"
 
 
-def test_status_as_json_gives_the_index_state_and_the_changed_count(kb: Path, home: Path, ra: Callable[..., Run]) -> None:
+def test_status_as_json_gives_the_index_state_and_the_changed_count(
+    kb: Path, home: Path, ra: Callable[..., Run]
+) -> None:
     import json
 
     build = ra("update", cwd=kb)
@@ -191,7 +193,9 @@ def test_status_as_json_gives_the_index_state_and_the_changed_count(kb: Path, ho
     assert payload["index"] == {"state": "stale", "changed": 1}
 
 
-def test_a_tree_whose_folder_is_gone_counts_its_own_files_and_no_other_trees(tmp_path: Path, home: Path) -> None:
+def test_a_tree_whose_folder_is_gone_counts_its_own_files_and_no_other_trees(
+    tmp_path: Path, home: Path
+) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "one.md").write_text("# One\n", encoding="utf-8")

@@ -408,7 +408,7 @@ class _Validator:
             raise self.error(
                 loc,
                 f"{header} header_language {toml_str(value)} is not one of "
-                f"{', '.join(map(toml_str, HEADER_LANGUAGES))} — use \"cpp\" to parse .h files as C++",
+                f'{", ".join(map(toml_str, HEADER_LANGUAGES))} — use "cpp" to parse .h files as C++',
             )
         return str(value)
 

@@ -352,7 +352,7 @@ def chunk_code(
                 lines.of(last), count_tokens(body), content_hash(node.title, crumbs, (), body), "code",
                 language, node.symbol, references[k],
             )
-        )
+        )  # fmt: skip
     return Document(
         tree=tree,
         path=path,

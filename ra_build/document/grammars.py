@@ -288,7 +288,8 @@ _C_CALLS = """
 """
 _OWN_REFERENCES: dict[str, str] = {
     "c": _C_CALLS,
-    "cpp": _C_CALLS + """
+    "cpp": _C_CALLS
+    + """
 (call_expression function: (qualified_identifier name: (identifier) @name)) @reference.call
 (call_expression function: (template_function name: (identifier) @name)) @reference.call
 (new_expression type: [(type_identifier) @name (qualified_identifier name: (type_identifier) @name)])
