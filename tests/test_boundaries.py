@@ -6,7 +6,16 @@ import sys
 from pathlib import Path
 
 QUERY = Path(__file__).resolve().parent.parent / "ra_query"
-FORBIDDEN = ("ra_build", "doit", "markdown_it", "pyarrow", "tree_sitter", "httpx2", "lxml", "html_to_markdown")
+FORBIDDEN = (
+    "ra_build",
+    "doit",
+    "markdown_it",
+    "pyarrow",
+    "tree_sitter",
+    "httpx2",
+    "lxml",
+    "html_to_markdown",
+)
 
 
 def _imports(path: Path) -> list[tuple[str, int, bool]]:
