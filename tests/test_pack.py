@@ -244,8 +244,8 @@ def test_the_cache_defaults_to_xdg_cache_home(project: Path, home: Path, tmp_pat
     assert os.path.isdir(tmp_path / "xdg" / "ra")
 
 
-def test_the_release_script_builds_packs_and_checks_the_repos_docs(tmp_path: Path) -> None:
-    """What release.yml runs, on a copy of the repo's docs (the repo itself is not written)."""
+def _repo_copy(tmp_path: Path) -> Path:
+    """A copy of what the release script reads: the repo's docs, config, dodo.py and scripts."""
     repo = Path(__file__).resolve().parent.parent
     copy = tmp_path / "repo"
     for name in ("README.md", ".ra.toml", "dodo.py"):
@@ -253,9 +253,14 @@ def test_the_release_script_builds_packs_and_checks_the_repos_docs(tmp_path: Pat
         shutil.copy(repo / name, copy / name)
     for directory in ("docs", "scripts"):
         shutil.copytree(repo / directory, copy / directory)
+    return copy
+
+
+def _release(copy: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """scripts/release-artifact run in `copy` with this venv and a fresh HOME."""
     env = {**os.environ, "RA_VENV": str(BIN.parent), "HOME": str(tmp_path / "home")}
     (tmp_path / "home").mkdir()
-    done = subprocess.run(
+    return subprocess.run(
         [str(copy / "scripts" / "release-artifact")],
         cwd=copy,
         env=env,
@@ -263,6 +268,12 @@ def test_the_release_script_builds_packs_and_checks_the_repos_docs(tmp_path: Pat
         text=True,
         timeout=300,
     )
+
+
+def test_the_release_script_builds_packs_and_checks_the_repos_docs(tmp_path: Path) -> None:
+    """What release.yml runs, on a copy of the repo's docs (the repo itself is not written)."""
+    copy = _repo_copy(tmp_path)
+    done = _release(copy, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "dist/ra-docs.tar.gz\n"
     archive = copy / "dist" / "ra-docs.tar.gz"
@@ -277,26 +288,10 @@ def test_the_release_script_makes_no_archive_when_the_docs_stop_answering_their_
     tmp_path: Path,
 ) -> None:
     """scripts/release-artifact runs docs/eval-questions.jsonl with --min hit5=0.8 before it packs."""
-    repo = Path(__file__).resolve().parent.parent
-    copy = tmp_path / "repo"
-    for name in ("README.md", ".ra.toml", "dodo.py"):
-        (copy / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(repo / name, copy / name)
-    for directory in ("docs", "scripts"):
-        shutil.copytree(repo / directory, copy / directory)
-    (copy / "docs" / "mcp.md").unlink()  # the pages two of the questions need, gone
-    (copy / "docs" / "upstream.md").unlink()
-    (copy / "docs" / "scaling.md").unlink()
-    env = {**os.environ, "RA_VENV": str(BIN.parent), "HOME": str(tmp_path / "home")}
-    (tmp_path / "home").mkdir()
-    done = subprocess.run(
-        [str(copy / "scripts" / "release-artifact")],
-        cwd=copy,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    copy = _repo_copy(tmp_path)
+    for page in ("mcp.md", "upstream.md", "scaling.md"):  # the pages three of the questions need, gone
+        (copy / "docs" / page).unlink()
+    done = _release(copy, tmp_path)
     assert done.returncode == 1
     assert not (copy / "dist" / "ra-docs.tar.gz").exists()
 
