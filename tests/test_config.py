@@ -758,3 +758,17 @@ def test_a_tree_semantic_that_is_not_a_boolean_names_its_file_and_line(project: 
 def test_a_semantic_weight_past_one_names_its_file_and_line(project: Path, home: Path) -> None:
     config = write(project / ".ra.toml", "[search]\nsemantic_weight = 2\n[tree.docs]\npath = 'docs'\n")
     assert error_of(project, home) == f"{config}:2: [search] semantic_weight must be between 0 and 1, got 2.0"
+
+
+def test_a_negative_code_words_weight_names_its_file_and_line(project: Path, home: Path) -> None:
+    config = write(project / ".ra.toml", "[tree.docs]\npath = 'docs'\n[search]\ncode_words = -1\n")
+    assert error_of(project, home) == f"{config}:4: [search] code_words must be between 0 and 1000, got -1.0"
+
+
+def test_code_words_and_the_code_semantic_weight_are_read_from_search(project: Path, home: Path) -> None:
+    write(
+        project / ".ra.toml",
+        "[search]\ncode_words = 0\ncode_semantic_weight = 0.3\n[tree.docs]\npath = 'docs'\n",
+    )
+    config = load_config(project, home=home)
+    assert (config.search.code_words, config.search.code_semantic_weight) == (0.0, 0.3)

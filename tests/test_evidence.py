@@ -53,7 +53,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
 
 
 def _ids(store: Store, **weights: float) -> list[str]:
-    return [hit.id for hit in search_topic(store, QUERY, SearchParams(cutoff_ratio=0, **weights)).hits]
+    # code words off: these tests weigh the evidence alone (`wait` would reach `pause`, `delay`)
+    return [
+        hit.id
+        for hit in search_topic(store, QUERY, SearchParams(code_words=0, cutoff_ratio=0, **weights)).hits
+    ]
 
 
 def test_by_default_neither_file_nor_docs_lends_anything(store: Store) -> None:
@@ -65,23 +69,30 @@ def test_a_definition_whose_file_matches_the_question_better_moves_up(store: Sto
 
 
 def test_file_evidence_keeps_the_best_definitions_score(store: Store) -> None:
-    plain = search_topic(store, QUERY, SearchParams(cutoff_ratio=0)).hits[0].score
-    weighed = search_topic(store, QUERY, SearchParams(cutoff_ratio=0, file_weight=1.0)).hits[0].score
+    plain = search_topic(store, QUERY, SearchParams(code_words=0, cutoff_ratio=0)).hits[0].score
+    weighed = (
+        search_topic(store, QUERY, SearchParams(code_words=0, cutoff_ratio=0, file_weight=1.0)).hits[0].score
+    )
     assert weighed == pytest.approx(plain)
 
 
 def test_a_definition_a_matching_docs_section_names_gains_its_score(store: Store) -> None:
-    plain = {hit.id: hit.score for hit in search_topic(store, QUERY, SearchParams(cutoff_ratio=0)).hits}
+    plain = {
+        hit.id: hit.score
+        for hit in search_topic(store, QUERY, SearchParams(code_words=0, cutoff_ratio=0)).hits
+    }
     lent = {
         hit.id: hit.score
-        for hit in search_topic(store, QUERY, SearchParams(cutoff_ratio=0, docs_weight=1.0)).hits
+        for hit in search_topic(
+            store, QUERY, SearchParams(code_words=0, cutoff_ratio=0, docs_weight=1.0)
+        ).hits
     }
     assert lent["kb:src/backoff.py#grow"] > plain["kb:src/backoff.py#grow"]
     assert lent["kb:src/misc.py#pause_briefly"] == pytest.approx(plain["kb:src/misc.py#pause_briefly"])
 
 
 def test_the_file_of_a_definition_is_not_weighed_itself(store: Store) -> None:
-    params = SearchParams(cutoff_ratio=0, file_weight=1.0, limit=20, aggregation=False)
+    params = SearchParams(code_words=0, cutoff_ratio=0, file_weight=1.0, limit=20, aggregation=False)
     files = [
         hit for hit in search_topic(store, "retry backoff", params).hits if hit.id == "kb:src/backoff.py"
     ]

@@ -20,8 +20,10 @@ import pytest
 from ra_build.config.load import load_config
 from ra_build.pipeline.embed_stage import embed_texts
 from ra_build.pipeline.run import run_build
+from ra_query.artifacts.models import ChunkRecord
 from ra_query.artifacts.store import open_store
 from ra_query.artifacts.vectors import LATER_WINDOW
+from ra_query.search.hybrid import fuse
 from ra_query.semantic.embed import MAX_WINDOWS, MODEL_DIR, _counter, embedder, model_info, windows
 from tests.conftest import BIN, Run, run_cmd
 
@@ -473,3 +475,17 @@ def test_the_nearest_chunks_over_several_trees_are_the_best_k_whatever_their_win
     meta = {"model": "m", "model_sha256": "0", "dimensions": 2, "trees": {"a": 5, "b": 1}}
     found = Vectors(str(tmp_path), meta).nearest(np.array([1.0, 0.0], dtype=np.float32), 2)
     assert [chunk_id for chunk_id, _ in found] == ["x", "y"]
+
+
+def _record(chunk_id: str, kind: str) -> ChunkRecord:
+    return ChunkRecord(chunk_id, "t", "p", "p", None, chunk_id, (), 0, 0, 0, 1, 1, 0, 0, 1, "", kind)
+
+
+def test_fusion_gives_a_code_chunks_dense_side_the_code_weight() -> None:
+    code, docs, low = _record("code", "code"), _record("docs", "docs"), _record("low", "docs")
+    bm25 = [(code, 1.0), (docs, 1.0), (low, 0.0)]  # min-max: code and docs 1, low 0
+    dense = [(code, 1.0), (docs, 1.0), (low, 0.0)]
+    fused = {f.record.id: f.score for f in fuse(bm25, dense, 0.55, code_weight=0.45)}
+    assert (fused["code"], fused["docs"]) == (pytest.approx(1.0), pytest.approx(1.0))
+    only_dense = {f.record.id: f.score for f in fuse([(low, 1.0)], dense, 0.55, code_weight=0.45)}
+    assert (only_dense["code"], only_dense["docs"]) == (pytest.approx(0.45), pytest.approx(0.55))

@@ -152,6 +152,8 @@ def search_defaults(config: Config) -> dict[str, Any]:
         "global_trees": sorted(name for name, tree in config.trees.items() if tree.is_global),
         "fuzzy_distance": s.fuzzy_distance,
         "semantic_weight": s.semantic_weight,
+        "code_semantic_weight": s.code_semantic_weight,
+        "code_words": s.code_words,
         "code_boost": s.code_boost,
         "test_weight": s.test_weight,
         "agent_max_tokens": config.settings.agent_max_tokens,  # not a SearchParams field: MCP's budget

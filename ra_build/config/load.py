@@ -106,6 +106,8 @@ KEYS: tuple[Key, ...] = (
     Key("search", "phrase_boost", float, "phrase_boost", _not_negative),
     Key("search", "stopwords", bool, "stopwords"),
     Key("search", "semantic_weight", float, "semantic_weight", _between(0, 1)),
+    Key("search", "code_semantic_weight", float, "code_semantic_weight", _between(0, 1)),
+    Key("search", "code_words", float, "code_words", _between(0, 1000)),
     Key("search", "code_boost", float, "code_boost", _between(0, 1000)),
     Key("search", "test_weight", float, "test_weight", _between(0, 1)),
     Key("search.boost", "text", float, "boost_text", _not_negative),

@@ -84,6 +84,8 @@ class Compiler:
         is_stopword: Callable[[str], bool] | None = None,
         strict: bool = False,
         relax: bool = False,
+        code_words: Mapping[str, tuple[tuple[str, str], ...]] | None = None,
+        code_words_weight: float = 0.0,
     ) -> None:
         self.schema = schema
         self.analyzer = analyzer
@@ -95,6 +97,9 @@ class Compiler:
         self.is_stopword = is_stopword
         self.strict = strict
         self.relax = relax  # nothing is required: every part is ranked (a query that found nothing)
+        self.code_words = code_words or {}  # token → its code synonyms' tokens (ra_query.text.codewords)
+        self.code_words_weight = code_words_weight
+        self.synonyms: dict[str, tuple[str, str]] = {}  # token searched → (query word, its code word)
         self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
         self.dropped: list[str] = []  # stop words left out
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
@@ -221,11 +226,35 @@ class Compiler:
         self.terms.update(weights)
         fields = self._fields(None)
         ranked = [self._ranked_token(fields, token, w, typed[token]) for token, w in weights.items()]
+        ranked += self._code_synonyms(weights, typed)
         bonus = [
             _boosted(self._scored({"text": 1.0}, list(tokens), fuzzy_ok=False), boost * SPLIT_PHRASE_BOOST)
             for tokens, boost in phrases.items()
         ]
         return ranked, bonus + self._proximity(sequence)
+
+    def _code_synonyms(self, weights: Mapping[str, float], typed: Mapping[str, str]) -> list[tantivy.Query]:
+        """The code synonyms of the ranked tokens (`folder` → `dir`, `directory`) that some chunk
+        holds, each weighing `code_words_weight` of its word: the words an agent says reach the
+        words code is written in. (A search only gets the table where the index has code.)"""
+        if not self.code_words or self.code_words_weight <= 0 or self._negated:
+            return []
+        extra: dict[str, float] = {}
+        for token, weight in weights.items():
+            for other, word in self.code_words.get(token, ()):
+                if other in weights or (
+                    self.searcher is not None and self.searcher.doc_freq("text", other) == 0
+                ):
+                    continue
+                if weight * self.code_words_weight > extra.get(other, 0.0):
+                    extra[other] = weight * self.code_words_weight
+                    self.synonyms[other] = (typed[token], word)
+        if not extra:
+            return []
+        fields = self._fields(None)
+        return [
+            _boosted(self._scored(fields, [token], fuzzy_ok=False), weight) for token, weight in extra.items()
+        ]
 
     def _ranked_token(
         self, fields: Mapping[str, float], token: str, weight: float, word: str

@@ -7,8 +7,9 @@ requires — phrases, `field:` terms, `-exclusions`, `tree:` and `-t` filters
 (`Compiler.constraints`) — or they are dropped: lexical constraints stay exact.
 
 The two rankings are fused by min-max normalisation: each list's scores scaled to 0–1, then
-`(1 - w) * bm25 + w * dense` with `w` = `semantic_weight` (0.55 by default) over the top 50 of
-each side; a chunk only one side found gets 0 from the other. Chosen with bench/quality.py over
+`(1 - w) * bm25 + w * dense` with `w` = `semantic_weight` (0.55 by default; a code chunk's is
+`code_semantic_weight`, 0.45: the model reads prose better than code, docs/code.md) over the top
+50 of each side; a chunk only one side found gets 0 from the other. Chosen with bench/quality.py over
 min-max weights 0.3–0.7, reciprocal-rank fusion, other normalisations and fewer BM25
 candidates (docs/searching.md has the table). The best `candidate_limit` of the fused list
 then go through ra's aggregation, elbow cutoff and limit as BM25's candidates do
@@ -101,18 +102,24 @@ def dense_candidates(
 
 
 def fuse(
-    bm25: Sequence[tuple[ChunkRecord, float]], dense: Sequence[tuple[ChunkRecord, float]], weight: float
+    bm25: Sequence[tuple[ChunkRecord, float]],
+    dense: Sequence[tuple[ChunkRecord, float]],
+    weight: float,
+    code_weight: float | None = None,
 ) -> list[Fused]:
-    """Min-max fusion of two rankings (see the module docstring), best first (ties by id)."""
+    """Min-max fusion of two rankings (see the module docstring), best first (ties by id); a code
+    chunk's dense share is `code_weight` when given (the model reads code less well than prose)."""
     parts: dict[str, list[float]] = {}
     records: dict[str, ChunkRecord] = {}
     ranks: dict[str, list[int]] = {}
-    for side, found, share in ((0, bm25, 1.0 - weight), (1, dense, weight)):
+    for side, found in ((0, bm25), (1, dense)):
         if not found:
             continue
         scores = [score for _, score in found]
         low, high = min(scores), max(scores)
         for rank, (record, score) in enumerate(found, start=1):
+            w = code_weight if code_weight is not None and record.kind == "code" else weight
+            share = w if side else 1.0 - w
             scaled = (score - low) / (high - low) if high > low else 1.0
             entry = parts.setdefault(record.id, [0.0, 0.0])
             entry[side] = max(entry[side], share * scaled)

@@ -20,6 +20,7 @@ For each topic (DECISIONS 16–20):
 Across topics a chunk is shown once, under the topic where it ranks best.
 """
 
+import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     import tantivy
 
     from ra_query.search.hybrid import Fused
+    from ra_query.text.codewords import Table
 
 # chosen with bench/quality.py (docs/searching.md): one combined field, small title and path bonuses
 DEFAULT_BOOSTS: Mapping[str, float] = MappingProxyType({"text": 1.0, "title": 0.1, "tags": 0.0, "path": 0.1})
@@ -52,6 +54,8 @@ DEFAULT_CODE_BOOST = 1.25
 # evidence from a definition's file and from the docs that name it (ra_query.search.evidence)
 DEFAULT_FILE_WEIGHT = 0.0
 DEFAULT_DOCS_WEIGHT = 0.0
+DEFAULT_CODE_WORDS = 0.4
+DEFAULT_CODE_SEMANTIC_WEIGHT = 0.45
 # a test file, by the conventions of the languages ra chunks as code
 _TEST_PATH = re.compile(
     r"(?:^|/)(?:tests?|__tests__|testdata|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|_spec\.rb$|"
@@ -84,6 +88,14 @@ def is_test_symbol(symbol: str) -> bool:
     return inside or last == "tests" or last.endswith("_tests") or last.startswith("test_")
 
 
+@functools.cache
+def code_words_of(stemmer: str) -> "Table":
+    """The code-words table (ra_query.text.codewords) in the tokens of `stemmer`'s analyzer."""
+    from ra_query.text.codewords import table
+
+    return table(build_analyzer(stemmer).analyze, stopwords_of(stemmer))
+
+
 class SearchParams(NamedTuple):
     """Everything that shapes a search; defaults are DECISIONS 16–19's."""
 
@@ -104,11 +116,15 @@ class SearchParams(NamedTuple):
     strict: bool = False
     raw: bool = False
     semantic_weight: float = DEFAULT_SEMANTIC_WEIGHT  # the dense side's share where there are vectors
+    code_semantic_weight: float = DEFAULT_CODE_SEMANTIC_WEIGHT  # the same, of a code chunk
     semantic_asked: bool = False  # the caller asked for hybrid: say so when it cannot be had
     test_weight: float = DEFAULT_TEST_WEIGHT  # a test file's code chunks: their score times this
     code_boost: float = DEFAULT_CODE_BOOST  # code chunks' score times this (matters beside docs)
     file_weight: float = DEFAULT_FILE_WEIGHT  # a definition's file's own match lends it this share
     docs_weight: float = DEFAULT_DOCS_WEIGHT  # a docs chunk naming a definition lends it this share
+    code_words: float = (
+        DEFAULT_CODE_WORDS  # a query word's code synonyms (ra_query.text.codewords) weigh this
+    )
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "SearchParams":
@@ -150,10 +166,12 @@ def _setting_problem(name: str, value: object) -> str | None:
         "phrase_boost": (0, 1000, False),
         "local_boost": (0, 1000, False),
         "semantic_weight": (0, 1, False),
+        "code_semantic_weight": (0, 1, False),
         "test_weight": (0, 1, False),
         "code_boost": (0, 1000, False),
         "file_weight": (0, 1000, False),
         "docs_weight": (0, 1000, False),
+        "code_words": (0, 1000, False),
     }
     if name in ranges:
         low, high, whole = ranges[name]
@@ -240,7 +258,18 @@ class _Run:
             is_stopword=stopwords_of(self.store.stemmer) if self.params.stopwords else None,
             strict=self.params.strict,
             relax=relax,
+            code_words=code_words_of(self.store.stemmer) if self._code_words() else None,
+            code_words_weight=self.params.code_words,
         )
+
+    def _code_words(self) -> bool:
+        """Whether query words reach their code synonyms: where the index has code (the docs-only
+        indexes, SciFact's and CACM's among them, rank as they always did)."""
+        if self.params.code_words <= 0:
+            return False
+        from ra_query.sources.languages import code_languages
+
+        return bool(code_languages(self.store.manifest))
 
     def filters(self) -> "tantivy.Query | None":
         """The -t/--tree and --kind filters as one zero-score clause, or None."""
@@ -513,7 +542,7 @@ def _hybrid(
     boosted.sort(key=lambda pair: (-pair[1], pair[0].id))
     # the best `candidate_limit` go on, as BM25's do in a lexical search: aggregation would
     # otherwise see both sides' 50 and merge sections whose every part is near in meaning
-    fused = hybrid.fuse(found, boosted, params.semantic_weight)[:limit]
+    fused = hybrid.fuse(found, boosted, params.semantic_weight, params.code_semantic_weight)[:limit]
     return [(f.record, f.score) for f in fused], {f.record.id: f for f in fused}, None
 
 
@@ -533,6 +562,11 @@ def _reading(compiler: Compiler) -> list[str]:
         lines.append("stop words left out: " + " ".join(compiler.dropped))
     if compiler.typos:
         lines.append("in no chunk, matched as typos: " + " ".join(compiler.typos))
+    if compiler.synonyms:
+        said: dict[str, list[str]] = {}
+        for typed, word in compiler.synonyms.values():
+            said.setdefault(typed, []).append(word)
+        lines.append("code words: " + "; ".join(f"{w} → {', '.join(t)}" for w, t in said.items()))
     return lines
 
 
