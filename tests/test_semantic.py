@@ -489,3 +489,23 @@ def test_fusion_gives_a_code_chunks_dense_side_the_code_weight() -> None:
     assert (fused["code"], fused["docs"]) == (pytest.approx(1.0), pytest.approx(1.0))
     only_dense = {f.record.id: f.score for f in fuse([(low, 1.0)], dense, 0.55, code_weight=0.45)}
     assert (only_dense["code"], only_dense["docs"]) == (pytest.approx(0.45), pytest.approx(0.55))
+
+
+def test_the_nearest_chunks_of_a_vector_asked_again_are_the_last_answer_not_a_new_scan(
+    tmp_path: Path,
+) -> None:
+    import numpy as np
+
+    from ra_query.artifacts.vectors import Vectors, encode_ids
+
+    vectors = tmp_path / "vectors"
+    vectors.mkdir()
+    np.array([[1.0, 0.0], [0.0, 1.0]], dtype="<f4").tofile(vectors / "a.f32")
+    (vectors / "a.ids").write_bytes(encode_ids(["x", "y"]))
+    meta = {"model": "m", "model_sha256": "0", "dimensions": 2, "trees": {"a": 2}}
+    opened = Vectors(str(tmp_path), meta)
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    first = opened.nearest(query, 1)
+    opened.rows["a"] = np.array([[0.0, 1.0], [1.0, 0.0]], dtype=np.float32)  # a scan would now find y
+    assert opened.nearest(query, 1) == first == [("x", 1.0)]
+    assert opened.nearest(query, 2, ("a",)) == [("y", 1.0), ("x", 0.0)]  # another question: a scan

@@ -114,11 +114,24 @@ class Vectors:
                 if rows
                 else np.zeros((0, self.dimensions), dtype=np.float32)
             )
+        # the last answer: `ra context` on a code file searches its docs and its code apart with
+        # one vector, and the scan of every row is most of a dense search's cost
+        self._last: tuple[tuple[str, bytes, int, tuple[str, ...]], list[tuple[str, float]]] | None = None
 
     def nearest(self, query: np.ndarray, k: int, trees: Sequence[str] = ()) -> list[tuple[str, float]]:
         """The `k` chunk ids whose vectors are nearest `query` (cosine: a first window's row is
         normalised, a later one's scaled by `LATER_WINDOW`), best first, over `trees` (all when
-        empty). A chunk with several rows (its windows) counts once, by its best."""
+        empty). A chunk with several rows (its windows) counts once, by its best. The same
+        question asked again is answered from the last answer."""
+        key = (query.dtype.str, query.tobytes(), k, tuple(trees))
+        last = self._last
+        if last is not None and last[0] == key:
+            return list(last[1])
+        found = self._nearest(query, k, trees)
+        self._last = (key, found)
+        return list(found)
+
+    def _nearest(self, query: np.ndarray, k: int, trees: Sequence[str]) -> list[tuple[str, float]]:
         import numpy as np
 
         chosen = [tree for tree, rows in self.rows.items() if (not trees or tree in trees) and len(rows)]
