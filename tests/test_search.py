@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from ra_query.artifacts.store import Store, open_store
 from ra_query.errors import QuerySyntaxError
-from ra_query.search.pipeline import SearchParams, TopicResult, search, search_topic
+from ra_query.search.pipeline import SearchParams, TopicResult, search, search_topic, with_snippet
 from tests.conftest import build
 
 QUERY_CORPUS = Path(__file__).parent / "fixtures" / "query_corpus"
@@ -420,6 +420,15 @@ def test_a_snippet_marks_every_match_with_em(find: Search) -> None:
 
 def test_a_snippet_marks_stemmed_forms_too(find: Search) -> None:
     assert "<em>handled</em>" in find("handling").hits[0].snippet
+
+
+def test_a_search_without_snippets_leaves_them_to_with_snippet_which_makes_the_same_ones(
+    store: Store, find: Search
+) -> None:
+    bare = search_topic(store, "image handling", DEFAULT, snippets=False)
+    made = [with_snippet(store, hit, bare.terms) for hit in bare.hits]
+    assert bare.hits and all(hit.snippet == "" for hit in bare.hits)
+    assert made == list(find("image handling").hits)
 
 
 # --- several topics ------------------------------------------------------------------------------

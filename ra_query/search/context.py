@@ -521,10 +521,15 @@ class _Idf:
         return value
 
 
+# a result of `ra context`'s searches and the terms its snippet shows (the snippets are made
+# for the few results shown, not for every hit of the searches)
+Ranked = list[tuple["SearchHit", frozenset[str]]]
+
+
 def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> TopicResult:
     """The results for an analysis: rule includes first, then the query's — docs before code —
     input files left out."""
-    from ra_query.search.pipeline import search_topic
+    from ra_query.search.pipeline import search_topic, with_snippet
 
     limit = params.limit
     hits: list[SearchHit] = []
@@ -539,21 +544,24 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
         fetch = params._replace(limit=limit + OVERFETCH, trees=analysis.trees or params.trees)
         if analysis.exclude:  # the left-out source would set the elbow's bar for the rest
             fetch = fetch._replace(cutoff_ratio=0.0)
+        ordered: Ranked
         if analysis.definition and not params.kinds:
             found, ordered = _like_definition(store, analysis, fetch)
         elif analysis.code and not params.kinds:
             found, ordered = _for_code(store, analysis, fetch, params)
         else:
-            found = search_topic(store, analysis.query, fetch, meaning=analysis.meaning)
+            found = search_topic(store, analysis.query, fetch, meaning=analysis.meaning, snippets=False)
             # the documentation of what the files are about first, then the code (stable: each
             # kind keeps its ranking)
-            ordered = sorted(found.hits, key=lambda hit: hit.record.kind == "code")
-        for hit in ordered:
+            ordered = [
+                (hit, found.terms) for hit in sorted(found.hits, key=lambda hit: hit.record.kind == "code")
+            ]
+        for hit, terms in ordered:
             if len(hits) >= limit:
                 break
             if hit.record.doc_id in analysis.exclude or hit.id in analysis.exclude or hit.id in seen:
                 continue
-            hits.append(hit)
+            hits.append(with_snippet(store, hit, terms))
             seen.add(hit.id)
     from ra_query.search.pipeline import TopicResult as Topic
 
@@ -616,7 +624,7 @@ _HISTORY = re.compile(
 
 def _for_code(
     store: Store, analysis: Analysis, fetch: SearchParams, params: SearchParams
-) -> tuple[TopicResult, list[SearchHit]]:
+) -> tuple[TopicResult, Ranked]:
     """A code file's results: "what must I know to change this?" — the docs that explain it
     first (searched apart from the code, which would outrank them on the file's own words), then
     the code it is about, its tests last."""
@@ -634,10 +642,10 @@ def _for_code(
     # project uses them); otherwise upstream pages compete with the project's for the docs' room
     frameworks = [t for t in analysis.frameworks if not fetch.trees or t in fetch.trees]
     docs_kinds = ("docs",) if frameworks else ("docs", "upstream")
-    docs = search_topic(store, docs_query, fetch._replace(kinds=docs_kinds), meaning=meaning)
+    docs = search_topic(store, docs_query, fetch._replace(kinds=docs_kinds), meaning=meaning, snippets=False)
     only = fetch._replace(kinds=("upstream",), trees=tuple(frameworks))
-    upstream = search_topic(store, query, only, meaning=meaning) if frameworks else None
-    code = search_topic(store, query, fetch._replace(kinds=("code",)), meaning=meaning)
+    upstream = search_topic(store, query, only, meaning=meaning, snippets=False) if frameworks else None
+    code = search_topic(store, query, fetch._replace(kinds=("code",)), meaning=meaning, snippets=False)
     others = [h for h in code.hits if h.record.doc_id not in analysis.exclude]  # not the file itself
     tests = [h for h in others if is_test_path(h.record.path) or is_test_symbol(h.record.symbol)]
     rest = [h for h in others if h not in tests]
@@ -650,11 +658,16 @@ def _for_code(
     pages = _pages(sorted(docs.hits, key=rank), DOCS_FIRST)
     framework_pages = _pages(upstream.hits, FRAMEWORK_PAGES) if upstream else []
     extra = max(0, params.limit - DEFAULT_LIMIT)
-    ordered = [*pages, *framework_pages, *rest[: CODE_AFTER + extra], *tests[:TESTS_AFTER]]
+    ordered: Ranked = [
+        *((hit, docs.terms) for hit in pages),
+        *((hit, upstream.terms) for hit in framework_pages if upstream),
+        *((hit, code.terms) for hit in [*rest[: CODE_AFTER + extra], *tests[:TESTS_AFTER]]),
+    ]
     found = [docs, code, *([upstream] if upstream else [])]
     total = sum(topic.total_matches for topic in found)
     terms = frozenset[str]().union(*(topic.terms for topic in found))
-    return code._replace(hits=tuple(ordered), total_matches=total, terms=terms), ordered
+    hits = tuple(hit for hit, _ in ordered)
+    return code._replace(hits=hits, total_matches=total, terms=terms), ordered
 
 
 def _pages(hits: Iterable[SearchHit], count: int) -> list[SearchHit]:
@@ -666,19 +679,18 @@ def _pages(hits: Iterable[SearchHit], count: int) -> list[SearchHit]:
     return pages
 
 
-def _like_definition(
-    store: Store, analysis: Analysis, fetch: SearchParams
-) -> tuple[TopicResult, list[SearchHit]]:
+def _like_definition(store: Store, analysis: Analysis, fetch: SearchParams) -> tuple[TopicResult, Ranked]:
     """`likethis` of a definition: the definitions elsewhere that do the same kind of thing
     (other implementations, the async twin), code only; the definition's own parts left out
     and tests after the rest."""
     from ra_query.search.pipeline import is_test_path, is_test_symbol, search_topic
 
-    found = search_topic(store, analysis.query, fetch._replace(kinds=("code",)), meaning=analysis.meaning)
+    code = fetch._replace(kinds=("code",))
+    found = search_topic(store, analysis.query, code, meaning=analysis.meaning, snippets=False)
     others = [h for h in found.hits if f"{h.record.path}#{h.record.symbol}" != analysis.definition]
     tests = [h for h in others if is_test_path(h.record.path) or is_test_symbol(h.record.symbol)]
     ordered = [*(h for h in others if h not in tests), *tests]
-    return found._replace(hits=tuple(ordered)), ordered
+    return found._replace(hits=tuple(ordered)), [(hit, found.terms) for hit in ordered]
 
 
 def _named_alike(names: Sequence[str], path: str, title: str) -> bool:

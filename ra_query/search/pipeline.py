@@ -354,11 +354,14 @@ _VECTORS: dict[tuple[str, str], Any] = {}
 _VECTORS_KEPT = 16
 
 
-def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str | None = None) -> TopicResult:
+def search_topic(
+    store: Store, text: str, params: SearchParams, *, meaning: str | None = None, snippets: bool = True
+) -> TopicResult:
     """Run one topic through the whole pipeline.
 
     `meaning` is what the dense side embeds instead of the query's own words (`ra likethis`: the
-    source's text).
+    source's text). Without `snippets` the hits have none: a caller that shows a few of many
+    (`ra context`) makes theirs with `with_snippet`.
     """
     params = params._replace(
         limit=min(params.limit, MAX_LIMIT), candidate_limit=min(params.candidate_limit, MAX_CANDIDATE_LIMIT)
@@ -438,7 +441,7 @@ def search_topic(store: Store, text: str, params: SearchParams, *, meaning: str 
         + (" (fuzzy)" if fuzzy else "")
         + (" (relaxed)" if relaxed else "")
     )
-    hits = tuple(_hit(run, run.shown[result.id], terms) for result in trace.results)
+    hits = tuple(_hit(run, run.shown[result.id], terms, snippets) for result in trace.results)
     if fused:
         explain += [_fused_line(hit.id, fused.get(hit.id)) for hit in hits]
     if not hits and note is None:
@@ -608,7 +611,7 @@ def merged(record: ChunkRecord, parts: Sequence[ChunkRecord]) -> ChunkRecord:
     )
 
 
-def _hit(run: _Run, shown: Shown, terms: frozenset[str]) -> SearchHit:
+def _hit(run: _Run, shown: Shown, terms: frozenset[str], snippets: bool = True) -> SearchHit:
     """A SearchHit; a section shows all of its parts, constituents included."""
     record, parts = shown.record, shown.parts
     if shown.result.aggregated:
@@ -619,12 +622,18 @@ def _hit(run: _Run, shown: Shown, terms: frozenset[str]) -> SearchHit:
         score=shown.result.score,
         constituents=shown.result.constituents,
         aggregated=shown.result.aggregated,
-        snippet=snippet(record.body, terms, run.analyzer),
+        snippet=snippet(record.body, terms, run.analyzer) if snippets else "",
         parts=parts,
         also=shown.also,
         translations=shown.translations,
         url=run.store.page_url(record.tree, record.path) if record.kind == "upstream" else None,
     )
+
+
+def with_snippet(store: Store, hit: SearchHit, terms: frozenset[str]) -> SearchHit:
+    """`hit` (of a search without snippets) with the snippet the search would have made for
+    `terms` (its `TopicResult.terms`)."""
+    return hit._replace(snippet=snippet(hit.record.body, terms, build_analyzer(store.stemmer)))
 
 
 def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, float]]) -> list[Shown]:
