@@ -509,3 +509,17 @@ def test_the_nearest_chunks_of_a_vector_asked_again_are_the_last_answer_not_a_ne
     opened.rows["a"] = np.array([[0.0, 1.0], [1.0, 0.0]], dtype=np.float32)  # a scan would now find y
     assert opened.nearest(query, 1) == first == [("x", 1.0)]
     assert opened.nearest(query, 2, ("a",)) == [("y", 1.0), ("x", 0.0)]  # another question: a scan
+
+
+def test_rows_scored_a_block_at_a_time_have_the_scores_of_one_product() -> None:
+    import numpy as np
+
+    from ra_query.artifacts.vectors import row_scores
+
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((1003, 384)).astype(np.float32)
+    query = rng.standard_normal(384).astype(np.float32)
+    assert np.allclose(row_scores(rows, query), rows @ query, rtol=1e-6, atol=1e-5)
+    # a product of 22 rows runs on one thread: the same bits, rows past the last block included
+    assert np.array_equal(row_scores(rows[:22], query), rows[:22] @ query)
+    assert np.array_equal(row_scores(rows[:3], query), rows[:3] @ query)  # fewer rows than a block

@@ -42,6 +42,11 @@ VECTORS_FORMAT = 1
 LATER_WINDOW = 0.95
 IDS_MAGIC = b"ra-ids1"
 DTYPE = "float32"
+# at most this many numbers scored per BLAS call: OpenBLAS runs a matrix-vector product under
+# 9216 numbers on the calling thread; a larger one wakes its threads, which then spin on a core
+# for a while. On a 2-core machine that spin took a core from the rest of an MCP `context` call
+# (its CPU time 72 ms a call instead of 24).
+BLOCK_NUMBERS = 8192
 
 
 def encode_ids(ids: Iterable[str]) -> bytes:
@@ -137,7 +142,7 @@ class Vectors:
         chosen = [tree for tree, rows in self.rows.items() if (not trees or tree in trees) and len(rows)]
         if not chosen:
             return []
-        scores = np.concatenate([self.rows[tree] @ query for tree in chosen])  # one ranking
+        scores = np.concatenate([row_scores(self.rows[tree], query) for tree in chosen])  # one ranking
         starts = np.cumsum([0] + [len(self.rows[tree]) for tree in chosen])
         wanted = 2 * k  # most chunks have a row or two: twice k rows mostly hold k chunks
         while True:
@@ -154,6 +159,18 @@ class Vectors:
             if len(chunks) == k or count == len(scores):
                 return sorted(chunks.items(), key=lambda pair: (-pair[1], pair[0]))
             wanted *= 4
+
+
+def row_scores(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """`rows @ query`, a block of rows per BLAS call (`BLOCK_NUMBERS`), so that no BLAS thread
+    is woken to spin. The scores are the bits one single-threaded product gives: OpenBLAS scores
+    rows four at a time (a block is a multiple of four) and the last `len(rows) % 4` one by one."""
+    import numpy as np
+
+    block = max(4, BLOCK_NUMBERS // max(1, rows.shape[1]) // 4 * 4)
+    whole = len(rows) - len(rows) % block
+    blocks = rows[:whole].reshape(-1, block, rows.shape[1]) @ query  # numpy loops over the blocks in C
+    return np.concatenate([blocks.reshape(-1), rows[whole:] @ query])
 
 
 def vectors_meta(root: str | os.PathLike[str]) -> dict[str, Any] | None:
