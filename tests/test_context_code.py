@@ -309,6 +309,11 @@ def test_a_words_source_does_not_change_its_score() -> None:
             "import express from 'express';\nconst ky = require('ky');\nimport './local.css';\n",
             ["express", "ky"],
         ),
+        (
+            "\n  import 'reflect-metadata';\nconst a = myrequire('no');\ndatafrom 'no'\nx import 'no'\n"
+            "export * from 'lodash';\n",
+            ["reflect-metadata", "lodash"],
+        ),
         ('import (\n\t"fmt"\n\tcobra "github.com/spf13/cobra"\n)\n', ["github.com/spf13/cobra"]),
         ("use serde::Deserialize;\nuse crate::walk;\nextern crate regex;\n", ["serde::Deserialize", "regex"]),
         (

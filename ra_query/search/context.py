@@ -81,7 +81,14 @@ _HEADING_PARTS = frozenset({HEADING, IMPORT, DEFINES})
 _IMPORTED = (
     re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+(?:\s*,\s*[\w.]+)*)\s*;?\s*(?:$|#|as\b)", re.MULTILINE),
     re.compile(r"^\s*from\s+([\w.]+)\s+import\b", re.MULTILINE),  # Python (relative ones start with .)
-    re.compile(r"""(?:\bfrom\s+|\brequire\s*\(?\s*|^\s*import\s+)['"]([^'"\n]+)['"]""", re.MULTILINE),
+    # `from '…'`, `require('…')`, `import '…'` at a line's start; each alternative opens with its
+    # first character and looks behind for the word boundary or line start, which spares the
+    # regex engine testing a boundary at every position of the file (~4 times faster)
+    re.compile(
+        r"""(?:f(?<=\bf)rom\s+|r(?<=\br)equire\s*\(?\s*|\s(?<=^\s)\s*import\s+|i(?<=^i)mport\s+)"""
+        r"""['"]([^'"\n]+)['"]""",
+        re.MULTILINE,
+    ),
     re.compile(r"""^\s*(?:import\s+)?(?:[\w.]+\s+)?"([\w.\-]+(?:/[\w.\-]+)+)"\s*$""", re.MULTILINE),  # Go
     re.compile(  # Rust, PHP
         r"^\s*(?:pub(?:\([a-z]+\))?\s+)?(?:use|extern\s+crate)\s+(?:::|\\)?(\w+(?:(?:::|\\)\w+)*)",
