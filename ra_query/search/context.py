@@ -24,6 +24,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ra_query.artifacts.schema import build_analyzer, doc_id_of, stopwords_of
@@ -171,11 +172,17 @@ def words(text: str) -> list[str]:
     """The lower-case words of `text`, identifiers split at `_` and camelCase humps too."""
     out: list[str] = []
     for token in _WORD.findall(text.replace("_", " ")):
-        parts = _HUMP.findall(token)
-        if len(parts) > 1:
-            out.extend(p.lower() for p in parts)
-        out.append(token.lower())
+        out.extend(_token_words(token))
     return out
+
+
+@lru_cache(maxsize=1 << 14)
+def _token_words(token: str) -> tuple[str, ...]:
+    """`words` of one token: its humps, when it has several, then itself (lower-case). Code
+    repeats its identifiers, and `ra context` splits every line of a file."""
+    parts = _HUMP.findall(token)
+    whole = token.lower()
+    return (*(p.lower() for p in parts), whole) if len(parts) > 1 else (whole,)
 
 
 def _read(file: InputFile, sample_size: int) -> bytes | None:
@@ -219,12 +226,17 @@ def analyze(
     counts = {"files": len(files), "read": 0, "skipped": 0, "candidates": 0}
     modules: list[str] = []
 
+    verdicts: dict[str, bool] = {}  # a file's words repeat: each is judged once
+
     def usable(word: str) -> bool:
-        return (
-            options.min_word_length <= len(word) <= options.max_word_length
-            and word not in CODE_WORDS
-            and not is_stop(word)
-        )
+        verdict = verdicts.get(word)
+        if verdict is None:
+            verdict = verdicts[word] = (
+                options.min_word_length <= len(word) <= options.max_word_length
+                and word not in CODE_WORDS
+                and not is_stop(word)
+            )
+        return verdict
 
     for file in files:
         data = _read(file, options.sample_size)
