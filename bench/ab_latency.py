@@ -16,7 +16,10 @@ by bench/latency.py's own `timed` and `mcp_figures`. Per round and side:
 - cold `ra-query search --list Q` and cold `ra search --list Q` (the index current: `ra`'s
   no-change path), each query once;
 - `ra mcp` and `ra-query mcp`: one session each, its start-up to first answer and the median of
-  `--calls` search calls.
+  `--calls` search calls;
+- with `--context-files GLOB`: one `ra-query mcp` session of `--calls` `context` calls, each
+  naming one file of GLOB as bench/latency.py picks them (issue 32's floor: p50 ≤ 30 ms);
+  `--context-only` times nothing else.
 
 Printed: per side the median of each measurement, the ratio tree/REV and the load average; the
 same table is appended to bench/results/ab_latency.txt. The run stops if the index changed under
@@ -48,7 +51,7 @@ from common import (
     git_head,
     worktree,
 )
-from latency import QUERIES, mcp_figures, timed
+from latency import QUERIES, context_files, mcp_figures, sources_of, timed
 
 RESULTS = REPO / "bench" / "results" / "ab_latency.txt"
 
@@ -56,7 +59,9 @@ RESULTS = REPO / "bench" / "results" / "ab_latency.txt"
 Step = Callable[[Path], dict[str, list[float]]]
 
 
-def steps(project: Path, env: dict[str, str], queries: list[str], calls: int) -> list[Step]:
+def steps(
+    project: Path, env: dict[str, str], queries: list[str], calls: int, files: list[str], only_context: bool
+) -> list[Step]:
     """What a round measures, in order; each step runs for both sides before the next."""
 
     def cold(prog: str) -> Step:
@@ -75,7 +80,14 @@ def steps(project: Path, env: dict[str, str], queries: list[str], calls: int) ->
 
         return run
 
-    return [cold("ra-query"), cold("ra"), mcp("ra"), mcp("ra-query")]
+    def context(source: Path) -> dict[str, list[float]]:
+        _, p50, p95 = mcp_figures(
+            entry_command(source, "ra-query", "mcp"), project, calls, files, "context", env
+        )
+        return {"ra-query mcp, one context call": [p50], "ra-query mcp, context call p95": [p95]}
+
+    searches = [] if only_context else [cold("ra-query"), cold("ra"), mcp("ra"), mcp("ra-query")]
+    return [*searches, *([context] if files else [])]
 
 
 def warm_up(sides: dict[str, Path], project: Path, env: dict[str, str], query: str) -> None:
@@ -104,8 +116,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--calls", type=int, default=50, help="MCP search calls per session")
     parser.add_argument("--queries", nargs="+", default=QUERIES)
+    parser.add_argument("--context-files", help="also time context calls naming files of this glob ('*.py')")
+    parser.add_argument("--context-only", action="store_true", help="time only the context calls")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
+    if args.context_only and not args.context_files:
+        parser.error("--context-only needs --context-files")
 
     with tempfile.TemporaryDirectory(prefix="ra-bench-ab-lat-") as tmp, worktree(args.rev, Path(tmp)) as rev:
         work = Path(tmp)
@@ -120,12 +136,13 @@ def main() -> None:
         for checkout in sides.values():
             compile_sources(checkout)
         warm_up(sides, project, env, args.queries[0])
+        files = context_files(sources_of(project), args.context_files) if args.context_files else []
         before = mtimes(project / ".ra")
         figures: dict[str, dict[str, list[float]]] = {name: {} for name in sides}
         load_start = os.getloadavg()
         for round_ in range(args.rounds):
             order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
-            for step in steps(project, env, args.queries, args.calls):
+            for step in steps(project, env, args.queries, args.calls, files, args.context_only):
                 for name in order:
                     for label, values in step(sides[name]).items():
                         figures[name].setdefault(label, []).extend(values)
@@ -140,7 +157,9 @@ def main() -> None:
     lines = [
         f"# bench/ab_latency.py {time.strftime('%Y-%m-%d %H:%M')} rev {args.rev} vs tree {git_head()} "
         f"project {project} ({args.rounds} rounds × {len(args.queries)} queries, {args.calls} MCP calls "
-        f"a session) load {load_start[0]:.2f} → {load_end[0]:.2f} nproc {os.cpu_count()}",
+        f"a session{f', context files {args.context_files}' if files else ''}"
+        f"{', context calls only' if args.context_only else ''}) "
+        f"load {load_start[0]:.2f} → {load_end[0]:.2f} nproc {os.cpu_count()}",
         f"{'median ms':40}{args.rev:>12}{'tree':>12}{'tree/' + args.rev:>18}",
         *(
             f"{label:40}{rev_ms:12.1f}{medians['tree'][label]:12.1f}{medians['tree'][label] / rev_ms:18.3f}"

@@ -97,6 +97,12 @@ def sources_of(project: Path) -> list[str]:
     return [str(tree["sources"]["root"]) for tree in manifest["trees"].values()]
 
 
+def context_files(roots: list[str], pattern: str) -> list[str]:
+    """The files the context calls name: 60 files of `pattern` spread over the trees, in turn."""
+    pages = sorted(str(page) for root in roots for page in Path(root).rglob(pattern))
+    return pages[:: max(1, len(pages) // 60)][:60]
+
+
 Command = tuple[list[str], dict[str, str] | None]
 
 
@@ -168,8 +174,7 @@ def main() -> None:
             f"answer {first:4.0f} ms (floors {MCP_P50_FLOOR:.0f} / {MCP_P95_FLOOR:.0f} / "
             f"{STARTUP_FLOOR:.0f}) {verdict(ok)}"
         )
-    pages = sorted(str(page) for root in roots for page in Path(root).rglob(args.context_files))
-    files = pages[:: max(1, len(pages) // 60)][:60]  # 60 files spread over the corpus, in turn
+    files = context_files(roots, args.context_files)
     first, p50, p95 = mcp_figures(servers["ra-query mcp"], project, args.calls, files, tool="context")
     lines.append(
         f"{'ra-query mcp':16} {args.calls} context calls (one {args.context_files} file each): "
