@@ -159,7 +159,7 @@ def test_every_documented_key_is_read(project: Path, home: Path) -> None:
         local_boost = 2
         max_chunk_size = 900
         max_file_size = 1000
-        code_chunk_size = 800
+        code_chunk_size = 600
 
         [search]
         stemmer = "Swedish"
@@ -186,7 +186,7 @@ def test_every_documented_key_is_read(project: Path, home: Path) -> None:
         """,
     )
     config = load_config(project, home)
-    assert config.settings == Settings(7, 2.0, 900, 2_000, 1000, code_chunk_size=800)
+    assert config.settings == Settings(7, 2.0, 900, 2_000, 1000, code_chunk_size=600)
     assert config.search == SearchSettings("swedish", 2, 50, 0.25, 1.0, 0.5, False, 2.0, 5.0, 4.0, 0.5)
     assert config.context == ContextSettings(3, 9, 1, 2, 20, 1024)
     assert config.warnings == ()

@@ -89,7 +89,7 @@ class Settings:
     semantic: bool = False  # embed the chunks of every tree that does not say (`[tree.x] semantic`)
     default_excludes: bool = True  # for every tree that does not say (`[tree.x] default_excludes`)
     gitignore: bool = True  # likewise (`[tree.x] gitignore`)
-    code_chunk_size: int = 1_200  # bytes: a longer code definition is cut into parts (docs/code.md)
+    code_chunk_size: int = 800  # bytes: a longer code definition is cut into parts (docs/code.md)
 
 
 @dataclass(frozen=True)
