@@ -174,6 +174,16 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--baseline", metavar="FILE", help="a saved --json run: list the questions that got worse"
     )
+    parser.add_argument(
+        "--qrels",
+        metavar="FILE",
+        help="TREC or BEIR relevance judgements; QUESTIONS is then their topics (queries.jsonl, ID<TAB>TEXT)",
+    )
+    parser.add_argument(
+        "--ranking",
+        action="store_true",
+        help="score the ranking as trec_eval does: the top 100 documents, no cutoff, no merging",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON (save it as a --baseline)")
 
 
@@ -181,6 +191,7 @@ def eval_output(store: Any, args: argparse.Namespace) -> Any:
     """What `eval` prints for `args` over `store`, with the index's search settings."""
     from ra_query.commands import eval_command
     from ra_query.errors import InputError
+    from ra_query.search.evaluate import RANKING_DEPTH
     from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT
     from ra_query.search.pipeline import MAX_LIMIT, SearchParams
 
@@ -199,6 +210,12 @@ def eval_output(store: Any, args: argparse.Namespace) -> Any:
         raise InputError(
             "give a questions file or --titles (one of them) — ra eval q.jsonl, ra eval --titles"
         )
+    if args.ranking:
+        params = params._replace(
+            limit=RANKING_DEPTH, candidate_limit=RANKING_DEPTH, cutoff_ratio=0.0, aggregation=False
+        )
+    if args.qrels and args.titles:
+        raise InputError("--qrels judges the topics of a file, --titles asks titles — give one of them")
     return eval_command(
         store,
         args.questions,
@@ -207,6 +224,8 @@ def eval_output(store: Any, args: argparse.Namespace) -> Any:
         max_tokens=args.max_tokens,
         floors=args.min,
         baseline=args.baseline,
+        qrels=args.qrels,
+        ranking=args.ranking,
         json=args.json,
     )
 

@@ -234,10 +234,13 @@ def eval_command(
     max_tokens: int | None = None,
     floors: Sequence[str] = (),
     baseline: str | None = None,
+    qrels: str | None = None,
+    ranking: bool = False,
     json: bool = False,
 ) -> Output:
-    """`eval QUESTIONS` (ra_query.search.evaluate): each question as an agent's search, the figures,
-    the misses; exit 1 when a `--min` floor is not met, 2 for a bad file or argument.
+    """`eval QUESTIONS` (ra_query.search.evaluate; a topics file with `qrels`): each question as an
+    agent's search, the figures, the misses; exit 1 when a `--min` floor is not met, 2 for a bad
+    file or argument.
 
     Raises:
         InputError: the questions or baseline file, or a floor, is not what it must be.
@@ -248,6 +251,7 @@ def eval_command(
         below,
         evaluate,
         parse_floors,
+        read_qrels,
         read_questions,
         render,
         render_titles,
@@ -266,9 +270,9 @@ def eval_command(
             return Output(dumps({"titles": [c.row() for c in checks]}), 0)
         return Output(render_titles(checks), 0)
     wanted = parse_floors(floors)
-    asked = read_questions(Path(questions))
-    scored = evaluate(store, asked, params, agent_search)
-    figures = summary(scored)
+    asked = read_qrels(Path(questions), Path(qrels)) if qrels else read_questions(Path(questions))
+    scored = evaluate(store, asked, params, agent_search, by_document=ranking)
+    figures = summary(scored, read=not ranking)
     worse = worse_than(scored, Path(baseline)) if baseline else []
     failing = below(figures, wanted)
     code = 1 if failing else 0

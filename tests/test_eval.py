@@ -267,3 +267,84 @@ def test_a_doit_eval_task_asks_the_built_index_and_fails_below_its_floor(
     done = subprocess.run([str(BIN / "doit"), "eval"], cwd=project, env=env, capture_output=True, text=True)
     assert (done.returncode == 0) is passes, done.stdout + done.stderr
     assert "questions 1  hit@1 " in done.stdout
+
+
+# ---- judged sets: --qrels and --ranking --------------------------------------------------------
+
+
+def test_beir_topics_and_qrels_become_questions_answered_by_file_names(tmp_path: Path) -> None:
+    from ra_query.search.evaluate import read_qrels
+
+    topics = write(
+        tmp_path / "queries.jsonl", '{"_id": "1", "text": "offline install"}', '{"_id": "2", "text": "x"}'
+    )
+    qrels = write(tmp_path / "qrels.tsv", "query-id\tcorpus-id\tscore", "1\tinstall\t2", "1\tfaq\t0")
+    (question,) = read_qrels(topics, qrels)  # topic 2 is judged by nobody: left out, as trec_eval does
+    assert (question.id, question.text, [(a.text, a.grade) for a in question.answers]) == (
+        "1",
+        "offline install",
+        [("install", 2)],
+    )
+    assert question.answers[0].answers({"id": "docs:install.md#offline", "path": "install.md"})
+    assert not question.answers[0].answers({"id": "docs:installer.md", "path": "installer.md"})
+
+
+def test_trec_sgml_topics_and_four_column_qrels_are_read(tmp_path: Path) -> None:
+    from ra_query.search.evaluate import read_qrels
+
+    topics = write(tmp_path / "topics.txt", "<DOC>", "<DOCNO> 7 </DOCNO>", " turn colours", "  off", "</DOC>")
+    qrels = write(tmp_path / "qrels.txt", "7 Q0 faq 1")
+    (question,) = read_qrels(topics, qrels)
+    assert (question.id, question.text, question.answers[0].text) == ("7", "turn colours off", "faq")
+
+
+def test_a_bad_qrels_line_is_an_error_with_its_file_and_line(kb: tuple[Path, Path], tmp_path: Path) -> None:
+    topics = write(tmp_path / "t.tsv", "1\tinstall offline")
+    qrels = write(tmp_path / "q.txt", "1 Q0 install 1", "1 install")
+    run = ra(kb, "eval", str(topics), "--qrels", str(qrels))
+    assert (run.code, run.err.strip()) == (
+        2,
+        f"ra: error: {qrels}:2: not a judgement — write QID ITER DOCID REL (TREC) or "
+        "QUERY-ID<TAB>CORPUS-ID<TAB>SCORE (BEIR)",
+    )
+
+
+def test_qrels_of_other_topics_are_an_error(kb: tuple[Path, Path], tmp_path: Path) -> None:
+    topics = write(tmp_path / "t.tsv", "1\tinstall offline")
+    qrels = write(tmp_path / "q.txt", "9 Q0 install 1")
+    run = ra(kb, "eval", str(topics), "--qrels", str(qrels))
+    assert run.code == 2 and "no topic of" in run.err
+
+
+def test_ranking_scores_documents_and_reports_map_without_tokens(
+    kb: tuple[Path, Path], tmp_path: Path
+) -> None:
+    topics = write(tmp_path / "t.tsv", "1\tpip wheel files", "2\tcolours")
+    qrels = write(tmp_path / "q.txt", "1 0 install 1", "2 0 faq 1", "2 0 search 1")
+    run = rq(kb, "eval", str(topics), "--qrels", str(qrels), "--ranking", "--json")
+    figures = json.loads(run.out)["figures"]
+    assert run.code == 0 and "tokens" not in figures
+    assert (figures["hit1"], figures["questions"]) == (1.0, 2)
+    # topic 2: faq first (AP 1/1), search (no word of it) not ranked: AP (1 + 0) / 2
+    assert figures["map"] == pytest.approx((1.0 + 0.5) / 2)
+
+
+def test_average_precision_agrees_with_pytrec_eval() -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from ra_query.search.evaluate import Answer, _average_precision
+
+    qrels = {"q": {"a": 2, "b": 1, "e": 1}}
+    answers = [Answer(doc, "name", grade=grade) for doc, grade in qrels["q"].items()]
+    for ranked in (["c", "a", "b"], ["e", "x", "y", "a"], ["x", "y"], ["b", "a", "e"]):
+        run = {"q": {doc: float(len(ranked) - k) for k, doc in enumerate(ranked)}}
+        expected = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)["q"]["map"]
+        rows = [{"id": f"t:{doc}.md#x", "path": f"{doc}.md"} for doc in ranked]
+        assert _average_precision(rows, answers) == pytest.approx(expected)
+
+
+def test_qrels_and_titles_together_are_an_error(kb: tuple[Path, Path]) -> None:
+    run = ra(kb, "eval", "--titles", "--qrels", "q.txt")
+    assert (run.code, run.err.strip()) == (
+        2,
+        "ra: error: --qrels judges the topics of a file, --titles asks titles — give one of them",
+    )

@@ -10,6 +10,14 @@ range `path:START-END` (`src/app.py:10-40`, or `tree:path:START-END`: a result a
 lines overlap). Optional: `grades` (answer → 1, 2, 3: nDCG's gains, 1 by default), `kind`,
 `lang`, `tree` (the search is narrowed as `--kind`, `--lang` and `-t` narrow it).
 
+Or the judged sets of IR research (`--qrels`, `read_qrels`): a topics file (BEIR's
+`queries.jsonl`, `{"_id": …, "text": …}`, or `ID<TAB>TEXT` lines) and relevance judgements,
+TREC's `QID ITER DOCID REL` or BEIR's `query-id<TAB>corpus-id<TAB>score` (its header line is
+skipped). A judged document answers with its relevance as its grade; its id names a document
+of the index by its document id (`tree:path`), its path, or its file name without the
+extension (SciFact's `4983` is `scifact:4983.md`). Topics nobody judged are left out, as
+trec_eval leaves them out.
+
 Each question runs through exactly the search an agent gets (`search_command` with the
 index's settings and the caller's limit, mode and budget), and is scored on the results it
 returns:
@@ -44,6 +52,9 @@ if TYPE_CHECKING:
 METRICS = ("hit1", "hit5", "mrr", "ndcg10", "tokens", "empty", "failed")
 FLOOR_METRICS = ("hit1", "hit5", "mrr", "ndcg10")  # what `--min NAME=VALUE` takes
 DEEP = 100  # how deep a miss's answer is looked for
+RANKING_DEPTH = 100  # `--ranking`: the documents scored, as deep as trec_eval's usual run
+_DOCNO = re.compile(r"<DOC>\s*<DOCNO>\s*(\S+)\s*</DOCNO>(.*?)</DOC>", re.DOTALL)
+_TOP = re.compile(r"<top>.*?<num>\s*(?:Number:)?\s*(\S+)(.*?)</top>", re.DOTALL | re.IGNORECASE)
 _RANGE = re.compile(r"^(?:(?P<tree>[A-Za-z0-9_-]+):)?(?P<path>[^:#]+):(?P<start>\d+)-(?P<end>\d+)$")
 
 
@@ -51,7 +62,7 @@ class Answer(NamedTuple):
     """One thing that answers a question: a chunk id, a document id, or a line range."""
 
     text: str  # as written
-    kind: str  # chunk | document | lines
+    kind: str  # chunk | document | lines | name (a judged document's id: --qrels)
     tree: str = ""
     path: str = ""
     start: int = 0
@@ -64,6 +75,8 @@ class Answer(NamedTuple):
             return result["id"] == self.text or self.text in result.get("constituents", ())
         if self.kind == "document":
             return str(result["id"]).split("#", 1)[0] == self.text
+        if self.kind == "name":
+            return _named(str(result["id"]).split("#", 1)[0], str(result["path"]), self.text)
         same = result["path"] == self.path and (not self.tree or result["tree"] == self.tree)
         return same and result["line_start"] <= self.end and self.start <= result["line_end"]
 
@@ -110,6 +123,91 @@ def read_questions(path: Path) -> list[Question]:
     if not questions:
         raise InputError(f"{path}: no questions — write one JSON object per line (docs/eval.md)")
     return questions
+
+
+def _named(document: str, path: str, name: str) -> bool:
+    """Whether a judged document id `name` is the document `document` (`tree:path`) at `path`."""
+    if name in (document, path):
+        return True
+    file = path.rsplit("/", 1)[-1]
+    return "." in file and file.rsplit(".", 1)[0] == name
+
+
+def read_qrels(topics: Path, qrels: Path) -> list[Question]:
+    """The judged topics of `topics` as questions, their relevant documents (`qrels`) as answers.
+
+    Raises:
+        InputError: a missing or unreadable file, a line of the wrong shape (file:line and what
+            to do), or no topic that has a relevant document.
+    """
+    texts = _topics(topics)
+    judged: dict[str, dict[str, int]] = {}
+    for number, line in enumerate(_lines(qrels, "qrels (TREC or BEIR)"), start=1):
+        fields = line.split()
+        if not fields or (number == 1 and fields[0].lower() in ("query-id", "query_id", "qid")):
+            continue
+        if len(fields) not in (3, 4) or not _whole(fields[-1]):
+            raise InputError(
+                f"{qrels}:{number}: not a judgement — write QID ITER DOCID REL (TREC) or "
+                "QUERY-ID<TAB>CORPUS-ID<TAB>SCORE (BEIR)"
+            )
+        if int(fields[-1]) > 0:
+            judged.setdefault(fields[0], {})[fields[-2]] = int(fields[-1])
+    questions = [
+        Question(qid, text, tuple(Answer(doc, "name", grade=rel) for doc, rel in judged[qid].items()))
+        for qid, text in texts.items()
+        if qid in judged
+    ]
+    if not questions:
+        raise InputError(
+            f"{qrels}: no topic of {topics} has a relevant document — are these the qrels of those topics?"
+        )
+    return questions
+
+
+def _whole(text: str) -> bool:
+    return text.lstrip("-").isdigit()
+
+
+def _lines(path: Path, what: str) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file — give the {what} file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read ({exc}) — give a UTF-8 {what} file") from None
+
+
+def _topics(path: Path) -> dict[str, str]:
+    """Topic id → text, from BEIR's queries.jsonl, `ID<TAB>TEXT` lines, or TREC's SGML topics
+    (`<DOC><DOCNO> 1 </DOCNO> text </DOC>`, or `<top><num> Number: 301 <title> text`), each
+    topic's text on one line."""
+    lines = _lines(path, "topics")
+    whole = "\n".join(lines)
+    sgml = _DOCNO.findall(whole) or [(n, t.split("<desc>", 1)[0]) for n, t in _TOP.findall(whole)]
+    if sgml:
+        return {number: " ".join(re.sub(r"<[^>]*>", " ", text).split()) for number, text in sgml}
+    texts: dict[str, str] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("{"):
+            try:
+                item: object = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                item = None
+            fields = cast("dict[str, Any]", item) if isinstance(item, dict) else {}
+            qid, text = fields.get("_id", fields.get("id")), fields.get("text", fields.get("query"))
+        else:
+            qid, _, text = line.partition("\t")
+        if qid is None or not isinstance(text, str) or not text.strip():
+            raise InputError(
+                f'{path}:{number}: not a topic — write {{"_id": …, "text": …}} (BEIR) or ID<TAB>TEXT'
+            )
+        texts[str(qid).strip()] = text.strip()
+    if not texts:
+        raise InputError(f"{path}: no topics — write one topic a line (docs/eval.md)")
+    return texts
 
 
 def _question(item: dict[str, Any], where: str, number: str) -> Question:
@@ -161,6 +259,7 @@ class Scored(NamedTuple):
     first: str | None
     failed: str | None = None  # the error's message
     why: str = ""  # a miss: where its answer ranked, or why it was not found
+    ap: float | None = None  # average precision over the ranking (`--ranking` only)
 
     def row(self) -> dict[str, Any]:
         """What `--json` says of it."""
@@ -185,11 +284,17 @@ Searcher = Callable[[str, "SearchParams", bool], str]
 
 
 def evaluate(
-    store: Store, questions: Sequence[Question], params: SearchParams, search: Searcher
+    store: Store,
+    questions: Sequence[Question],
+    params: SearchParams,
+    search: Searcher,
+    *,
+    by_document: bool = False,
 ) -> list[Scored]:
     """Run every question through `search` (what `ra search` prints, ra_query.commands) and
-    score it (see the module docstring)."""
-    return [_scored(store, q, params, search) for q in questions]
+    score it (see the module docstring). `by_document` (`--ranking`) ranks documents, as
+    trec_eval does: a document's later chunks take no place of their own."""
+    return [_scored(store, q, params, search, by_document) for q in questions]
 
 
 def _narrowed(params: SearchParams, question: Question) -> SearchParams:
@@ -204,10 +309,14 @@ def _narrowed(params: SearchParams, question: Question) -> SearchParams:
     return params
 
 
-def _scored(store: Store, question: Question, params: SearchParams, search: Searcher) -> Scored:
+def _scored(
+    store: Store, question: Question, params: SearchParams, search: Searcher, by_document: bool = False
+) -> Scored:
     from ra_query.text.tokens import count_tokens
 
     narrowed = _narrowed(params, question)
+    if by_document:
+        return _ranked(store, question, narrowed)
     try:
         payload = orjson.loads(search(question.text, narrowed, True))
         printed = search(question.text, narrowed, False)
@@ -228,6 +337,50 @@ def _scored(store: Store, question: Question, params: SearchParams, search: Sear
         return scored
     omitted = {str(i) for i in payload["tokens"].get("omitted_ids") or ()}
     return scored._replace(why=_why_missed(store, question, narrowed, omitted))
+
+
+def _ranked(store: Store, question: Question, params: SearchParams) -> Scored:
+    """`--ranking`: the question's ranking of documents (each document at its first chunk), as
+    trec_eval scores a run; nothing is printed, so no tokens are counted."""
+    from ra_query.search.pipeline import search
+
+    try:
+        hits = search(store, [question.text], params)[0].hits
+    except RaError as exc:
+        return Scored(question, None, 0.0, 0, 0, None, failed=str(exc), why="the search failed")
+    kept: dict[str, dict[str, Any]] = {}
+    for rows in _rows(hits):
+        kept.setdefault(str(rows["id"]).split("#", 1)[0], rows)
+    results = list(kept.values())
+    rank = next((k for k, r in enumerate(results, 1) if any(a.answers(r) for a in question.answers)), None)
+    why = "" if rank is not None and rank <= 5 else (f"its answer ranked {rank}" if rank else "not ranked")
+    first = results[0]["id"] if results else None
+    ndcg = _ndcg(results[:10], question.answers)
+    ap = _average_precision(results, question.answers)
+    return Scored(question, rank, ndcg, 0, len(results), first, why=why, ap=ap)
+
+
+def _average_precision(results: Sequence[dict[str, Any]], answers: Sequence[Answer]) -> float:
+    """The mean, over the relevant answers, of the precision at each one's first result (0 for
+    an answer not ranked): trec_eval's `map` of one topic."""
+    relevant = [a for a in answers if a.grade > 0]
+    found: set[str] = set()
+    total = 0.0
+    for k, result in enumerate(results, start=1):
+        new = [a.text for a in relevant if a.text not in found and a.answers(result)]
+        if new:
+            found.update(new)
+            total += len(found) / k
+    return total / len(relevant) if relevant else 0.0
+
+
+def _rows(hits: Sequence[Any]) -> list[dict[str, Any]]:
+    """Search hits as the fields an answer is matched on."""
+    return [
+        {"id": h.id, "tree": h.record.tree, "path": h.record.path, "line_start": h.record.line_start,
+         "line_end": h.record.line_end, "constituents": h.constituents}
+        for h in hits
+    ]  # fmt: skip
 
 
 def _ndcg(results: Sequence[dict[str, Any]], answers: Sequence[Answer]) -> float:
@@ -252,12 +405,7 @@ def _why_missed(store: Store, question: Question, params: SearchParams, omitted:
     from ra_query.search.pipeline import search
 
     deep = params._replace(limit=DEEP, candidate_limit=max(params.candidate_limit, DEEP), cutoff_ratio=0.0)
-    hits = search(store, [question.text], deep)[0].hits
-    rows = [
-        {"id": h.id, "tree": h.record.tree, "path": h.record.path, "line_start": h.record.line_start,
-         "line_end": h.record.line_end, "constituents": h.constituents}
-        for h in hits
-    ]  # fmt: skip
+    rows = _rows(search(store, [question.text], deep)[0].hits)
     if any(r["id"] in omitted and any(a.answers(r) for a in question.answers) for r in rows):
         return "left out by the token budget"
     rank = next((k for k, r in enumerate(rows, 1) if any(a.answers(r) for a in question.answers)), None)
@@ -265,6 +413,8 @@ def _why_missed(store: Store, question: Question, params: SearchParams, omitted:
         return f"its answer ranked {rank}"
     trees = set(store.trees())
     for answer in question.answers:
+        if answer.kind == "name":
+            continue
         tree = answer.tree or answer.text.split(":", 1)[0]
         if answer.kind != "lines" and tree not in trees:
             return f"{answer.text}: no tree {tree!r} in this index"
@@ -281,12 +431,13 @@ def _indexed(store: Store, answer: Answer) -> bool:
     return bool(store.doc_chunks(answer.text))
 
 
-def summary(scored: Sequence[Scored]) -> dict[str, float]:
-    """The figures of a run: the means of hit@1, hit@5, reciprocal rank, nDCG@10 and tokens, and
-    the counts of empty and failed answers."""
+def summary(scored: Sequence[Scored], *, read: bool = True) -> dict[str, float]:
+    """The figures of a run: the means of hit@1, hit@5, reciprocal rank, nDCG@10 and tokens (not
+    when the answers were not `read`: a `--ranking` run), and the counts of empty and failed
+    answers."""
     n = max(1, len(scored))
     rows = [s.row() for s in scored]
-    return {
+    figures = {
         "questions": len(scored),
         "hit1": round(sum(r["hit1"] for r in rows) / n, 4),
         "hit5": round(sum(r["hit5"] for r in rows) / n, 4),
@@ -296,6 +447,11 @@ def summary(scored: Sequence[Scored]) -> dict[str, float]:
         "empty": sum(1 for s in scored if not s.results and not s.failed),
         "failed": sum(1 for s in scored if s.failed),
     }
+    if not read:
+        del figures["tokens"]
+    if scored and all(s.ap is not None for s in scored):
+        figures["map"] = round(sum(s.ap or 0.0 for s in scored) / n, 4)
+    return figures
 
 
 def parse_floors(given: Sequence[str]) -> dict[str, float]:
@@ -357,13 +513,22 @@ def worse_than(scored: Sequence[Scored], baseline: Path) -> list[str]:
     return lines
 
 
+def _map(figures: dict[str, float]) -> str:
+    return f"MAP {figures['map']:.3f}  " if "map" in figures else ""
+
+
+def _tokens(figures: dict[str, float]) -> str:
+    return f"{figures['tokens']:.0f}" if "tokens" in figures else "—"
+
+
 def render(
     scored: Sequence[Scored], figures: dict[str, float], failing: Sequence[str], worse: Sequence[str]
 ) -> str:
     """The text report: the figures, each miss, the questions that got worse, the floors missed."""
     out = [
         f"questions {figures['questions']}  hit@1 {figures['hit1']:.3f}  hit@5 {figures['hit5']:.3f}  "
-        f"MRR {figures['mrr']:.3f}  nDCG@10 {figures['ndcg10']:.3f}  tokens {figures['tokens']:.0f}  "
+        f"MRR {figures['mrr']:.3f}  nDCG@10 {figures['ndcg10']:.3f}  {_map(figures)}"
+        f"tokens {_tokens(figures)}  "
         f"empty {figures['empty']}  failed {figures['failed']}"
     ]
     misses = [s for s in scored if s.why]
