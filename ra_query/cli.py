@@ -28,6 +28,7 @@ from ra_query.cli_common import (
     guarded,
     help_formatter,
     http_port,
+    leave,
     search_params,
     use_colour,
     view_of,
@@ -239,20 +240,4 @@ def main() -> None:
             early = StaleCheck(root)  # first thing: the walk then overlaps everything below
         return run(argv, env, cwd, early)
 
-    _exit(guarded(start, PROG))
-
-
-def _exit(code: int) -> None:
-    """Leave now: flush the output, run the exit handlers, skip the interpreter's teardown.
-
-    Tearing down the modules and the opened index is ~4 ms of a cold search that nobody
-    waits for (bench/query.py).
-    """
-    import atexit
-    import contextlib
-
-    atexit._run_exitfuncs()  # pyright: ignore[reportPrivateUsage]  # e.g. store.py's temp-dir cleanup
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(BrokenPipeError):  # as above
-            stream.flush()
-    os._exit(code)
+    leave(guarded(start, PROG))

@@ -13,7 +13,7 @@ import os
 import sys
 
 from ra_build.cli.console import PROG
-from ra_query.cli_common import artifacts_option, check_arguments, flushed, guarded
+from ra_query.cli_common import artifacts_option, check_arguments, flushed, guarded, leave
 
 # typing costs ~10 ms (re, enum, collections, contextlib): imported here, it delayed the stale
 # count's fork by that much, and a no-change `ra search` waited that much longer for the count
@@ -64,6 +64,8 @@ def main() -> None:
         finally:
             if early is not None:
                 early.cancel()  # not asked for (an error, --help): stop the walk
+        if argv[0] in ("search", "get"):
+            leave(code)  # as `ra-query` does: the teardown is milliseconds nobody waits for
         sys.exit(code)
     from ra_build.cli.app import run_app
 
