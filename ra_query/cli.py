@@ -38,8 +38,11 @@ from ra_query.version import __version__
 TYPE_CHECKING = False  # typing is not imported at run time: see the module docstring
 if TYPE_CHECKING:
     import argparse
+    from contextlib import ExitStack
     from typing import Any
 
+    from ra_query.commands import Served
+    from ra_query.forked import Helper
     from ra_query.sources.stale import StaleCheck
 
 PROG = "ra-query"
@@ -173,11 +176,7 @@ def _run(
     elif early is not None:
         early.cancel()
     if args.command == "mcp":
-        from pathlib import Path
-
-        from ra_query.mcp import serve_readonly
-
-        return serve_readonly(Path(root), http_port(args))
+        return _serve_mcp(root, http_port(args))
     from ra_query.artifacts.store import open_store
     from ra_query.commands import get_command, search_command
 
@@ -204,6 +203,31 @@ def _run(
         )
     sys.stdout.write(output.text)
     return output.code
+
+
+def _serve_mcp(root: str, port: int | None) -> int:
+    """`ra-query mcp`: the artifacts at `root` served read-only, never built.
+
+    The tools are answered by a forked process (ra_query.commands.readonly_answers), which opens
+    the artifacts, counts the stale files and loads the token encoding while this one imports
+    the MCP SDK (ra_query.mcp): the first call is answered when the SDK is ready.
+    """
+    from ra_query.forked import Helper
+
+    def setup(stack: ExitStack) -> Served:
+        from ra_query.commands import readonly_answers
+
+        return readonly_answers(root, stack)
+
+    def answer(helper: Helper) -> None:
+        from ra_query.commands import answer_requests
+
+        answer_requests(setup, helper)
+
+    helper = Helper(answer)  # before the SDK is imported, and before any thread runs
+    from ra_query.mcp import serve
+
+    return serve(helper, setup, port)
 
 
 def _read_only_command(store: Any, args: argparse.Namespace, env: dict[str, str]) -> Any:

@@ -20,10 +20,15 @@ the query language is repaired, and the topic's `note` says how it was read. Any
 can get wrong (an unknown id, a bad limit, a missing index) comes back as a tool error
 (`isError`) carrying the one-line `RaError` message; it never ends the server.
 
-The server is built around a callable that returns the `Store` to use for each call: `ra mcp`
-refreshes the index before every call (DECISIONS 25), `ra-query mcp` (`serve_readonly`) reopens
-the artifacts only when their manifest changed and never writes. In stdio mode nothing but
-protocol goes to stdout: the SDK points fd 1 at stderr while it serves, and logs go to stderr.
+The tools are answered by ra_query.commands.Answers over a store that `ra mcp` refreshes
+before a call after a change (DECISIONS 25) and `ra-query mcp` reopens only when its manifest
+changed, never writing. They run in a process forked before this module is imported
+(`serve`; where there is no fork, in this one): it opens the index, counts the stale files and
+searches once (loading the token encoding and, where there are vectors, the embedding model) on
+the other core while this one loads the MCP SDK, so the first call waits for little more than
+the SDK. If that process dies, every call says to restart the server. In stdio mode nothing but
+protocol goes to stdout: the SDK points fd 1 at stderr while it serves, the answering process
+has its stdout on stderr, and logs go to stderr.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import anyio
@@ -51,28 +56,18 @@ from mcp.types import (
 )
 from pydantic import Field, ValidationError
 
-from ra_query.artifacts.schema import build_analyzer
-from ra_query.artifacts.store import Store, manifest_key, open_store
-from ra_query.commands import sources_payload
-from ra_query.errors import InputError, RaError
-from ra_query.search.budget import MAX_BUDGET
-from ra_query.search.focus import with_excerpts
-from ra_query.search.get import get, get_to_dict
-from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT
-from ra_query.search.pipeline import MAX_LIMIT, SearchParams, search
-from ra_query.search.render import budgeted, to_json
-from ra_query.sources.stale import stale_files
-from ra_query.sources.watch import SourceWatch
-from ra_query.text.locales import normalized
+from ra_query.errors import RaError
 from ra_query.text.textsafe import c1_escaped
 from ra_query.version import __version__
 
 if TYPE_CHECKING:
-    from ra_query.search.context import Analysis
+    from ra_query.commands import Served
+    from ra_query.forked import Helper
+
 
 SERVER_NAME = "ra"
-StoreOpener = Callable[[], Store]
-StaleCounter = Callable[[Store], "int | None"]
+Answer = Callable[[str, dict[str, Any]], dict[str, Any]]  # a tool's name and arguments → its payload
+Setup = Callable[[ExitStack], "Served"]  # what answers the tools, its resources on the stack
 Payload = Annotated[CallToolResult, dict[str, Any]]  # a CallToolResult whose structured content is an object
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
@@ -99,8 +94,6 @@ and content: path words, the project's context rules and the files' most distinc
 results. Several files share the limit and max_tokens: each file is one entry of `queries`, \
 with its `input` and `context` (the terms and the query); a result several files share is \
 shown once, with `also_for` naming the others."""
-DEFAULT_AGENT_MAX_TOKENS = 8000
-ContextAnalyzer = Callable[[Store, list[str]], "list[Analysis]"]
 
 Queries = Annotated[
     str | list[str],
@@ -174,131 +167,6 @@ Mode = Annotated[
 FullDocument = Annotated[
     bool, Field(strict=True, description="Return full document even if ID specifies a chunk")
 ]
-
-
-def search_params(store: Store, limit: int | None, mode: str = "auto", kind: str = "any") -> SearchParams:
-    """The build's search settings, always lenient, with `limit`, `mode` and `kind` when given.
-
-    Raises:
-        InputError: `limit` is less than 1.
-    """
-    params = SearchParams.from_settings(store.search_defaults())
-    if kind != "any":
-        params = params._replace(kinds=(kind,))
-    if mode == "lexical":
-        params = params._replace(semantic_weight=0.0)
-    elif mode == "hybrid":
-        weight = params.semantic_weight or DEFAULT_SEMANTIC_WEIGHT
-        params = params._replace(semantic_asked=True, semantic_weight=weight)
-    if limit is None:
-        return params
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InputError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
-    return params._replace(limit=limit)
-
-
-def search_payload(
-    store: Store,
-    queries: list[str],
-    *,
-    limit: int | None = None,
-    max_tokens: int | None = None,
-    list_mode: bool = False,
-    stale: int | None = None,
-    mode: str = "auto",
-    kind: str = "any",
-    whole: bool = False,
-    trees: list[str] | None = None,
-    lang: str | None = None,
-) -> dict[str, Any]:
-    """What the `search` tool returns: `ra search --json`'s payload for the same arguments.
-
-    Raises:
-        InputError: no query, `limit` / `max_tokens` below 1, or `lang` not a language code.
-    """
-    if not queries:
-        raise InputError("queries is empty — give at least one query")
-    budget = agent_budget(store, max_tokens)
-    params = search_params(store, limit, mode, kind)
-    if trees:
-        unknown = sorted(set(trees) - set(store.trees()))
-        if unknown:
-            known = ", ".join(sorted(store.trees())) or "none"
-            raise InputError(f"trees names unknown tree {unknown[0]!r} — the trees are: {known}")
-        params = params._replace(trees=tuple(dict.fromkeys(trees)))
-    if lang is not None:
-        locale = normalized(lang)
-        if locale is None:
-            raise InputError(
-                f"lang {lang!r} is not a language code — use an ISO code such as en, ja, de or pt-br"
-            )
-        params = params._replace(langs=(locale,))
-    topics = search(store, queries, params)
-    analyzer = build_analyzer(store.stemmer)
-    if not list_mode and not whole:
-        topics = with_excerpts(topics, analyzer)
-    outcome = budgeted(topics, "list" if list_mode else "full", budget, analyzer)
-    return with_hint(to_json(topics, outcome, list_mode=list_mode, stale=stale, explain=False))
-
-
-def agent_budget(store: Store, max_tokens: int | None) -> int:
-    """`max_tokens` when the caller gave one, else the build's `agent_max_tokens` (8,000).
-
-    Raises:
-        InputError: `max_tokens` out of bounds.
-    """
-    if max_tokens is None:
-        recorded: object = store.search_defaults().get("agent_max_tokens")
-        usable = isinstance(recorded, int) and not isinstance(recorded, bool) and 1 <= recorded <= MAX_BUDGET
-        return cast(int, recorded) if usable else DEFAULT_AGENT_MAX_TOKENS
-    if not 1 <= max_tokens <= MAX_BUDGET:
-        raise InputError(f"max_tokens must be between 1 and {MAX_BUDGET} (got {max_tokens})")
-    return max_tokens
-
-
-def with_hint(payload: dict[str, Any]) -> dict[str, Any]:
-    """`payload` with a word for the agent on how to get what the budget left out, if anything."""
-    tokens: dict[str, Any] = payload["tokens"]
-    omitted: list[str] = tokens.get("omitted_ids") or []
-    if omitted:
-        tokens["hint"] = (
-            f"{len(omitted)} result{'s' if len(omitted) != 1 else ''} left out to fit max_tokens="
-            f"{tokens['max']}: read one with get(id), or call again with a larger max_tokens or list=true"
-        )
-    return payload
-
-
-def context_payload(
-    store: Store,
-    analyses: Sequence[Analysis],
-    *,
-    limit: int | None = None,
-    max_tokens: int | None = None,
-    list_mode: bool = False,
-) -> dict[str, Any]:
-    """What the `context` tool returns: `ra context --json`'s payload for the same files.
-
-    Raises:
-        InputError: `limit` or `max_tokens` out of bounds.
-    """
-    from ra_query.search.context import context_json, context_topics
-
-    if limit is not None and not 1 <= limit <= MAX_LIMIT:
-        raise InputError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
-    budget = agent_budget(store, max_tokens)
-    params = SearchParams.from_settings(store.search_defaults())._replace(limit=limit or 10)
-    topics = context_topics(store, analyses, params)
-    view = "list" if list_mode else "full"
-    outcome = budgeted(topics, view, budget, build_analyzer(store.stemmer))
-    payload = with_hint(to_json(topics, outcome, list_mode=list_mode, stale=None, explain=False))
-    return context_json(payload, analyses)
-
-
-def plain_analyzer(store: Store, files: list[str]) -> list[Analysis]:
-    """`context`'s analyses without a configuration (`ra-query mcp`): no rules, default settings."""
-    from ra_query.search.context import analyze_each, given_file
-
-    return analyze_each(store, [given_file(f) for f in files])
 
 
 # what each argument must be, for the one-line error a caller gets when it is not that
@@ -406,22 +274,16 @@ lists what was left out.
 
 
 def build_server(
-    open_store: StoreOpener,
-    stale: StaleCounter | None = None,
-    context: ContextAnalyzer = plain_analyzer,
+    answers: Answer,
     trees: Sequence[str] = (),
     upstream: Sequence[str] = (),
     code: dict[str, list[str]] | None = None,
 ) -> MCPServer[Any]:
-    """An MCP server whose tools search the store `open_store()` returns at each call.
+    """An MCP server whose tools answer with `answers(tool, arguments)`.
 
     Args:
-        open_store: called once per tool call; `ra` refreshes the index in it, `ra-query`
-            reopens the artifacts when they changed. A `RaError` it raises becomes a tool error.
-        stale: how many source files changed since the store was built (None: cannot tell);
-            reported as `stale` by `search` and `list_sources`. Not given: `stale` is null.
-        context: reads the files of a `context` call into a query (`ra mcp` passes one that
-            applies the configuration's context rules and settings).
+        answers: a tool's payload for its arguments (ra_query.commands.Answers, or the process
+            answering them: `Forwarded`); a `RaError` it raises becomes a tool error.
         trees: the tree names the server's instructions give the agent.
         upstream: those of them that are upstream trees (fetched framework pages).
         code: those of them that have code, each with its programming languages (`code_languages`).
@@ -433,17 +295,14 @@ def build_server(
     # one call at a time: a refresh runs the build, which must not run twice at once
     lock = threading.Lock()
 
-    def answer(make: Callable[[Store], dict[str, Any]]) -> CallToolResult:
+    def answer(tool: str, arguments: dict[str, Any]) -> CallToolResult:
         with lock:
             try:
-                payload = make(open_store())
+                payload = answers(tool, arguments)
             except RaError as exc:
                 return CallToolResult(content=[TextContent(type="text", text=exc.message)], is_error=True)
         text = c1_escaped(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
-
-    def staleness(store: Store) -> int | None:
-        return stale(store) if stale is not None else None
 
     def search_tool(
         queries: Queries,
@@ -457,36 +316,20 @@ def build_server(
         lang: Lang = None,
     ) -> Payload:
         topics = [queries] if isinstance(queries, str) else queries
-        return answer(
-            lambda store: search_payload(
-                store,
-                topics,
-                limit=limit,
-                max_tokens=max_tokens,
-                list_mode=list,
-                stale=staleness(store),
-                mode=mode,
-                kind=kind,
-                whole=whole,
-                trees=trees,
-                lang=lang,
-            )
-        )
+        asked = {"limit": limit, "max_tokens": max_tokens, "list_mode": list, "mode": mode, "kind": kind}
+        return answer("search", {"queries": topics, **asked, "whole": whole, "trees": trees, "lang": lang})
 
     def context_tool(
         files: Files, limit: ContextLimit = None, max_tokens: MaxTokens = None, list: ListMode = False
     ) -> Payload:
-        return answer(
-            lambda store: context_payload(
-                store, context(store, files), limit=limit, max_tokens=max_tokens, list_mode=list
-            )
-        )
+        asked = {"limit": limit, "max_tokens": max_tokens, "list_mode": list}
+        return answer("context", {"files": files, **asked})
 
     def get_tool(id: ChunkId, full_document: FullDocument = False) -> Payload:
-        return answer(lambda store: get_to_dict(get(store, id, full_document=full_document)))
+        return answer("get", {"id": id, "full_document": full_document})
 
     def list_sources_tool() -> Payload:
-        return answer(lambda store: sources_payload(store, staleness(store)))
+        return answer("list_sources", {})
 
     for fn, name, description in (
         (search_tool, "search", SEARCH_DESCRIPTION),
@@ -496,27 +339,6 @@ def build_server(
     ):
         server.add_tool(fn, name=name, description=description, annotations=_READ_ONLY)
     return server
-
-
-class ReadOnlyStore:
-    """Opens the artifacts at `root`, again only when their manifest has been replaced.
-
-    A build writes the manifest last and atomically (a new file), so a changed inode, size or
-    mtime means a new generation: the next call searches it, as a fresh `ra-query` would.
-    """
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._store: Store | None = None
-        self._key: tuple[int, int, int] | None = None
-
-    def __call__(self) -> Store:
-        key = manifest_key(self.root)
-        if self._store is None or key is None or key != self._key:
-            self._store = None
-            self._store = open_store(self.root)  # raises ArtifactError when there is nothing to open
-            self._key = key
-        return self._store
 
 
 def _rpc_error(request_id: object, code: int, message: str) -> JSONRPCError:
@@ -642,68 +464,73 @@ def run_stdio(server: MCPServer[Any]) -> None:
     anyio.run(_serve_stdio, server)
 
 
-def source_roots(manifest: dict[str, Any]) -> list[str]:
-    """The source directory of every tree the manifest records (those visible from here)."""
-    import os
+class Forwarded:
+    """The answers of the process `serve` forked (ra_query.commands.answer_requests), asked
+    through its `helper` one call at a time."""
 
-    trees: object = manifest.get("trees")
-    roots: list[str] = []
-    for entry in cast(dict[str, object], trees).values() if isinstance(trees, dict) else ():
-        sources = cast(dict[str, object], entry).get("sources") if isinstance(entry, dict) else None
-        root = cast(dict[str, object], sources).get("root") if isinstance(sources, dict) else None
-        if isinstance(root, str) and os.path.isdir(root):
-            roots.append(root)
-    return roots
+    def __init__(self, helper: Helper) -> None:
+        self.helper = helper
+
+    def hello(self) -> dict[str, Any]:
+        """What the answering process sent first: the keyword arguments of the instructions.
+
+        Raises:
+            RaError: its setup failed (a `.ra.toml` that cannot be read), with its exit code.
+            RuntimeError: it ended without a word (a bug: its traceback is on stderr).
+        """
+        first = cast("dict[str, Any] | None", self.helper.receive())
+        if first is None:
+            raise RuntimeError("the process answering the tools ended before it started")
+        if "error" in first:
+            error = RaError(str(first["error"]))
+            error.exit_code = int(first["exit"])
+            raise error
+        return cast(dict[str, Any], first["hello"])
+
+    def __call__(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        try:
+            self.helper.send({"tool": tool, "arguments": arguments})
+            reply = cast("dict[str, Any] | None", self.helper.receive())
+        except OSError:  # the pipe broke: it is gone
+            reply = None
+        if reply is None:
+            raise RaError(
+                "the process answering ra's tools has stopped (why is on the server's stderr) — "
+                "restart the MCP server"
+            )
+        if "error" in reply:
+            raise RaError(str(reply["error"]))
+        if "bug" in reply:
+            raise RuntimeError(str(reply["bug"]))  # the SDK's "Error executing tool", as a bug here is
+        return cast(dict[str, Any], reply["payload"])
 
 
-class StaleCount:
-    """`stale` for `ra-query mcp`: counted again only when the sources or the artifacts changed.
+def serve(
+    helper: Helper,
+    setup: Setup,
+    http_port: int | None = None,
+    extend: Callable[[MCPServer[Any]], None] | None = None,
+) -> int:
+    """Serve the tools over stdio (or streamable HTTP on `http_port`) until the client goes away;
+    returns the exit code.
 
-    The count of the last call stands while the watcher saw no event under the sources and the
-    manifest is the same; otherwise (or without a watcher) it is recounted (`stale_files`).
+    `helper` is the process answering them, forked (running `setup`) before this module was
+    imported; where there is no fork, `setup` runs here. `extend` adds tools to the server.
+
+    Raises:
+        RaError: the answering side could not start (a `.ra.toml` that cannot be read).
     """
-
-    def __init__(self, watch: SourceWatch) -> None:
-        self.watch = watch
-        self._manifest: object = None
-        self._count: int | None = None
-
-    def __call__(self, store: Store) -> int | None:
-        changed = self.watch.changed()
-        if changed or store.manifest is not self._manifest:
-            self._manifest = store.manifest
-            self._count = stale_files(store.root, store.manifest)
-        return self._count
-
-
-def serve_readonly(root: Path, http_port: int | None = None) -> int:
-    """`ra-query mcp`: serve the artifacts at `root` over stdio, read-only; returns the exit code.
-
-    The sources are never built here; `stale` counts the source files changed since the build
-    when they are visible from here (null when they are not), again only after a change.
-    """
-    from ra_query.artifacts.store import read_manifest
-    from ra_query.sources.languages import code_languages
-    from ra_query.sources.watch import SourceWatch
-
-    try:
-        manifest = read_manifest(root)
-    except RaError:
-        manifest = {}  # no index yet: every call says so
-    trees: object = manifest.get("trees")
-    entries = cast(dict[str, object], trees) if isinstance(trees, dict) else {}
-    names = sorted(str(t) for t in entries)
-    upstream = [
-        n for n in names if isinstance(entries[n], dict) and "upstream" in cast(dict[str, object], entries[n])
-    ]
-    with SourceWatch(source_roots(manifest)) as watch:
-        server = build_server(
-            ReadOnlyStore(root),
-            stale=StaleCount(watch),
-            trees=names,
-            upstream=upstream,
-            code=code_languages(manifest),
-        )
+    with ExitStack() as stack:
+        if helper.forked:
+            stack.callback(helper.close)  # the process ends when its pipe closes
+            forwarded = Forwarded(helper)
+            hello, answers = forwarded.hello(), cast(Answer, forwarded)
+        else:
+            served = setup(stack)
+            hello, answers = served.hello, served.answers
+        server = build_server(answers, **hello)
+        if extend is not None:
+            extend(server)
         if http_port is None:
             run_stdio(server)
         else:

@@ -73,6 +73,27 @@ def test_importing_the_query_cli_loads_no_build_module() -> None:
     assert out.stdout.strip() == ""
 
 
+# What the MCP servers' own process (the SDK's side) must not load: the search is answered in the
+# process forked before it (ra_query.commands.answer_requests).
+MCP_SERVER_EXCLUDED = ("tantivy", "tiktoken", "ra_query.commands", "ra_query.search.pipeline")
+
+
+def printed(code: str) -> list[str]:
+    """The words a fresh interpreter running `code` prints."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+
+
+def loaded_by(code: str, modules: tuple[str, ...]) -> list[str]:
+    """Those of `modules` that a fresh interpreter running `code` has loaded."""
+    return printed(f"import sys; {code}; print(*(m for m in {modules!r} if m in sys.modules))")
+
+
+def test_the_mcp_servers_process_loads_no_search_module() -> None:
+    assert loaded_by("import ra_query.mcp", MCP_SERVER_EXCLUDED) == []
+
+
 # Modules a cold `ra-query search` must not load: each was measured costing milliseconds of
 # every search (bench/query.py; see ra_query/artifacts/models.py and ra_query/sources/stale.py for why).
 COLD_START_EXCLUDED = (

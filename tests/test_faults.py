@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from ra_query.artifacts.store import Store, open_store
+from ra_query.commands import search_payload
 from ra_query.errors import InputError
-from ra_query.mcp import search_payload
 from ra_query.search.get import get
 from ra_query.search.pipeline import MAX_QUERY_WORDS, SearchParams, search_topic
 from tests.conftest import BIN, Run, build, run_cmd

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -673,6 +675,85 @@ def test_a_server_whose_client_goes_away_exits_with_its_watcher(program: str, tm
     )
     assert server.receive()["id"] == 1
     assert server.close() == 0  # stdin closed: it stops watching and exits, nothing left running
+
+
+# ── the process answering the tools ─────────────────────────────────────────────────────────────
+# Each server forks the process that answers its tools before it imports the MCP SDK (start-up:
+# docs/mcp.md); where there is no fork it answers them itself.
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="finds processes by /proc")
+
+
+def processes_in(cwd: Path) -> list[tuple[int, int]]:
+    """(pid, parent pid) of every process whose working directory is `cwd`, the server's first."""
+    found: list[tuple[int, int]] = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cwd").resolve() == cwd.resolve():
+                stat = (entry / "stat").read_text(encoding="utf-8")
+                found.append((int(entry.name), int(stat.rsplit(")", 1)[1].split()[1])))
+        except OSError:  # gone meanwhile, or not ours to look at
+            continue
+    return sorted(found, key=lambda process: process[0] in {parent for _, parent in found})[::-1]
+
+
+NO_FORK = "import os, sys; del os.fork; sys.argv[:1] = [{prog!r}]; from {module} import main; main()"
+
+
+def test_a_ra_toml_that_cannot_be_read_stops_ra_mcp_at_start_up_with_one_line_and_exit_2(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / ".ra.toml").write_text("root = true\n\n[tree.docs]\npath = 3\n", encoding="utf-8")
+    done = run_cmd("ra", "mcp", cwd=tmp_path, home=tmp_path / "home")  # read by the answering process
+    assert (done.code, done.out) == (2, "")
+    assert done.err.startswith("ra: error: ") and "path" in done.err and done.err.count("\n") == 1
+
+
+@needs_proc
+@pytest.mark.parametrize(("program", "module"), [("ra", "ra_build.cli.entry"), ("ra-query", "ra_query.cli")])
+def test_without_fork_a_server_answers_the_tools_itself(program: str, module: str, tmp_path: Path) -> None:
+    kb = make_kb(tmp_path)
+    command = [sys.executable, "-c", NO_FORK.format(prog=program, module=module), "mcp"]
+    with serve(command, kb.root, kb.home) as server:
+        assert ids(server.ok("search", {"queries": "pool"})) == ["docs:notes/pool.txt"]
+        assert len(processes_in(kb.root)) == 1
+
+
+@needs_proc
+@pytest.mark.parametrize("program", ["ra", "ra-query"])
+def test_the_answering_process_leaves_with_the_server_when_the_client_closes_its_input(
+    program: str, tmp_path: Path
+) -> None:
+    # spoken to raw: the SDK's client kills the server's whole process group on its way out, so
+    # with it a server that left its answering process behind would pass
+    from tests.test_faults import RawMcp
+
+    kb = make_kb(tmp_path)
+    server = RawMcp((kb.root, kb.home), [str(BIN / program), "mcp"])
+    server.send(
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sources","arguments":{}}}'
+    )
+    assert server.receive()["id"] == 1
+    assert len(processes_in(kb.root)) == 2  # the server and the process answering its tools
+    assert server.close() == 0
+    assert processes_in(kb.root) == []
+
+
+@needs_proc
+@pytest.mark.parametrize("program", ["ra", "ra-query"])
+def test_a_call_after_the_answering_process_died_is_a_tool_error_saying_to_restart(
+    program: str, tmp_path: Path
+) -> None:
+    kb = make_kb(tmp_path)
+    with serve([str(BIN / program), "mcp"], kb.root, kb.home) as server:
+        assert ids(server.ok("search", {"queries": "pool"})) == ["docs:notes/pool.txt"]
+        (_, _), (answering, _) = processes_in(kb.root)
+        os.kill(answering, signal.SIGKILL)
+        result = server.call("search", {"queries": "pool"})
+        assert result.is_error
+        assert text_of(result).startswith("the process answering ra's tools has stopped")
+        assert text_of(result).endswith("restart the MCP server")
 
 
 # ── streamable HTTP ─────────────────────────────────────────────────────────────────────────────

@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 
 from ra_query.artifacts.store import Store, open_store
-from ra_query.commands import search_command
-from ra_query.mcp import search_payload
+from ra_query.commands import search_command, search_payload
 from ra_query.search.pipeline import SearchParams, search_topic
 from tests.conftest import build
 

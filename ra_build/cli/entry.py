@@ -55,7 +55,8 @@ def main() -> None:
         if plain is not None:  # typer and pydantic cost a no-change update a fifth of its time
             sys.exit(flushed(guarded(lambda: update_command(**plain) or 0, PROG)))
     if argv[:1] and argv[0] in FAST:
-        early = _early_check(argv[1:])
+        # `ra mcp` counts in the process that answers its tools, forked before the SDK loads
+        early = _early_check(argv[1:]) if argv[0] != "mcp" else None
         try:
             from ra_build.cli import fast
 

@@ -18,10 +18,13 @@ from ra_build.cli.console import load_config, warn
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Sequence
+    from contextlib import ExitStack
 
     from ra_build.config.model import Config
     from ra_query.artifacts.store import Store
     from ra_query.commands import Output as CommandOutput
+    from ra_query.commands import Served
+    from ra_query.forked import Helper
     from ra_query.search.context import Analysis
     from ra_query.sources.stale import StaleCheck
 
@@ -182,17 +185,18 @@ def run_likethis(argv: list[str], early: StaleCheck | None = None) -> int:
 def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     """`ra mcp ARGV`: serve the index over MCP (stdio) until the client goes away.
 
-    Read here, not by the typer app, so a server starts without loading typer; `early` counts
-    stale files while the MCP SDK loads, for the first call.
+    Read here, not by the typer app, so a server starts without loading typer. The tools are
+    answered by a forked process (`_live_answers`: the configuration, the `LiveStore`, the
+    background sync), which opens the index and loads the token encoding while this one
+    imports the MCP SDK (ra_query.mcp); `main` starts no stale count for it (`early`).
     """
     import argparse
-    from contextlib import ExitStack
 
-    from ra_build.cli.agents import code_languages
-    from ra_build.cli.context_config import context_analyzer
-    from ra_build.refresh.refreshed import LiveStore
     from ra_query.cli_common import add_http_options, help_formatter, http_port
+    from ra_query.forked import Helper
 
+    if early is not None:
+        early.cancel()
     parser = argparse.ArgumentParser(
         prog="ra mcp",
         description="Serve search, context, get and list_sources to an agent over MCP (stdio); a "
@@ -209,48 +213,79 @@ def run_mcp(argv: list[str], early: StaleCheck | None = None) -> int:
     add_http_options(parser)
     args = parser.parse_args(argv)
     port = http_port(args)
-    # read once: edits to .ra.toml take effect when the agent runtime restarts the server
+
+    def setup(stack: ExitStack) -> Served:
+        return _live_answers(args.artifacts, args.allow_add_sources, stack)
+
+    def answer(helper: Helper) -> None:
+        from ra_query.commands import answer_requests
+
+        answer_requests(setup, helper)
+
+    helper = Helper(answer)  # before the SDK is imported, and before any thread runs
+    from ra_query.mcp import serve
+
+    extend: Callable[[Any], None] | None = None
+    if args.allow_add_sources:
+        from functools import partial
+
+        from ra_build.cli.add_source import add_source_tool
+
+        extend = partial(add_source_tool, notify=warn)
+    return serve(helper, setup, port, extend)
+
+
+def _live_answers(artifacts: str | None, allow_add_sources: bool, stack: ExitStack) -> Served:
+    """`ra mcp`'s answers, in its answering process: the configuration read once (an edit of
+    `.ra.toml` takes effect when the agent runtime restarts the server), the index refreshed
+    before a call after a change (`LiveStore`, closed by `stack`), the due pages of upstream
+    trees fetched in the background."""
+    from contextlib import suppress
+
+    from ra_build.cli.agents import code_languages
+    from ra_build.cli.context_config import context_analyzer
+    from ra_build.refresh.current import current_store
+    from ra_build.refresh.refreshed import LiveStore
+    from ra_query.commands import Answers, Served, search_once, wait_for
+    from ra_query.errors import RaError
+
     config = load_config()
     upstream = sorted(name for name, tree in config.trees.items() if tree.upstream)
-    if upstream and early is not None:
-        # the background sync writes pages from the start: a count begun before it may have
-        # walked a cache before a page landed there, and the first call would miss that page
-        early.cancel()
-        early = None
-    with LiveStore(config, args.artifacts, early, notify=warn) as live, ExitStack() as stack:
-        from ra_query.mcp import build_server, run_http, run_stdio
+    live = stack.enter_context(LiveStore(config, artifacts, notify=warn))
+    if upstream:  # due pages are fetched in the background, never during a call
+        from ra_build.upstream.sync import BackgroundSync
 
-        if upstream:  # due pages are fetched in the background, never during a call
-            from ra_build.upstream.sync import BackgroundSync
+        reload: Callable[[], Config] | None = None
+        if allow_add_sources:  # add_source edits the urls while the server runs: read anew
+            from functools import partial
+            from pathlib import Path
 
-            reload: Callable[[], Config] | None = None
-            if args.allow_add_sources:  # add_source edits the urls while the server runs: read anew
-                from functools import partial
-                from pathlib import Path
+            from ra_build.cli.console import home
+            from ra_build.config.load import load_config as read_config
 
-                from ra_build.cli.console import home
-                from ra_build.config.load import load_config as read_config
+            # its warnings were printed once, at start-up
+            reload = partial(read_config, Path.cwd(), home(), require_paths=False)
+        stack.enter_context(BackgroundSync(config, warn, reload))
 
-                # its warnings were printed once, at start-up
-                reload = partial(read_config, Path.cwd(), home(), require_paths=False)
-            stack.enter_context(BackgroundSync(config, warn, reload))
-        server = build_server(
-            live,
-            stale=lambda _store: 0,
-            context=context_analyzer(config),
-            trees=sorted(config.trees),
-            upstream=upstream,
-            code=code_languages(config, live.target),  # the index as it is: a build waits for a call
-        )
-        if args.allow_add_sources:
-            from ra_build.cli.add_source import add_source_tool
+    def warm(waiting: Callable[[], bool]) -> None:
+        try:
+            store = current_store(config, live.target)
+        except RaError:
+            return  # the first call says what is wrong
+        if store is None:
+            return  # not current: the build waits for a call
+        search_once(store)  # first: the watcher may take a few tenths of a second to start
+        wait_for(live.watch, waiting)
+        with suppress(RaError):
+            live()  # opened now with the watcher's state, so the first call finds it open
 
-            add_source_tool(server, warn)
-        if port is None:
-            run_stdio(server)
-        else:
-            run_http(server, port)
-    return 0
+    hello = {
+        "trees": sorted(config.trees),
+        "upstream": upstream,
+        "code": code_languages(config, live.target),  # the index as it is: a build waits for a call
+    }
+    answers = Answers(live, stale=lambda _store: 0, context=context_analyzer(config))
+    return Served(hello, answers, warm)
 
 
 def _print_context(
