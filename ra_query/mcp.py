@@ -25,8 +25,9 @@ before a call after a change (DECISIONS 25) and `ra-query mcp` reopens only when
 changed, never writing. They run in a process forked before this module is imported
 (`serve`; where there is no fork, in this one): it opens the index, counts the stale files and
 searches once (loading the token encoding and, where there are vectors, the embedding model) on
-the other core while this one loads the MCP SDK, so the first call waits for little more than
-the SDK. If that process dies, every call says to restart the server. In stdio mode nothing but
+the other core while this one loads the MCP SDK, and only the SDK's server side is loaded
+(`_server_side_of_the_sdk`), so the first call waits for little more than the SDK. If that
+process dies, every call says to restart the server. In stdio mode nothing but
 protocol goes to stdout: the SDK points fd 1 at stderr while it serves, the answering process
 has its stdout on stderr, and logs go to stderr.
 """
@@ -35,26 +36,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Generator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
-
-import anyio
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.server.stdio import stdio_server
-from mcp.shared.message import SessionMessage
-from mcp.types import (
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    CallToolResult,
-    ErrorData,
-    JSONRPCError,
-    TextContent,
-    ToolAnnotations,
-)
-from pydantic import Field, ValidationError
 
 from ra_query.errors import RaError
 from ra_query.text.textsafe import c1_escaped
@@ -64,6 +48,64 @@ if TYPE_CHECKING:
     from ra_query.commands import Served
     from ra_query.forked import Helper
 
+
+@contextmanager
+def _server_side_of_the_sdk() -> Generator[None]:
+    """Import what a server needs of the MCP SDK, its pydantic models built at first use.
+
+    Importing the SDK is a server's start-up (mcp 2.3.0: ~1.0 s of CPU at load 4, measured with
+    `python -X importtime` and side by side): the `mcp` package's __init__ imports the client
+    too (sessions, the stdio and HTTP clients: ~6%), and pydantic builds each of the SDK's 550
+    models (every request, result and notification of two protocol eras) when its class is
+    made (~10%). Here the package is put in sys.modules without running its __init__, which
+    runs when a name only it defines is asked for (`mcp.ClientSession`), and the models made
+    meanwhile are `defer_build`: built when first used, as the few a server exchanges are. No
+    public import avoids either: every `mcp.server` module runs `mcp/__init__.py` first.
+    """
+    import importlib.util
+    import sys
+
+    from pydantic import BaseModel
+
+    spec = importlib.util.find_spec("mcp") if "mcp" not in sys.modules else None
+    if spec is not None and spec.loader is not None:
+        package, loader = importlib.util.module_from_spec(spec), spec.loader
+
+        def rest_of_the_package(name: str) -> object:
+            delattr(package, "__getattr__")
+            loader.exec_module(package)  # its __init__, once: the client, the re-exported types
+            return getattr(package, name)
+
+        setattr(package, "__getattr__", rest_of_the_package)  # noqa: B010  # a module's __getattr__
+        sys.modules["mcp"] = package
+    config = BaseModel.model_config
+    deferred = "defer_build" not in config
+    if deferred:
+        config["defer_build"] = True
+    try:
+        yield
+    finally:
+        if deferred:
+            config.pop("defer_build", None)
+
+
+with _server_side_of_the_sdk():
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+    from mcp.types import (
+        INVALID_PARAMS,
+        INVALID_REQUEST,
+        PARSE_ERROR,
+        CallToolResult,
+        ErrorData,
+        JSONRPCError,
+        TextContent,
+        ToolAnnotations,
+    )
+    from pydantic import Field, ValidationError
 
 SERVER_NAME = "ra"
 Answer = Callable[[str, dict[str, Any]], dict[str, Any]]  # a tool's name and arguments → its payload

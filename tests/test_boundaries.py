@@ -94,6 +94,27 @@ def test_the_mcp_servers_process_loads_no_search_module() -> None:
     assert loaded_by("import ra_query.mcp", MCP_SERVER_EXCLUDED) == []
 
 
+def test_the_mcp_servers_process_loads_no_part_of_the_sdks_client() -> None:
+    # the client was ~6% of the start-up (ra_query.mcp._server_side_of_the_sdk)
+    assert loaded_by("import ra_query.mcp", ("mcp.client", "mcp.client.session")) == []
+
+
+def test_the_mcp_package_still_gives_what_its_init_defines_when_asked() -> None:
+    code = "import sys, ra_query.mcp, mcp; print(mcp.ClientSession.__name__, 'mcp.client' in sys.modules)"
+    assert printed(code) == ["ClientSession", "True"]
+
+
+def test_the_sdks_models_are_built_at_first_use_in_a_server() -> None:
+    assert printed(
+        "import ra_query.mcp, mcp_types; print(mcp_types.ListPromptsResult.__pydantic_complete__)"
+    ) == ["False"]
+
+
+def test_models_made_after_the_server_imported_the_sdk_are_built_when_made() -> None:
+    code = "import ra_query.mcp, pydantic\nclass Later(pydantic.BaseModel):\n    x: int\nprint(Later.__pydantic_complete__)"
+    assert printed(code) == ["True"]
+
+
 # Modules a cold `ra-query search` must not load: each was measured costing milliseconds of
 # every search (bench/query.py; see ra_query/artifacts/models.py and ra_query/sources/stale.py for why).
 COLD_START_EXCLUDED = (
