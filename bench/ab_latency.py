@@ -15,8 +15,8 @@ by bench/latency.py's own `timed` and `mcp_figures`. Per round and side:
 
 - cold `ra-query search --list Q` and cold `ra search --list Q` (the index current: `ra`'s
   no-change path), each query once;
-- `ra mcp` and `ra-query mcp`: one session each, its start-up to first answer and the median of
-  `--calls` search calls;
+- `ra mcp` and `ra-query mcp`: one session each, its start-up to first answer (and the CPU the
+  server process had used by then, from /proc) and the median of `--calls` search calls;
 - with `--context-files GLOB`: one `ra-query mcp` session of `--calls` `context` calls, each
   naming one file of GLOB as bench/latency.py picks them (issue 32's floor: p50 ≤ 30 ms);
   `--context-only` times nothing else.
@@ -75,8 +75,16 @@ def steps(
 
     def mcp(prog: str) -> Step:
         def run(source: Path) -> dict[str, list[float]]:
-            first, p50, _ = mcp_figures(entry_command(source, prog, "mcp"), project, calls, queries, env=env)
-            return {f"{prog} mcp, one search call": [p50], f"{prog} mcp, start-up to first answer": [first]}
+            cpu: list[tuple[float, float]] = []
+            argv = entry_command(source, prog, "mcp")
+            first, p50, _ = mcp_figures(argv, project, calls, queries, env=env, cpu=cpu)
+            figures = {
+                f"{prog} mcp, one search call": [p50],
+                f"{prog} mcp, start-up to first answer": [first],
+            }
+            if cpu:  # the server's CPU by its first answer: its critical path, less stretched by load
+                figures[f"{prog} mcp, its CPU by then"] = [cpu[0][0]]
+            return figures
 
         return run
 

@@ -1,18 +1,24 @@
 """Benchmark: what one call costs where agents call — cold `ra search` (no change) vs `ra-query
 search` vs `rg -il`, side by side in one run on the same project and words; then the MCP servers.
 
-    python bench/latency.py --project DIR [--runs N] [--calls N] [--queries "a b" ...] [--before TREE]
+    python bench/latency.py --project DIR [--runs N] [--calls N] [--starts N] [--queries "a b" ...]
+                            [--before TREE]
 
 DIR holds a `.ra.toml` whose index is already built (`ra update`); the sources stay untouched,
 so every `ra search` takes the no-change path. Each round runs the commands back to back for
 each query, in rotating order, so load on this shared machine hits them alike; the figures are
 medians over rounds and queries, and the floor is a ratio (issue 24: `ra search` ≤ 1.15 ×
-`ra-query search`; issue 11's was 1.3). `--before TREE` adds `ra search` as an older checkout
+`ra-query search`; issue 11's was 1.3), with a goal of 1.10 so that a noisy machine does not
+cross it. `--before TREE` adds `ra search` as an older checkout
 of ra (a git worktree: `git worktree add /tmp/before COMMIT`, before or after the rooms of
 89a6c53) runs it, on the
 same index; the sources of both are compiled first, so that no run pays for compiling. Then
 `ra mcp` and `ra-query mcp` each answer `--calls` search calls through the SDK's client over
-stdio (p50 / p95; floors 10 / 25 ms) after a start-up to first answer (floor 0.8 s), and
+stdio (p50 / p95; floors 10 / 25 ms); their start-up to first answer (floor 0.8 s, goal 0.5 s:
+the launch of the server to its first answered call, as an agent runtime sees it) is the median
+of `--starts` sessions, that one and fresh ones answering one call, in turn with the other
+server's, with the CPU the server (the critical path) and the process it forked had used by
+then (from /proc, where there is one); and
 `ra-query mcp` answers `context` calls for files of `--context-files` (markdown by default;
 `'*.py'` for code files, issue 32's floor 30 ms). Prints a
 table and appends it to bench/results/latency.txt. bench/ab_latency.py times these calls for a
@@ -36,7 +42,9 @@ from common import REPO, compile_sources, entry_command, git_head, ra_executable
 
 QUERIES = ["connection pool size", "Get-DnsServer zone", "remove user account", "install module offline"]
 FLOOR = 1.15  # issue 24 (issue 11's was 1.3)
+GOAL = 1.10  # the no-change path's margin under FLOOR
 MCP_P50_FLOOR, MCP_P95_FLOOR, STARTUP_FLOOR = 10.0, 25.0, 800.0  # ms
+STARTUP_GOAL = 500.0  # ms
 CONTEXT_P50_FLOOR = 30.0  # ms (issue 12)
 
 
@@ -47,11 +55,15 @@ def mcp_figures(
     queries: list[str],
     tool: str = "search",
     env: dict[str, str] | None = None,
+    cpu: list[tuple[float, float]] | None = None,
 ) -> tuple[float, float, float]:
     """(start-up to first answer, p50, p95) in ms of `tool` calls through the SDK client over stdio.
 
     `search` takes `queries` in turn; `context` takes one of the files `queries` names each call.
-    The server gets `env`, by default this process's environment.
+    The server gets `env`, by default this process's environment. Given `cpu` (and /proc), the
+    CPU ms the server and the processes it started had used when the first answer came are
+    appended to it: the server's is the start-up's critical path, which load on a shared
+    machine stretches less than the wall time.
     """
     import asyncio
 
@@ -75,6 +87,8 @@ def mcp_figures(
                 await client.initialize()
                 await client.call_tool(tool, arguments(0))
                 first = time.perf_counter() - started
+                if cpu is not None and os.path.isdir("/proc/self/task"):
+                    cpu.append(server_cpu())
                 times: list[float] = []
                 for i in range(calls):
                     began = time.perf_counter()
@@ -87,6 +101,22 @@ def mcp_figures(
     first, times = asyncio.run(session())
     times.sort()
     return first * 1000, statistics.median(times) * 1000, times[int(0.95 * (len(times) - 1))] * 1000
+
+
+def server_cpu() -> tuple[float, float]:
+    """(CPU ms of this process's one child, of that child's children), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def children(pid: int | str) -> list[int]:
+        tasks = Path(f"/proc/{pid}/task").iterdir()
+        return [int(c) for task in tasks for c in (task / "children").read_text(encoding="utf-8").split()]
+
+    def used(pid: int) -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 / tick  # utime + stime
+
+    (server,) = children("self")
+    return used(server), sum(used(child) for child in children(server))
 
 
 def sources_of(project: Path) -> list[str]:
@@ -126,6 +156,7 @@ def main() -> None:
     parser.add_argument("--queries", nargs="+", default=QUERIES)
     parser.add_argument("--before", type=Path, help="a checkout of an older ra to time `ra search` of")
     parser.add_argument("--calls", type=int, default=300, help="MCP search calls per server")
+    parser.add_argument("--starts", type=int, default=5, help="MCP sessions whose start-up is timed")
     parser.add_argument(
         "--context-files", default="*.md", help="the files the context calls name, by glob (e.g. '*.py')"
     )
@@ -163,16 +194,33 @@ def main() -> None:
         f"# bench/latency.py {time.strftime('%Y-%m-%d %H:%M')} {git_head()} load {load:.2f} "
         f"project {project} ({args.runs} rounds × {len(args.queries)} queries)",
         *(f"{name:24} median {ms:7.1f} ms" for name, ms in medians.items()),
-        f"ra search / ra-query search = {ratio:.2f} (floor ≤ {FLOOR}) {verdict(ratio <= FLOOR)}",
+        f"ra search / ra-query search = {ratio:.2f} (floor ≤ {FLOOR}) {verdict(ratio <= FLOOR)}; "
+        f"goal ≤ {GOAL}: {'met' if ratio <= GOAL else 'not met'}",
     ]
     servers = {"ra mcp": [ra, "mcp"], "ra-query mcp": [ra_query, "mcp"]}
-    for name, command in servers.items():
-        first, p50, p95 = mcp_figures(command, project, args.calls, args.queries)
+    cpu: dict[str, list[tuple[float, float]]] = {name: [] for name in servers}
+    calls = {
+        name: mcp_figures(argv, project, args.calls, args.queries, cpu=cpu[name])
+        for name, argv in servers.items()
+    }
+    starts = {name: [figures[0]] for name, figures in calls.items()}
+    for _ in range(args.starts - 1):
+        for name, argv in servers.items():
+            starts[name].append(mcp_figures(argv, project, 1, args.queries, cpu=cpu[name])[0])
+    for name, (_, p50, p95) in calls.items():
+        first = statistics.median(starts[name])
         ok = p50 <= MCP_P50_FLOOR and p95 <= MCP_P95_FLOOR and first <= STARTUP_FLOOR
+        used = (
+            f"; CPU by then: server {statistics.median(c[0] for c in cpu[name]):.0f} ms, "
+            f"the processes it started {statistics.median(c[1] for c in cpu[name]):.0f} ms"
+            if cpu[name]
+            else ""
+        )
         lines.append(
             f"{name:16} {args.calls} search calls: p50 {p50:5.1f} ms, p95 {p95:5.1f} ms; start-up to first "
-            f"answer {first:4.0f} ms (floors {MCP_P50_FLOOR:.0f} / {MCP_P95_FLOOR:.0f} / "
-            f"{STARTUP_FLOOR:.0f}) {verdict(ok)}"
+            f"answer {first:4.0f} ms (median of {len(starts[name])}, load {os.getloadavg()[0]:.2f}{used}; "
+            f"floors {MCP_P50_FLOOR:.0f} / {MCP_P95_FLOOR:.0f} / {STARTUP_FLOOR:.0f}) {verdict(ok)}; "
+            f"start-up goal ≤ {STARTUP_GOAL:.0f} ms: {'met' if first <= STARTUP_GOAL else 'not met'}"
         )
     files = context_files(roots, args.context_files)
     first, p50, p95 = mcp_figures(servers["ra-query mcp"], project, args.calls, files, tool="context")
