@@ -348,3 +348,10 @@ def test_qrels_and_titles_together_are_an_error(kb: tuple[Path, Path]) -> None:
         2,
         "ra: error: --qrels judges the topics of a file, --titles asks titles — give one of them",
     )
+
+
+def test_a_ranking_miss_says_its_answer_is_not_in_the_top_100(kb: tuple[Path, Path], tmp_path: Path) -> None:
+    topics = write(tmp_path / "t.tsv", "1\tcolours")
+    qrels = write(tmp_path / "q.txt", "1 0 install 1")
+    run = rq(kb, "eval", str(topics), "--qrels", str(qrels), "--ranking")
+    assert "first: docs:faq.md#colours; its answer is not in the top 100" in run.out

@@ -349,11 +349,12 @@ def _ranked(store: Store, question: Question, params: SearchParams) -> Scored:
     except RaError as exc:
         return Scored(question, None, 0.0, 0, 0, None, failed=str(exc), why="the search failed")
     kept: dict[str, dict[str, Any]] = {}
-    for rows in _rows(hits):
-        kept.setdefault(str(rows["id"]).split("#", 1)[0], rows)
+    for row in _rows(hits):
+        kept.setdefault(str(row["id"]).split("#", 1)[0], row)
     results = list(kept.values())
     rank = next((k for k, r in enumerate(results, 1) if any(a.answers(r) for a in question.answers)), None)
-    why = "" if rank is not None and rank <= 5 else (f"its answer ranked {rank}" if rank else "not ranked")
+    missed = f"its answer ranked {rank}" if rank else f"its answer is not in the top {RANKING_DEPTH}"
+    why = "" if rank is not None and rank <= 5 else missed
     first = results[0]["id"] if results else None
     ndcg = _ndcg(results[:10], question.answers)
     ap = _average_precision(results, question.answers)

@@ -122,9 +122,7 @@ class SearchParams(NamedTuple):
     code_boost: float = DEFAULT_CODE_BOOST  # code chunks' score times this (matters beside docs)
     file_weight: float = DEFAULT_FILE_WEIGHT  # a definition's file's own match lends it this share
     docs_weight: float = DEFAULT_DOCS_WEIGHT  # a docs chunk naming a definition lends it this share
-    code_words: float = (
-        DEFAULT_CODE_WORDS  # a query word's code synonyms (ra_query.text.codewords) weigh this
-    )
+    code_words: float = DEFAULT_CODE_WORDS  # a word's code synonyms' share (ra_query.text.codewords)
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "SearchParams":
