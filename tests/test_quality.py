@@ -80,6 +80,17 @@ def test_cacm_ranking_reaches_a_map_of_at_least_0_30(cacm: Store) -> None:
 
 
 @needs_cacm
+def test_ra_evals_ranking_of_cacm_gives_pytrec_evals_map_and_ndcg(cacm: Store) -> None:
+    run, _ = quality.ranking_run(cacm, quality.cacm_queries(), quality.ranking_params(cacm, "lexical"))
+    expected = quality.evaluate(quality.cacm_qrels(), run, ["map", "ndcg_cut_10"])
+    by_ra = quality.ra_eval_ranking(cacm, quality.SETS["cacm"]["files"], "lexical")
+    assert (by_ra["MAP"], by_ra["nDCG@10"]) == (
+        round(expected["map"], 4),
+        round(expected["ndcg_cut_10"], 4),
+    )
+
+
+@needs_cacm
 def test_every_cacm_topic_gets_a_short_answer_without_an_empty_result(cacm: Store) -> None:
     default = quality.default_run(cacm, quality.cacm_queries())
     assert (default.failed, default.no_result, default.empty) == (0, 0, 0)
