@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from ra_query.forked import Helper
     from ra_query.search.context import Analysis
+    from ra_query.search.pipeline import TopicResult
     from ra_query.sources.watch import SourceWatch
 
     StoreOpener = Callable[[], Store]
@@ -72,6 +73,23 @@ def search_command(
     the search (so a count running in another process overlaps the search).
     """
     topics = search(store, queries, params)
+    return rendered(store, topics, view=view, json=json, max_tokens=max_tokens, explain=explain,
+                    colour=colour, stale=stale, whole=whole)  # fmt: skip
+
+
+def rendered(
+    store: Store,
+    topics: Sequence[TopicResult],
+    *,
+    view: View = "full",
+    json: bool = False,
+    max_tokens: int | None = None,
+    explain: bool = False,
+    colour: bool = False,
+    stale: int | Callable[[], int | None] | None = None,
+    whole: bool = False,
+) -> Output:
+    """What `search_command` prints for the `topics` it found (see there)."""
     analyzer = build_analyzer(store.stemmer)
     if view == "full" and not whole:
         topics = with_excerpts(topics, analyzer)
@@ -278,8 +296,13 @@ def eval_command(
         worse_than,
     )
 
+    last: list[Any] = [None, None, ()]  # the query, params and topics of the last search
+
     def agent_search(query: str, narrowed: SearchParams, as_json: bool) -> str:
-        return search_command(store, [query], narrowed, json=as_json, max_tokens=max_tokens).text
+        """What `ra search` prints (or its JSON); a question asked for both is searched once."""
+        if last[0] != query or last[1] is not narrowed:
+            last[:] = [query, narrowed, search(store, [query], narrowed)]
+        return rendered(store, last[2], json=as_json, max_tokens=max_tokens).text
 
     if titles or questions is None:  # the findability audit: every chunk asked for by its title
         checks = title_audit(store, params, agent_search)

@@ -150,6 +150,14 @@ def test_eval_json_gives_each_questions_rank_and_the_means(kb: tuple[Path, Path]
     assert payload["figures"]["hit5"] == round(hit5, 4) and payload["figures"]["questions"] == 4
 
 
+def test_a_questions_tokens_are_those_of_what_ra_query_search_prints_for_it(kb: tuple[Path, Path]) -> None:
+    from ra_query.text.tokens import count_tokens
+
+    rows = json.loads(rq(kb, "eval", "--json", "questions.jsonl").out)["results"]
+    for row in rows:
+        assert row["tokens"] == count_tokens(rq(kb, "search", row["question"]).out), row["id"]
+
+
 def test_a_floor_that_is_not_met_exits_1_and_says_which(kb: tuple[Path, Path]) -> None:
     run = ra(kb, "eval", "--min", "hit5=1.0", "--min", "mrr=0.1", "questions.jsonl")
     assert run.code == 1
