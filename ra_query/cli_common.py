@@ -189,23 +189,16 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
 
 def eval_output(store: Any, args: argparse.Namespace) -> Any:
     """What `eval` prints for `args` over `store`, with the index's search settings."""
-    from ra_query.commands import eval_command
+    from ra_query.commands import eval_command, search_params
     from ra_query.errors import InputError
     from ra_query.search.evaluate import RANKING_DEPTH
-    from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT
-    from ra_query.search.pipeline import MAX_LIMIT, SearchParams
+    from ra_query.search.pipeline import MAX_LIMIT
 
-    params = SearchParams.from_settings(store.search_defaults())
+    params = search_params(store, None, args.mode)  # the MCP tools' --mode, the same settings
     if args.limit is not None:
         if not 1 <= args.limit <= MAX_LIMIT:
             raise InputError(f"--limit must be between 1 and {MAX_LIMIT}")
         params = params._replace(limit=args.limit)
-    if args.mode == "lexical":
-        params = params._replace(semantic_weight=0.0)
-    elif args.mode == "hybrid":
-        params = params._replace(
-            semantic_asked=True, semantic_weight=params.semantic_weight or DEFAULT_SEMANTIC_WEIGHT
-        )
     if args.titles == bool(args.questions):
         raise InputError(
             "give a questions file or --titles (one of them) — ra eval q.jsonl, ra eval --titles"
