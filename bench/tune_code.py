@@ -67,7 +67,7 @@ def main() -> None:
     code = {n: questions(QUESTIONS / f"code_{n}.jsonl") for n in names}
     docs = {n: questions(QUESTIONS / f"docs_{n}.jsonl") for n in names}
     keys = [v.split("=", 1)[0] for v in args.vary]
-    values = [[float(x) for x in v.split("=", 1)[1].split(",")] for v in args.vary]
+    values = [[(int(x) if x.isdigit() else float(x)) for x in v.split("=", 1)[1].split(",")] for v in args.vary]
     lines = [
         f"code tuning at {git_head()}, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M}, load {quality.load()}, "
         f"corpora {', '.join(names)}",
