@@ -122,11 +122,34 @@ def test_a_trees_language_is_checked_with_the_file_and_line(tmp_path: Path) -> N
 # ---- words: CJK bigrams and mnemonic brackets --------------------------------------------------
 
 
-def test_cjk_runs_are_written_as_their_overlapping_pairs() -> None:
+def test_cjk_runs_are_written_as_their_overlapping_pairs_then_their_han_characters() -> None:
     from ra_query.text.locales import cjk_terms
 
-    assert cjk_terms("ファイルを圧縮 tar").split() == ["ファ", "ァイ", "イル", "ルを", "を圧", "圧縮", "tar"]
-    assert cjk_terms("plain English") == "plain English"
+    assert cjk_terms("ファイルを圧縮 tar").split() == [
+        "ファ",
+        "ァイ",
+        "イル",
+        "ルを",
+        "を圧",
+        "圧縮",
+        "圧",
+        "縮",
+        "tar",
+    ]
+    assert cjk_terms("中 plain English") == "中 plain English"
+
+
+def test_a_chinese_query_finds_a_page_that_writes_its_word_with_one_character_changed(tmp_path: Path) -> None:
+    # 统计 and 计数 both mean "count": no pair is shared, the character 计 is
+    kb = tmp_path / "kb"
+    (kb / "pages.zh" / "common").mkdir(parents=True)
+    (kb / "pages.zh" / "common" / "wc.md").write_text("# wc\n\n> 计数文件中的行数。\n", encoding="utf-8")
+    (kb / "pages.zh" / "common" / "cat.md").write_text("# cat\n\n> 打印文本内容。\n", encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text('root = true\n\n[tree.kb]\npath = "kb"\n', encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    assert run_cmd("ra", "update", cwd=tmp_path, home=tmp_path / "home").code == 0
+    found = results(run_cmd("ra", "search", "--json", "统计", cwd=tmp_path, home=tmp_path / "home"))
+    assert found[0]["id"] == "kb:pages.zh/common/wc.md#wc"
 
 
 def test_mnemonic_brackets_give_the_whole_word_and_leave_indexes_and_links_alone() -> None:

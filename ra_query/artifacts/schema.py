@@ -23,8 +23,9 @@ FORMAT_VERSION: Final = 1
 # stored joined by BREADCRUMB_JOIN; 4: `kind`, `lang` and `symbol` (code trees); 5: STORED_ONLY
 # (`body:` searches `text`); 6: `name`, a chunk's names matched whole (ra_query.text.names); 7:
 # Chinese, Japanese and Korean as bigrams, mnemonic-bracket words whole, a docs chunk's natural
-# language a second `lang` value and its document's `translation` key (ra_query.text.locales)
-SCHEMA_VERSION: Final = 7
+# language a second `lang` value and its document's `translation` key (ra_query.text.locales); 8:
+# Han characters one by one too, after their run's pairs
+SCHEMA_VERSION: Final = 8
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,
