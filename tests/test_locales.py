@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import Run, run_cmd
 
@@ -150,6 +152,67 @@ def test_a_chinese_query_finds_a_page_that_writes_its_word_with_one_character_ch
     assert run_cmd("ra", "update", cwd=tmp_path, home=tmp_path / "home").code == 0
     found = results(run_cmd("ra", "search", "--json", "统计", cwd=tmp_path, home=tmp_path / "home"))
     assert found[0]["id"] == "kb:pages.zh/common/wc.md#wc"
+
+
+def test_a_languages_own_stemmer_gives_the_stems_it_shortens_each_once() -> None:
+    from ra_query.text.locales import language_stems
+
+    assert (
+        language_stems("Dateien anzeigen, Datei, versteckte Ordner", "german")
+        == "datei anzeig versteckt ordn"
+    )
+    assert language_stems("fichiers compressés", "french") == "fichi compress"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(max_size=200), stemmer=st.sampled_from(["german", "french", "russian", "arabic", "greek"])
+)
+def test_language_stems_take_any_text(text: str, stemmer: str) -> None:
+    from ra_query.text.locales import language_stems
+
+    stems = language_stems(text, stemmer).split()
+    assert len(stems) == len(set(stems))
+
+
+def test_a_language_has_its_own_stemmer_only_where_it_is_not_the_indexs() -> None:
+    from ra_query.text.locales import own_stemmer
+
+    assert own_stemmer("de", "english") == "german"
+    assert own_stemmer("pt-br", "english") == "portuguese"
+    assert own_stemmer("de", "german") is None
+    assert own_stemmer("en", "english") is None
+    assert own_stemmer("ja", "english") is None
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        # the query's `Dateien` finds the page's `Datei` by its German stem (the query side)
+        ("wie sehe ich versteckte Dateien", "kb:pages.de/common/ls.md#ls"),
+        # the page's `supprimés` is found by `supprimer` by its French stem (the index side)
+        ("comment supprimer les fichiers", "kb:pages.fr/common/trash.md#trash"),
+    ],
+)
+def test_a_query_in_a_language_with_its_own_stemmer_finds_the_words_inflected_otherwise(
+    tmp_path: Path, query: str, found: str
+) -> None:
+    pages = {  # without the stems, the shorter page that shares a word comes first
+        "pages.de/common/ls.md": "# ls\n\n> Listet jede versteckte Datei auf.\n",
+        "pages.de/common/find.md": "# find\n\n> Versteckte Ordner anzeigen.\n",
+        "pages.fr/common/trash.md": "# trash\n\n> Les fichiers supprimés récemment.\n",
+        "pages.fr/common/cat.md": "# cat\n\n> Affiche les fichiers.\n",
+    }
+    for relative, text in pages.items():
+        (tmp_path / "kb" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "kb" / relative).write_text(text, encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text('root = true\n\n[tree.kb]\npath = "kb"\n', encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    assert run_cmd("ra", "update", cwd=tmp_path, home=tmp_path / "home").code == 0
+    assert (
+        results(run_cmd("ra", "search", "--json", query, cwd=tmp_path, home=tmp_path / "home"))[0]["id"]
+        == found
+    )
 
 
 def test_mnemonic_brackets_give_the_whole_word_and_leave_indexes_and_links_alone() -> None:

@@ -25,7 +25,7 @@ from ra_build.artifacts.segments import read_meta, segment_files
 from ra_build.document.code import identifier_terms
 from ra_query.artifacts.paths import INDEX_META, MANAGED, META_LOCK, WRITER_LOCK
 from ra_query.artifacts.schema import build_schema, join_breadcrumb, register_analyzer
-from ra_query.text.locales import base, cjk_terms, has_cjk, mnemonic_words
+from ra_query.text.locales import base, cjk_terms, has_cjk, language_stems, mnemonic_words, own_stemmer
 from ra_query.text.names import chunk_keys
 
 # per shard writer: one thread, so one segment per commit until a commit outgrows the heap
@@ -89,13 +89,13 @@ def write_shard(
     writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
     for doc_id in deletes:
         writer.delete_documents_by_term("doc_id", doc_id)
-    added = add_rows(writer, batches)
+    added = add_rows(writer, batches, stemmer)
     writer.commit()
     writer.wait_merging_threads()
     return added
 
 
-def add_rows(writer: tantivy.IndexWriter, batches: Iterable[pa.RecordBatch]) -> int:
+def add_rows(writer: tantivy.IndexWriter, batches: Iterable[pa.RecordBatch], stemmer: str = "english") -> int:
     """Add the chunk rows of `batches` to `writer`; return how many (public: bench/scaling.py).
 
     Each row goes in as JSON (`add_json`), which tantivy parses straight into its document: a
@@ -108,7 +108,7 @@ def add_rows(writer: tantivy.IndexWriter, batches: Iterable[pa.RecordBatch]) -> 
     added = 0
     add, dumps = writer.add_json, orjson.dumps
     for batch in batches:
-        docs = [dumps(doc).decode() for doc in documents(batch)]
+        docs = [dumps(doc).decode() for doc in documents(batch, stemmer)]
         for doc in docs:
             add(doc)
         added += len(docs)
@@ -172,20 +172,27 @@ INDEX_COLUMNS = [
 BATCH_ROWS = 8192
 
 
-def ranked_text(breadcrumb: list[str], tags: list[str], body: str, kind: str = "docs") -> str:
+def ranked_text(
+    breadcrumb: list[str], tags: list[str], body: str, kind: str = "docs", stems_with: str | None = None
+) -> str:
     """The `text` field: breadcrumb, tags and body as one field; nothing for an empty body.
 
     The breadcrumb puts the document title and the headings above a chunk into its text, so
     `Get-ADUser examples` finds the Examples section of the Get-ADUser page. A code chunk's
     text also holds the parts and the joined form of its compound identifiers, so `open store`,
-    `openStore` and `open_store` find each other (ra_build.document.code.identifier_terms).
+    `openStore` and `open_store` find each other (ra_build.document.code.identifier_terms). A
+    docs chunk in a language with a stemmer of its own (`stems_with`: German in an English index)
+    also holds its words' stems in that language (ra_query.text.locales.language_stems).
     """
     if not body or body.isspace():
         return ""
     if kind == "code":
         names = identifier_terms(" ".join(breadcrumb[1:]))
         return cjk_terms("\n".join([*breadcrumb, body, names, identifier_terms(body, joined=False)]))
-    return cjk_terms("\n".join([*breadcrumb, " ".join(tags), body, mnemonic_words(body)]))
+    text = "\n".join([*breadcrumb, " ".join(tags), body, mnemonic_words(body)])
+    if stems_with:
+        text = f"{text}\n{language_stems(text, stems_with)}"
+    return cjk_terms(text)
 
 
 def locale_values(locale: str) -> list[str]:
@@ -205,8 +212,9 @@ def indexed_title(title: str, kind: str) -> str | list[str]:
     return [title, extra] if extra else title
 
 
-def documents(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
-    """The tantivy document of each chunk row of `batch`, as its fields' values (`add_rows`)."""
+def documents(batch: pa.RecordBatch, stemmer: str = "english") -> Iterator[dict[str, Any]]:
+    """The tantivy document of each chunk row of `batch`, as its fields' values (`add_rows`), for
+    an index whose analyzer stems with `stemmer`."""
     cols = batch.to_pydict()
     for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
          siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns, kind, language,
@@ -224,7 +232,7 @@ def documents(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
             "tags": indexed_title(" ".join(tags), "docs"),  # shown as stored; CJK found by bigrams
             "path": path,
             "path_components": path.replace(".", " ").replace("/", " "),
-            "text": ranked_text(breadcrumb, tags, body, kind),
+            "text": ranked_text(breadcrumb, tags, body, kind, locale and own_stemmer(locale, stemmer)),
             "kind": kind or "docs",
             # a docs chunk is in its file's language and its natural one (`lang:markdown`,
             # `lang:ja`): the two never share a name (ra_query.text.locales.LANGUAGES)

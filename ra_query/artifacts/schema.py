@@ -24,8 +24,9 @@ FORMAT_VERSION: Final = 1
 # (`body:` searches `text`); 6: `name`, a chunk's names matched whole (ra_query.text.names); 7:
 # Chinese, Japanese and Korean as bigrams, mnemonic-bracket words whole, a docs chunk's natural
 # language a second `lang` value and its document's `translation` key (ra_query.text.locales); 8:
-# Han characters one by one too, after their run's pairs
-SCHEMA_VERSION: Final = 8
+# Han characters one by one too, after their run's pairs; 9: a docs chunk in a language with a
+# stemmer of its own holds its words' stems in it too (ra_query.text.locales.language_stems)
+SCHEMA_VERSION: Final = 9
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,

@@ -66,6 +66,8 @@ PROXIMITY_SLOP = 1
 MAX_PROXIMITY_PAIRS = 32  # a pasted page of text must not become thousands of phrase queries
 # the bonus of a split word's parts standing together (`IGF-1`), on top of the parts' own scores
 SPLIT_PHRASE_BOOST = 1.0
+# a query word's stem in its own language (`Compiler.stems`), as a share of the word's weight
+STEM_WEIGHT = 1.0
 
 
 class Compiler:
@@ -86,6 +88,7 @@ class Compiler:
         relax: bool = False,
         code_words: Mapping[str, tuple[tuple[str, str], ...]] | None = None,
         code_words_weight: float = 0.0,
+        stems: Callable[[str], str] | None = None,
     ) -> None:
         self.schema = schema
         self.analyzer = analyzer
@@ -99,6 +102,9 @@ class Compiler:
         self.relax = relax  # nothing is required: every part is ranked (a query that found nothing)
         self.code_words = code_words or {}  # token → its code synonyms' tokens (ra_query.text.codewords)
         self.code_words_weight = code_words_weight
+        # a word's stems in the query's language, when it has a stemmer of its own (German in an
+        # English index): the documents in it hold theirs (ra_query.text.locales.language_stems)
+        self.stems = stems
         self.synonyms: dict[str, tuple[str, str]] = {}  # token searched → (query word, its code word)
         self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
         self.dropped: list[str] = []  # stop words left out
@@ -223,6 +229,11 @@ class Compiler:
                 weights[token] = weights.get(token, 0.0) + word.boost
                 typed.setdefault(token, word.text)
             sequence += kept
+            if self.stems is not None:
+                for token in self.analyzer.analyze(self.stems(word.text)):
+                    if token not in kept:
+                        weights[token] = weights.get(token, 0.0) + word.boost * STEM_WEIGHT
+                        typed.setdefault(token, word.text)
         self.terms.update(weights)
         fields = self._fields(None)
         ranked = [self._ranked_token(fields, token, w, typed[token]) for token, w in weights.items()]

@@ -22,7 +22,7 @@ Across topics a chunk is shown once, under the topic where it ranks best.
 
 import functools
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -36,7 +36,15 @@ from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K
 from ra_query.search.named import named_first
 from ra_query.search.syntax import MAX_DEPTH, Node, parse_query, read_query, render
-from ra_query.text.locales import DEFAULT_LOCALE, EMBEDDED_LANGUAGES, base, latin_locale, script_locale
+from ra_query.text.locales import (
+    DEFAULT_LOCALE,
+    EMBEDDED_LANGUAGES,
+    base,
+    language_stems,
+    latin_locale,
+    own_stemmer,
+    script_locale,
+)
 
 if TYPE_CHECKING:
     import tantivy
@@ -258,7 +266,14 @@ class _Run:
             relax=relax,
             code_words=code_words_of(self.store.stemmer) if self._code_words() else None,
             code_words_weight=self.params.code_words,
+            stems=self._stems(),
         )
+
+    def _stems(self) -> Callable[[str], str] | None:
+        """A query word's stems in the reader's language, when it was said and has a stemmer of
+        its own (the documents in it hold theirs: ra_build.pipeline.shards.ranked_text)."""
+        stemmer = own_stemmer(self.reader, self.store.stemmer) if self.reader_said else None
+        return None if stemmer is None else functools.partial(language_stems, stemmer=stemmer)
 
     def _code_words(self) -> bool:
         """Whether query words reach their code synonyms: where the index has code (the docs-only

@@ -23,6 +23,10 @@ Both sides use this module, so a query's words are split exactly as the build sp
   (lexical; a query's single characters weighed less than its pairs found fewer). **Korean**
   is written with spaces: its words stay as written (pairs of syllables, and nouns without
   their particle beside the word, both found fewer pages on bench/locales.py's Korean set).
+- **Stems per language**: a document in a language with a Snowball stemmer of its own that is not
+  the index's (`own_stemmer`: German in an English index) holds its words' stems in that
+  language beside its words (`language_stems`), and a query that says its language searches its
+  words' stems in it too; both pass the index's analyzer after, so the two meet.
 - **Mnemonic brackets** (`E[x]tract`, `[f]ile`, tldr's way to show an option's letter): the
   word is indexed whole too (`mnemonic_words`); `array[i]` and `[a link](…)` are not words.
 """
@@ -31,7 +35,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Final
+from functools import cache
+from typing import Any, Final
 
 DEFAULT_LOCALE: Final = "en"
 # the languages the embedding model ra ships knows (all-MiniLM-L6-v2 was trained on English): a
@@ -216,6 +221,48 @@ def cjk_terms(text: str) -> str:
         return " " + " ".join([*(run[i : i + 2] for i in range(len(run) - 1)), *_HAN.findall(run)]) + " "
 
     return _CJK_RUN.sub(pairs, text)
+
+
+# the Snowball stemmer tantivy has for a language (by its ISO code); a document in one of these is
+# indexed with its own language's stems beside the index's (`language_stems`)
+LANGUAGE_STEMMERS: Final = {
+    "ar": "arabic", "da": "danish", "de": "german", "el": "greek", "en": "english", "es": "spanish",
+    "fi": "finnish", "fr": "french", "hu": "hungarian", "it": "italian", "nb": "norwegian",
+    "nl": "dutch", "no": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sv": "swedish", "ta": "tamil", "tr": "turkish",
+}  # fmt: skip
+
+
+def own_stemmer(locale: str, index_stemmer: str) -> str | None:
+    """The stemmer of `locale`'s language when it has one and it is not the index's, else None."""
+    stemmer = LANGUAGE_STEMMERS.get(base(locale))
+    return stemmer if stemmer is not None and stemmer != index_stemmer else None
+
+
+def language_stems(text: str, stemmer: str) -> str:
+    """The words of `text` that `stemmer` (a language's, `own_stemmer`) shortens, as its stems,
+    space-separated, each once: `Dateien anzeigen` → `datei anzeig`. The index adds them to a
+    document in that language and a query in it searches them too, so `Datei` finds `Dateien`."""
+    words, stems = _word_analyzers(stemmer)
+    seen: set[str] = set()
+    out: list[str] = []
+    for word, stem in zip(words.analyze(text), stems.analyze(text), strict=True):
+        if stem != word and stem not in seen:
+            seen.add(stem)
+            out.append(stem)
+    return " ".join(out)
+
+
+@cache
+def _word_analyzers(stemmer: str) -> tuple[Any, Any]:
+    """tantivy's word split lowercased, without and with `stemmer` (token for token)."""
+    import tantivy
+
+    def analyzer(stem: bool) -> Any:
+        builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.lowercase())
+        return (builder.filter(tantivy.Filter.stemmer(stemmer)) if stem else builder).build()
+
+    return analyzer(False), analyzer(True)
 
 
 def mnemonic_words(text: str) -> str:
