@@ -5,6 +5,8 @@ translations folded under it, and tldr's mnemonic brackets (`E[x]tract`) do not 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -173,6 +175,30 @@ def test_language_stems_take_any_text(text: str, stemmer: str) -> None:
 
     stems = language_stems(text, stemmer).split()
     assert len(stems) == len(set(stems))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=0xFFFF), max_size=60))
+def test_the_quick_answer_for_latin_text_is_the_classes_answer(text: str) -> None:
+    import re
+
+    from ra_query.text.locales import _CJK_ANY, _SCRIPTS, has_cjk, script_locale
+
+    assert has_cjk(text) == (re.search(_CJK_ANY, text) is not None)
+    if not any(re.search(script, text) for _, script in _SCRIPTS):
+        assert script_locale(text) is None
+
+
+def test_a_latin_query_compiles_none_of_the_script_classes() -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", (
+            "from ra_query.text.locales import _pattern, cjk_terms, has_cjk, script_locale\n"
+            "script_locale('how do I list hidden files'); has_cjk('déjà vu'); cjk_terms('naïve Ωmega')\n"
+            "print(_pattern.cache_info().currsize)"
+        )],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert run.stdout.strip() == "0"
 
 
 def test_a_language_has_its_own_stemmer_only_where_it_is_not_the_indexs() -> None:

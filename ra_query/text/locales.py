@@ -57,18 +57,22 @@ _TOP_FOLDERS: Final = frozenset({"docs", "doc", "content", "site", "website", "d
 _SUFFIXED = re.compile(r"^(.+)\.([A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)\.([A-Za-z]+)$")
 _DOCUSAURUS = re.compile(r"^docusaurus-plugin-content-(docs|blog|pages)$")
 
-# the scripts that name a language (a script several languages share names the most common one)
+# the scripts that name a language (a script several languages share names the most common one).
+# These and the CJK classes below are compiled on first use (`_pattern`): a class of thousands of
+# characters takes Python 1.5-3 ms to compile, 15 ms in all, which every `ra-query` start paid
+# (a query or a text with no character from U+0370 on needs none of them: `_beyond_latin`)
 _SCRIPTS: Final = (
-    ("ja", re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")),  # kana: Japanese
-    ("ko", re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")),  # Hangul: Korean
-    ("zh", re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")),  # Han alone: Chinese
-    ("ru", re.compile(r"[\u0400-\u04ff]")),
-    ("ar", re.compile(r"[\u0600-\u06ff]")),
-    ("he", re.compile(r"[\u0590-\u05ff]")),
-    ("el", re.compile(r"[\u0370-\u03ff]")),
-    ("hi", re.compile(r"[\u0900-\u097f]")),
-    ("th", re.compile(r"[\u0e00-\u0e7f]")),
+    ("ja", r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]"),  # kana: Japanese
+    ("ko", r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]"),  # Hangul: Korean
+    ("zh", r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"),  # Han alone: Chinese
+    ("ru", r"[\u0400-\u04ff]"),
+    ("ar", r"[\u0600-\u06ff]"),
+    ("he", r"[\u0590-\u05ff]"),
+    ("el", r"[\u0370-\u03ff]"),
+    ("hi", r"[\u0900-\u097f]"),
+    ("th", r"[\u0e00-\u0e7f]"),
 )
+_FIRST_SCRIPT: Final = "\u0370"  # the first character of any of them
 _LETTER = re.compile(r"[^\W\d_]")
 # the words that say a Latin-script text's language: its commonest function words, none of them
 # an English word (`die` and `an` are left out), and the letters only it writes
@@ -96,11 +100,12 @@ SCRIPT_SHARE: Final = 0.2  # of a text's letters, for its script to name its lan
 SAMPLE: Final = 4000  # characters of a document read for its script
 
 # the characters written without spaces between words: Han and kana (Korean has spaces)
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]{2,}")
+_CJK_RUN: Final = r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]{2,}"
 # the Han characters (Chinese hanzi, Japanese kanji), each a term of its own too: a word of two
 # written with one of its characters changed (`统计` and `计数`, count) still shares one
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_CJK_ANY = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_HAN: Final = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_CJK_ANY: Final = r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
+_FIRST_CJK: Final = "\u3040"
 # a word with a bracketed letter or two inside or in front (`E[x]tract`, `[f]ile`, `g[z]ipped`):
 # letters must follow the last bracket, so `array[i]` is no such word, and a link's `](` never is
 _MNEMONIC = re.compile(r"(?<![\w\]])((?:[^\W\d_]*\[[^\W\d_]{1,2}\])+[^\W\d_]+)(?![\[(])")
@@ -143,11 +148,13 @@ def script_locale(text: str) -> str | None:
     """The language a text's script names, when at least `SCRIPT_SHARE` of its letters are of
     that script (kana before Han: Japanese is written with both), else None (Latin: any)."""
     sample = text[:SAMPLE]
+    if not _beyond(sample, _FIRST_SCRIPT):
+        return None
     letters = len(_LETTER.findall(sample))
     if not letters:
         return None
     for locale, script in _SCRIPTS:
-        found = len(script.findall(sample))
+        found = len(_pattern(script).findall(sample))
         if locale == "zh":  # Han with kana is Japanese (handled above), with Hangul Korean
             if found and found / letters >= SCRIPT_SHARE:
                 return locale
@@ -206,7 +213,7 @@ def translation_key(path: str, meta: Mapping[str, object] | None = None) -> str:
 
 def has_cjk(text: str) -> bool:
     """Whether `text` holds a character of Chinese, Japanese or Korean."""
-    return _CJK_ANY.search(text) is not None
+    return _beyond(text, _FIRST_CJK) and _pattern(_CJK_ANY).search(text) is not None
 
 
 def cjk_terms(text: str) -> str:
@@ -218,9 +225,25 @@ def cjk_terms(text: str) -> str:
 
     def pairs(match: re.Match[str]) -> str:
         run = match[0]
-        return " " + " ".join([*(run[i : i + 2] for i in range(len(run) - 1)), *_HAN.findall(run)]) + " "
+        return (
+            " "
+            + " ".join([*(run[i : i + 2] for i in range(len(run) - 1)), *_pattern(_HAN).findall(run)])
+            + " "
+        )
 
-    return _CJK_RUN.sub(pairs, text)
+    return _pattern(_CJK_RUN).sub(pairs, text)
+
+
+@cache
+def _pattern(source: str) -> re.Pattern[str]:
+    """`source` compiled, once per process (the classes above, on first use)."""
+    return re.compile(source)
+
+
+def _beyond(text: str, first: str) -> bool:
+    """Whether `text` holds a character at `first` or later (`max` runs in C: a Latin text is
+    answered without compiling a class)."""
+    return bool(text) and max(text) >= first
 
 
 # the Snowball stemmer tantivy has for a language (by its ISO code); a document in one of these is
