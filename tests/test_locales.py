@@ -357,6 +357,41 @@ def test_a_latin_query_says_its_language_by_its_function_words_or_letters() -> N
     assert latin_locale("du") is None  # a name, not a sentence: `du` is French too
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why does deserializing a hostname like example.com into an IP host object fail",  # `com`
+        "are conditional expressions (x if c else y) allowed in the code",  # `y`
+        "rendre un script exécutable",  # `un`: French, Spanish or Italian
+    ],
+)
+def test_one_short_function_word_does_not_say_a_language(text: str) -> None:
+    from ra_query.text.locales import latin_locale
+
+    assert latin_locale(text) is None
+
+
+def test_short_function_words_together_say_a_language() -> None:
+    from ra_query.text.locales import latin_locale
+
+    assert latin_locale("activer un service pour qu'il se lance au démarrage") == "fr"
+    assert latin_locale("Ordner als gzip-Archiv verpacken") == "de"
+
+
+def test_hangul_written_against_a_latin_word_is_split_from_it() -> None:
+    from ra_query.text.locales import cjk_terms
+
+    assert cjk_terms("폴더를 gzip으로 압축 PDF에서").split() == [
+        "폴더를",
+        "gzip",
+        "으로",
+        "압축",
+        "PDF",
+        "에서",
+    ]
+    assert cjk_terms("gzip 압축") == "gzip 압축"
+
+
 def test_a_query_in_another_script_is_searched_by_words_only_where_there_are_vectors(tmp_path: Path) -> None:
     pytest.importorskip("onnxruntime")
     kb = tmp_path / "kb"

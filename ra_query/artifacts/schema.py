@@ -25,8 +25,9 @@ FORMAT_VERSION: Final = 1
 # Chinese, Japanese and Korean as bigrams, mnemonic-bracket words whole, a docs chunk's natural
 # language a second `lang` value and its document's `translation` key (ra_query.text.locales); 8:
 # Han characters one by one too, after their run's pairs; 9: a docs chunk in a language with a
-# stemmer of its own holds its words' stems in it too (ra_query.text.locales.language_stems)
-SCHEMA_VERSION: Final = 9
+# stemmer of its own holds its words' stems in it too (ra_query.text.locales.language_stems); 10:
+# Hangul split from a Latin letter or digit it is written against (`gzip으로`)
+SCHEMA_VERSION: Final = 10
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,

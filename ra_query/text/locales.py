@@ -80,16 +80,21 @@ _FUNCTION_WORDS: Final = {
     locale: frozenset(words.split())
     for locale, words in (
         ("de", "der das und ist nicht ich wie mit auf für von den dem des ein eine einen einem einer zu im "
-         "ins aus bei nach über oder auch wenn kann mein meine alle sich wird werden datei dateien ordner"),
+         "ins aus bei nach über oder auch wenn kann mein meine alle sich wird werden datei dateien ordner "
+         "du unter welche gerade"),
         ("fr", "les une et est pas je comment avec pour dans sur aux qui que cette mes sans tous toutes "
-         "fichier fichiers dossier"),
-        ("es", "el los las una y es cómo como con para por que mis sin todos todas archivo archivos carpeta"),
-        ("pt", "uma é não como com para por da dos das que sem meu minha arquivo arquivos pasta"),
-        ("it", "il gli una è con della che senza mio mia tutti cartella"),
-        ("nl", "het een niet hoe met voor van uit bij naar alle bestand bestanden"),
+         "fichier fichiers dossier dossiers un le la du des au à en se il qu quel quels quelle ce"),
+        ("es", "el los las una y es cómo como con para por que mis sin todos todas archivo archivos carpeta "
+         "un la le en se del al"),
+        ("pt", "uma é não como com para por da dos das que sem meu minha arquivo arquivos pasta um à em se"),
+        ("it", "il gli una è con della che senza mio mia tutti cartella un la le se del al"),
+        ("nl", "het een niet hoe met voor van uit bij naar alle bestand bestanden en"),
     )
 }  # fmt: skip
 MIN_SAID_WORDS = 3  # a shorter query is a name (`du`, `git commit`), not a sentence in a language
+# a function word of at most this many letters counts half: alone it is as often a code word
+# (`com` of `example.com`, `y` of `x if c else y`) or another language's (`un`) as a word of its own
+SHORT_WORD = 3
 _LETTERS: Final = (
     ("de", re.compile("[äöüß]", re.IGNORECASE)),
     ("fr", re.compile("[èêçœùû]", re.IGNORECASE)),
@@ -106,6 +111,10 @@ _CJK_RUN: Final = r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-
 _HAN: Final = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 _CJK_ANY: Final = r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
 _FIRST_CJK: Final = "\u3040"
+# where Hangul meets a Latin letter or a digit: Korean writes its particles against a Latin word
+# (`gzip으로`, `PDF에서`), which the analyzer would keep as one word
+_HANGUL_LATIN: Final = r"(?<=[A-Za-z0-9])(?=[\uac00-\ud7a3])|(?<=[\uac00-\ud7a3])(?=[A-Za-z0-9])"
+_FIRST_HANGUL: Final = "\u1100"
 # a word with a bracketed letter or two inside or in front (`E[x]tract`, `[f]ile`, `g[z]ipped`):
 # letters must follow the last bracket, so `array[i]` is no such word, and a link's `](` never is
 _MNEMONIC = re.compile(r"(?<![\w\]])((?:[^\W\d_]*\[[^\W\d_]{1,2}\])+[^\W\d_]+)(?![\[(])")
@@ -167,9 +176,12 @@ def latin_locale(text: str) -> str | None:
     """The language a Latin-script query says by its function words (`wie`, `comment`) or by
     letters only one language writes (`ß`, `ç`, `ñ`), else None (English, or it does not say)."""
     found = [w.lower() for w in _WORD.findall(text)]
-    counts = {locale: sum(w in words for w in found) for locale, words in _FUNCTION_WORDS.items()}
+    counts = {
+        locale: sum(1.0 if len(w) > SHORT_WORD else 0.5 for w in found if w in words)
+        for locale, words in _FUNCTION_WORDS.items()
+    }
     best = max(counts, key=lambda locale: counts[locale])
-    if len(found) >= MIN_SAID_WORDS and counts[best] and list(counts.values()).count(counts[best]) == 1:
+    if len(found) >= MIN_SAID_WORDS and counts[best] >= 1 and list(counts.values()).count(counts[best]) == 1:
         return best
     return next((locale for locale, letters in _LETTERS if letters.search(text)), None)
 
@@ -219,7 +231,10 @@ def has_cjk(text: str) -> bool:
 def cjk_terms(text: str) -> str:
     """`text` with each run of Chinese or Japanese characters written as its overlapping pairs,
     then its Han characters one by one, space-separated (a run of one character stays as it is);
-    Korean words stay as written."""
+    Korean words stay as written, apart from Latin letters and digits they are written against
+    (`gzip으로` → `gzip 으로`)."""
+    if _beyond(text, _FIRST_HANGUL) and _pattern(_HANGUL_LATIN).search(text) is not None:
+        text = _pattern(_HANGUL_LATIN).sub(" ", text)
     if not has_cjk(text):
         return text
 
