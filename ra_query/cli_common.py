@@ -144,8 +144,9 @@ def add_context_options(parser: argparse.ArgumentParser, defaults: str) -> None:
 
 EVAL_DESCRIPTION = (
     "Run each question of a JSONL file (docs/eval.md) as an agent's search of this index and score "
-    "it: hit@1, hit@5, MRR, nDCG@10, the tokens an answer costs, empty and failed answers; then each "
-    "miss, with what came first and where its answer ranked. Exit 1 when a --min floor is not met."
+    "it: hit@1, hit@5, file@5, MRR, nDCG@10, the tokens an answer costs, empty and failed answers; "
+    "then each miss, with what came first and where its answer ranked. Exit 1 when a --min floor is "
+    "not met."
 )
 
 
@@ -169,7 +170,7 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a floor: hit1, hit5, mrr or ndcg10 (repeatable; e.g. hit5=0.8); exit 1 below it",
+        help="a floor: hit1, hit5, file5, mrr or ndcg10 (repeatable; e.g. hit5=0.8); exit 1 below it",
     )
     parser.add_argument(
         "--baseline", metavar="FILE", help="a saved --json run: list the questions that got worse"

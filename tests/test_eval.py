@@ -8,6 +8,7 @@ import math
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,6 +83,46 @@ def test_a_result_answers_when_it_is_holds_or_overlaps_the_answer() -> None:
     assert not _answer("docs:b.md", 1, "").answers(result)
 
 
+def _lines(start: int, end: int, path: str = "src/app.py") -> dict[str, object]:
+    return {"id": f"code:{path}#x", "tree": "code", "path": path, "line_start": start, "line_end": end}
+
+
+def test_a_tight_range_is_not_answered_by_a_result_that_holds_much_more_than_it() -> None:
+    from ra_query.search.evaluate import _answer
+
+    whole_file = _lines(1, 400)
+    assert _answer("src/app.py:120-168", 1, "").answers(whole_file)
+    assert not _answer("src/app.py:120-168", 1, "", tight=True).answers(whole_file)
+
+
+def test_a_tight_range_is_answered_by_a_result_of_up_to_twice_its_lines_and_20_more() -> None:
+    from ra_query.search.evaluate import _answer
+
+    definition = _answer("src/app.py:120-168", 1, "", tight=True)  # 49 lines: at most 118
+    assert definition.answers(_lines(100, 217))
+    assert not definition.answers(_lines(100, 218))
+    assert not definition.answers(_lines(169, 180))  # about its size, but after it
+
+
+def test_tight_in_a_question_makes_its_line_ranges_tight_and_nothing_else(tmp_path: Path) -> None:
+    from ra_query.search.evaluate import read_questions
+
+    line = '{"question": "x", "answers": ["src/app.py:1-9", "code:src/app.py"], "tight": true}'
+    (question,) = read_questions(write(tmp_path / "q.jsonl", line))
+    assert [a.tight for a in question.answers] == [True, False]
+    assert question.answers[1].answers(_lines(1, 400))  # a document is answered by any of its chunks
+
+
+def test_a_result_in_an_answers_file_is_in_its_file_whatever_its_lines() -> None:
+    from ra_query.search.evaluate import _answer
+
+    elsewhere = _lines(300, 320)
+    for answer in ("src/app.py:120-168", "code:src/app.py#y", "code:src/app.py"):
+        assert _answer(answer, 1, "").in_file(elsewhere), answer
+    assert not _answer("src/other.py:120-168", 1, "").in_file(elsewhere)
+    assert not _answer("docs:src/app.py:1-9", 1, "").in_file(elsewhere)  # the same path in another tree
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
@@ -92,6 +133,7 @@ def test_a_result_answers_when_it_is_holds_or_overlaps_the_answer() -> None:
         ('{"question": "x", "answers": ["a.md"]}', "q.jsonl:1: answer 'a.md' is not an id or a range"),
         ('{"question": "x", "answers": ["a.md:9-3"]}', "a line range is START-END with 1 ≤ START ≤ END"),
         ('{"question": "x", "answers": ["d:a.md"], "grades": {"d:a.md": -1}}', '"grades" must map answers'),
+        ('{"question": "x", "answers": ["a.py:1-9"], "tight": "yes"}', '"tight" must be true or false'),
     ],
 )
 def test_a_bad_question_line_is_an_error_with_its_file_and_line(
@@ -150,6 +192,40 @@ def test_eval_json_gives_each_questions_rank_and_the_means(kb: tuple[Path, Path]
     assert payload["figures"]["hit5"] == round(hit5, 4) and payload["figures"]["questions"] == 4
 
 
+def test_a_question_answered_by_another_part_of_a_page_it_found_is_a_file_hit_not_a_hit(
+    kb: tuple[Path, Path], tmp_path: Path
+) -> None:
+    line = '{"id": "upgrade", "question": "copy the wheel files", "answers": ["docs:install.md#upgrade"]}'
+    run = rq(kb, "eval", "--json", str(write(tmp_path / "q.jsonl", line)))
+    (row,) = json.loads(run.out)["results"]
+    assert (row["first"], row["hit5"], row["file5"]) == ("docs:install.md#offline", False, True)
+    text = rq(kb, "eval", str(tmp_path / "q.jsonl")).out
+    assert "  hit@5 0.000  file@5 1.000  " in text.splitlines()[0]
+
+
+def test_a_file_floor_that_is_not_met_exits_1(kb: tuple[Path, Path]) -> None:
+    run = ra(kb, "eval", "--min", "file5=1.0", "questions.jsonl")
+    assert run.code == 1 and "below the floor: file5 0.7500 < 1" in run.out
+
+
+def test_evaluate_without_explain_leaves_a_miss_unexplained(kb: tuple[Path, Path]) -> None:
+    from ra_query.artifacts.store import open_store
+    from ra_query.commands import search_command, search_params
+    from ra_query.search.evaluate import evaluate, parse_question
+
+    store = open_store(kb[0] / ".ra")
+    gone = parse_question(QUESTIONS[3], "q", "4")
+
+    def search(query: str, params: Any, as_json: bool) -> str:
+        return search_command(store, [query], params, json=as_json).text
+
+    params = search_params(store, None)
+    (explained,) = evaluate(store, [gone], params, search)
+    (bare,) = evaluate(store, [gone], params, search, explain=False)
+    assert explained.why and not bare.why
+    assert bare._replace(why="") == explained._replace(why="")
+
+
 def test_a_questions_tokens_are_those_of_what_ra_query_search_prints_for_it(kb: tuple[Path, Path]) -> None:
     from ra_query.text.tokens import count_tokens
 
@@ -168,7 +244,7 @@ def test_a_floor_that_is_not_met_exits_1_and_says_which(kb: tuple[Path, Path]) -
 @pytest.mark.parametrize(
     ("floor", "message"),
     [
-        ("recall=0.5", "--min recall=0.5: no such figure — use one of hit1, hit5, mrr, ndcg10"),
+        ("recall=0.5", "--min recall=0.5: no such figure — use one of hit1, hit5, file5, mrr, ndcg10"),
         ("hit5=high", "--min hit5=high: the floor must be a number from 0 to 1"),
     ],
 )
@@ -213,6 +289,25 @@ def test_ndcg_agrees_with_pytrec_eval() -> None:
         run = {"q": {doc: float(len(ranked) - k) for k, doc in enumerate(ranked)}}
         expected = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)["q"]["ndcg_cut_10"]
         assert _ndcg([{"id": f"{doc}#x"} for doc in ranked], answers) == pytest.approx(expected)
+
+
+def test_hit_at_1_hit_at_5_and_reciprocal_rank_agree_with_pytrec_eval() -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from ra_query.search.evaluate import Scored, _answer, _rank, parse_question
+
+    qrels = {"q": {"d:a.md": 1, "d:b.md": 2}}
+    question = parse_question({"question": "q", "answers": list(qrels["q"])}, "", "q")
+    runs = [["d:a.md"], ["d:c.md", "d:b.md"], [f"d:n{k}.md" for k in range(4)] + ["d:a.md"], ["d:x.md"] * 6]
+    measures = {"success.1,5", "recip_rank"}
+    for ranked in runs:
+        run = {"q": {doc: float(len(ranked) - k) for k, doc in enumerate(dict.fromkeys(ranked))}}
+        expected = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)["q"]
+        rank = _rank([{"id": f"{doc}#x"} for doc in ranked], [_answer(a, 1, "") for a in qrels["q"]])
+        row = Scored(question, rank, 0.0, 0, len(ranked), None).row()
+        got = (float(row["hit1"]), float(row["hit5"]), row["rr"])
+        assert got == pytest.approx(
+            (expected["success_1"], expected["success_5"], expected["recip_rank"]), abs=5e-5
+        )
 
 
 def test_titles_asks_every_chunk_for_its_own_title_and_lists_the_ones_that_fall(

@@ -7,8 +7,10 @@ A questions file is JSONL, one question a line:
 `answers` name what answers it: a chunk id (`docs:install.md#offline`; an aggregated result
 that holds it answers too), a document id (`docs:install.md`: any of its chunks), or a line
 range `path:START-END` (`src/app.py:10-40`, or `tree:path:START-END`: a result answers when its
-lines overlap). Optional: `grades` (answer → 1, 2, 3: nDCG's gains, 1 by default), `kind`,
-`lang`, `tree` (the search is narrowed as `--kind`, `--lang` and `-t` narrow it).
+lines overlap). Optional: `grades` (answer → 1, 2, 3: nDCG's gains, 1 by default), `tight`
+(`true`: a line range answers only a result about its size, the definition itself; see
+`TIGHT_LINES`), `kind`, `lang`, `tree` (the search is narrowed as `--kind`, `--lang` and `-t`
+narrow it).
 
 Or the judged sets of IR research (`--qrels`, `read_qrels`): a topics file (BEIR's
 `queries.jsonl`, `{"_id": …, "text": …}`, or `ID<TAB>TEXT` lines) and relevance judgements,
@@ -23,6 +25,8 @@ index's settings and the caller's limit, mode and budget), and is scored on the 
 returns:
 
 - **hit@1**, **hit@5**: an answer first, among the first five;
+- **file@5**: a result among the first five in an answer's file (the right file, if not the
+  right part of it);
 - **MRR**: 1 / the rank of the first answer (0 when none is returned);
 - **nDCG@10**: the graded gains of the first ten results against the best order of the answers;
 - **tokens**: what the agent reads (the printed answer, excerpts as excerpts, cl100k);
@@ -49,8 +53,9 @@ if TYPE_CHECKING:
     from ra_query.artifacts.store import Store
     from ra_query.search.pipeline import SearchParams
 
-METRICS = ("hit1", "hit5", "mrr", "ndcg10", "tokens", "empty", "failed")
-FLOOR_METRICS = ("hit1", "hit5", "mrr", "ndcg10")  # what `--min NAME=VALUE` takes
+METRICS = ("hit1", "hit5", "file5", "mrr", "ndcg10", "tokens", "empty", "failed")
+FLOOR_METRICS = ("hit1", "hit5", "file5", "mrr", "ndcg10")  # what `--min NAME=VALUE` takes
+TIGHT_LINES = (2, 20)  # a `tight` range answers a result of at most 2 × its lines + 20
 DEEP = 100  # how deep a miss's answer is looked for
 RANKING_DEPTH = 100  # `--ranking`: the documents scored, as deep as trec_eval's usual run
 _DOCNO = re.compile(r"<DOC>\s*<DOCNO>\s*(\S+)\s*</DOCNO>(.*?)</DOC>", re.DOTALL)
@@ -68,20 +73,36 @@ class Answer(NamedTuple):
     start: int = 0
     end: int = 0
     grade: int = 1
+    tight: bool = False  # a line range: answered only by a result about its size (TIGHT_LINES)
 
     def answers(self, result: dict[str, Any]) -> bool:
-        """Whether a search result (its JSON) is this answer, holds it, or overlaps it."""
+        """Whether a search result (its JSON) is this answer, holds it, or overlaps it (a `tight`
+        range: overlaps it and is at most TIGHT_LINES longer)."""
         if self.kind == "chunk":
             return result["id"] == self.text or self.text in result.get("constituents", ())
+        if self.kind != "lines":
+            return self.in_file(result)
+        start, end = result["line_start"], result["line_end"]
+        overlaps = self.in_file(result) and start <= self.end and self.start <= end
+        times, plus = TIGHT_LINES
+        about_its_size = end - start + 1 <= times * (self.end - self.start + 1) + plus
+        return overlaps and (about_its_size or not self.tight)
+
+    def in_file(self, result: dict[str, Any]) -> bool:
+        """Whether a search result is in this answer's file (its document)."""
+        document = str(result["id"]).split("#", 1)[0]
+        if self.kind == "chunk":
+            return document == self.text.split("#", 1)[0]
         if self.kind == "document":
-            return str(result["id"]).split("#", 1)[0] == self.text
+            return document == self.text
         if self.kind == "name":
-            return _named(str(result["id"]).split("#", 1)[0], str(result["path"]), self.text)
-        same = result["path"] == self.path and (not self.tree or result["tree"] == self.tree)
-        return same and result["line_start"] <= self.end and self.start <= result["line_end"]
+            return _named(document, str(result["path"]), self.text)
+        return result["path"] == self.path and (not self.tree or result["tree"] == self.tree)
 
 
 class Question(NamedTuple):
+    """One question of a questions file (or a judged topic), and what answers it."""
+
     id: str
     text: str
     answers: tuple[Answer, ...]
@@ -115,7 +136,7 @@ def read_questions(path: Path) -> list[Question]:
             raise InputError(f"{where}: not JSON — write one JSON object per line") from None
         if not isinstance(item, dict):
             raise InputError(f'{where}: not a JSON object — write {{"question": …, "answers": […]}}')
-        question = _question(cast("dict[str, Any]", item), where, str(number))
+        question = parse_question(cast("dict[str, Any]", item), where, str(number))
         if question.id in seen:
             raise InputError(f"{where}: id {question.id!r} is used twice — give each question its own id")
         seen.add(question.id)
@@ -210,7 +231,12 @@ def _topics(path: Path) -> dict[str, str]:
     return texts
 
 
-def _question(item: dict[str, Any], where: str, number: str) -> Question:
+def parse_question(item: dict[str, Any], where: str, number: str) -> Question:
+    """One line of a questions file, parsed (`number`: its id when it gives none).
+
+    Raises:
+        InputError: a question of the wrong shape, said at `where` (file:line).
+    """
     text = item.get("question", item.get("query"))
     if not isinstance(text, str) or not text.strip():
         raise InputError(f'{where}: no "question" — give the question as a string')
@@ -228,18 +254,21 @@ def _question(item: dict[str, Any], where: str, number: str) -> Question:
     for key, value in extra.items():
         if not isinstance(value, str):
             raise InputError(f'{where}: "{key}" must be a string')
-    parsed = tuple(_answer(str(a), int(cast(int, grades.get(str(a), 1))), where) for a in answers)
+    tight: object = item.get("tight", False)
+    if not isinstance(tight, bool):
+        raise InputError(f'{where}: "tight" must be true or false')
+    parsed = tuple(_answer(str(a), int(cast(int, grades.get(str(a), 1))), where, tight) for a in answers)
     return Question(str(item.get("id", number)), text.strip(), parsed, **extra)
 
 
-def _answer(text: str, grade: int, where: str) -> Answer:
+def _answer(text: str, grade: int, where: str, tight: bool = False) -> Answer:
     text = text.strip()
     lines = _RANGE.match(text)
     if lines and "#" not in text:
         start, end = int(lines["start"]), int(lines["end"])
         if start < 1 or end < start:
             raise InputError(f"{where}: answer {text!r}: a line range is START-END with 1 ≤ START ≤ END")
-        return Answer(text, "lines", lines["tree"] or "", lines["path"], start, end, grade)
+        return Answer(text, "lines", lines["tree"] or "", lines["path"], start, end, grade, tight)
     if ":" not in text:
         raise InputError(
             f"{where}: answer {text!r} is not an id or a range — write tree:path#slug, tree:path or "
@@ -260,6 +289,7 @@ class Scored(NamedTuple):
     failed: str | None = None  # the error's message
     why: str = ""  # a miss: where its answer ranked, or why it was not found
     ap: float | None = None  # average precision over the ranking (`--ranking` only)
+    file_rank: int | None = None  # of the first result in an answer's file
 
     def row(self) -> dict[str, Any]:
         """What `--json` says of it."""
@@ -269,6 +299,7 @@ class Scored(NamedTuple):
             "rank": self.rank,
             "hit1": self.rank == 1,
             "hit5": self.rank is not None and self.rank <= 5,
+            "file5": self.file_rank is not None and self.file_rank <= 5,
             "rr": round(1 / self.rank, 4) if self.rank else 0.0,
             "ndcg10": round(self.ndcg, 4),
             "tokens": self.tokens,
@@ -290,11 +321,13 @@ def evaluate(
     search: Searcher,
     *,
     by_document: bool = False,
+    explain: bool = True,
 ) -> list[Scored]:
     """Run every question through `search` (what `ra search` prints, ra_query.commands) and
     score it (see the module docstring). `by_document` (`--ranking`) ranks documents, as
-    trec_eval does: a document's later chunks take no place of their own."""
-    return [_scored(store, q, params, search, by_document) for q in questions]
+    trec_eval does: a document's later chunks take no place of their own. Without `explain` a
+    miss is not searched again to say why it missed (the figures alone)."""
+    return [_scored(store, q, params, search, by_document, explain) for q in questions]
 
 
 def _narrowed(params: SearchParams, question: Question) -> SearchParams:
@@ -310,7 +343,12 @@ def _narrowed(params: SearchParams, question: Question) -> SearchParams:
 
 
 def _scored(
-    store: Store, question: Question, params: SearchParams, search: Searcher, by_document: bool = False
+    store: Store,
+    question: Question,
+    params: SearchParams,
+    search: Searcher,
+    by_document: bool = False,
+    explain: bool = True,
 ) -> Scored:
     from ra_query.text.tokens import count_tokens
 
@@ -324,7 +362,7 @@ def _scored(
         return Scored(question, None, 0.0, 0, 0, None, failed=str(exc), why="the search failed")
     topic = payload["queries"][0]
     results: list[dict[str, Any]] = topic["results"]
-    rank = next((k for k, r in enumerate(results, 1) if any(a.answers(r) for a in question.answers)), None)
+    rank = _rank(results, question.answers)
     scored = Scored(
         question,
         rank,
@@ -332,8 +370,9 @@ def _scored(
         count_tokens(printed),
         len(results),
         results[0]["id"] if results else None,
+        file_rank=_rank(results, question.answers, Answer.in_file),
     )
-    if rank is not None and rank <= 5:
+    if (rank is not None and rank <= 5) or not explain:
         return scored
     omitted = {str(i) for i in payload["tokens"].get("omitted_ids") or ()}
     return scored._replace(why=_why_missed(store, question, narrowed, omitted))
@@ -352,13 +391,24 @@ def _ranked(store: Store, question: Question, params: SearchParams) -> Scored:
     for row in _rows(hits):
         kept.setdefault(str(row["id"]).split("#", 1)[0], row)
     results = list(kept.values())
-    rank = next((k for k, r in enumerate(results, 1) if any(a.answers(r) for a in question.answers)), None)
+    rank = _rank(results, question.answers)
     missed = f"its answer ranked {rank}" if rank else f"its answer is not in the top {RANKING_DEPTH}"
     why = "" if rank is not None and rank <= 5 else missed
     first = results[0]["id"] if results else None
     ndcg = _ndcg(results[:10], question.answers)
     ap = _average_precision(results, question.answers)
-    return Scored(question, rank, ndcg, 0, len(results), first, why=why, ap=ap)
+    file_rank = _rank(results, question.answers, Answer.in_file)
+    return Scored(question, rank, ndcg, 0, len(results), first, why=why, ap=ap, file_rank=file_rank)
+
+
+def _rank(
+    results: Sequence[dict[str, Any]],
+    answers: Sequence[Answer],
+    test: Callable[[Answer, dict[str, Any]], bool] = Answer.answers,
+) -> int | None:
+    """The rank (1-based) of the first result an answer passes `test` with (answers it, by
+    default), or None."""
+    return next((k for k, r in enumerate(results, 1) if any(test(a, r) for a in answers)), None)
 
 
 def _average_precision(results: Sequence[dict[str, Any]], answers: Sequence[Answer]) -> float:
@@ -409,7 +459,7 @@ def _why_missed(store: Store, question: Question, params: SearchParams, omitted:
     rows = _rows(search(store, [question.text], deep)[0].hits)
     if any(r["id"] in omitted and any(a.answers(r) for a in question.answers) for r in rows):
         return "left out by the token budget"
-    rank = next((k for k, r in enumerate(rows, 1) if any(a.answers(r) for a in question.answers)), None)
+    rank = _rank(rows, question.answers)
     if rank is not None:
         return f"its answer ranked {rank}"
     trees = set(store.trees())
@@ -433,7 +483,7 @@ def _indexed(store: Store, answer: Answer) -> bool:
 
 
 def summary(scored: Sequence[Scored], *, read: bool = True) -> dict[str, float]:
-    """The figures of a run: the means of hit@1, hit@5, reciprocal rank, nDCG@10 and tokens (not
+    """The figures of a run: the means of hit@1, hit@5, file@5, reciprocal rank, nDCG@10 and tokens (not
     when the answers were not `read`: a `--ranking` run), and the counts of empty and failed
     answers."""
     n = max(1, len(scored))
@@ -442,6 +492,7 @@ def summary(scored: Sequence[Scored], *, read: bool = True) -> dict[str, float]:
         "questions": len(scored),
         "hit1": round(sum(r["hit1"] for r in rows) / n, 4),
         "hit5": round(sum(r["hit5"] for r in rows) / n, 4),
+        "file5": round(sum(r["file5"] for r in rows) / n, 4),
         "mrr": round(sum(r["rr"] for r in rows) / n, 4),
         "ndcg10": round(sum(r["ndcg10"] for r in rows) / n, 4),
         "tokens": round(sum(r["tokens"] for r in rows) / n, 1),
@@ -528,8 +579,8 @@ def render(
     """The text report: the figures, each miss, the questions that got worse, the floors missed."""
     out = [
         f"questions {figures['questions']}  hit@1 {figures['hit1']:.3f}  hit@5 {figures['hit5']:.3f}  "
-        f"MRR {figures['mrr']:.3f}  nDCG@10 {figures['ndcg10']:.3f}  {_map(figures)}"
-        f"tokens {_tokens(figures)}  "
+        f"file@5 {figures['file5']:.3f}  MRR {figures['mrr']:.3f}  nDCG@10 {figures['ndcg10']:.3f}  "
+        f"{_map(figures)}tokens {_tokens(figures)}  "
         f"empty {figures['empty']}  failed {figures['failed']}"
     ]
     misses = [s for s in scored if s.why]
