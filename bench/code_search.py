@@ -22,13 +22,16 @@
    by `ra update`: the real pipeline with ra's default settings. With `--rev REV` the ra measured
    is that revision's, checked out with `git worktree add` (removed after): its `ra update`
    builds, its ra_query searches (how a "before" figure is taken while the working tree moves on).
-4. Search: each question as `ra-query search QUESTION` runs it (quality.py's `default_params`),
-   in JSON (what the results are) and in text (what an agent reads: its cl100k tokens).
+4. Search and score: each question as `ra eval` asks and scores it (issue 34: one implementation
+   of the figures; `common.asked`): what `ra-query search QUESTION` prints (quality.py's
+   `default_params`), in JSON (what the results are) and in text (what an agent reads: its
+   cl100k tokens), the question's answer the line range `path:START-END` with `"tight": true`
+   (docs/eval.md). With `--rev` that revision searches and this checkout's ra eval scores.
 5. Scores, per codebase and over all questions:
-   - **definition hit@5 / @1**: a result among the top 5 (the first) in the answer's file whose
-     line range overlaps the answer's and spans at most 2x its lines + 20 (a chunk of the whole
-     file does not count);
-   - **file hit@5**: a result among the top 5 in the answer's file;
+   - **definition hit@5 / @1**: ra eval's hit@5 / hit@1: a result among the top 5 (the first) in
+     the answer's file whose line range overlaps the answer's and spans at most 2x its lines + 20
+     (a chunk of the whole file does not count);
+   - **file hit@5**: ra eval's file@5: a result among the top 5 in the answer's file;
    - mean results, mean tokens per answer (the target: the held-out figure it is measured
      against is a mean) and the largest, answers over 3,000 tokens, empty
      results (no text beyond a heading) and questions with no result at all;
@@ -54,6 +57,7 @@ import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -61,9 +65,11 @@ from common import (
     REPO,
     add_set_option,
     add_settings,
+    asked,
     clean_env,
     entry_command,
     git_head,
+    ra_eval,
     run_ra,
     verdict,
     worktree,
@@ -165,14 +171,23 @@ def _preamble(lines: list[str], start: int) -> int:
     return count
 
 
-def definition_hit(result: dict[str, Any], item: dict[str, Any]) -> bool:
-    """`result` is the answer's definition: same file, overlapping lines, and not much longer."""
-    if result["path"] != item["path"]:
-        return False
-    start, end = result["line_start"], result["line_end"]
-    answer = item["line_end"] - item["line_start"] + 1
-    overlaps = start <= item["line_end"] and item["line_start"] <= end
-    return overlaps and end - start + 1 <= 2 * answer + 20
+def eval_questions(items: list[dict[str, Any]], scoring: ModuleType) -> list[Any]:
+    """The questions as `ra eval` reads them (`scoring`: common.ra_eval()), each answered by its
+    definition: the line range `path:START-END`, `tight` (a result about its size, not the whole
+    file or class around it)."""
+    return [
+        scoring.parse_question(
+            {
+                "id": item["id"],
+                "question": item["question"],
+                "answers": [f"{item['path']}:{item['line_start']}-{item['line_end']}"],
+                "tight": True,
+            },
+            item["id"],
+            str(number),
+        )
+        for number, item in enumerate(items, start=1)
+    ]
 
 
 # ---- building -----------------------------------------------------------------------------------
@@ -212,32 +227,30 @@ def build(name: str, corpus: Path, work: Path, source: Path | None = None) -> Pa
 # ---- searching ----------------------------------------------------------------------------------
 
 
-def ra_scores(store: Any, items: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
-    """Each question through default search in `mode`: its outcome and the tokens it cost."""
-    from ra_query.commands import search_command
-    from ra_query.errors import RaError
-    from ra_query.text.tokens import count_tokens
-
-    params = default_params(store, mode)
+def ra_scores(
+    store: Any, items: list[dict[str, Any]], params: Any, scoring: ModuleType
+) -> list[dict[str, Any]]:
+    """Each question as `ra eval` scores it (`scoring`) with `params`: its definition and file
+    hits, its results and the tokens they cost, and the empty results among its top 5."""
     rows: list[dict[str, Any]] = []
-    for item in items:
-        try:
-            payload = json.loads(search_command(store, [item["question"]], params, json=True).text)
-            printed = search_command(store, [item["question"]], params).text
-        except RaError as error:
-            rows.append({"id": item["id"], "failed": str(error), "results": 0, "tokens": 0})
+    for item, (scored, results, _) in zip(
+        items, asked(store, eval_questions(items, scoring), params, scoring), strict=True
+    ):
+        if scored.failed:
+            rows.append({"id": item["id"], "failed": scored.failed, "results": 0, "tokens": 0})
             continue
-        found = payload["queries"][0]["results"][:TOP]
+        row = scored.row()
+        found = results[:TOP]
         rows.append(
             {
                 "id": item["id"],
                 "kind": item["kind"],
-                "results": len(payload["queries"][0]["results"]),
-                "tokens": count_tokens(printed),
+                "results": row["results"],
+                "tokens": row["tokens"],
                 "empty": sum(_is_empty(r) for r in found),
-                "def@1": bool(found) and definition_hit(found[0], item),
-                "def@5": any(definition_hit(r, item) for r in found),
-                "file@5": any(r["path"] == item["path"] for r in found),
+                "def@1": row["hit1"],
+                "def@5": row["hit5"],
+                "file@5": row["file5"],
                 "top": [f"{r['path']}:{r['line_start']}-{r['line_end']}" for r in found],
             }
         )
@@ -301,7 +314,7 @@ def codebase(
     name: str, corpus: Path, work: Path, items: list[dict[str, Any]], source: Path | None
 ) -> dict[str, Any]:
     """Build one corpus (by the ra at `source`, default this one), search its questions in every
-    mode its index has, and grep them."""
+    mode its index has, score them by this checkout's ra eval, and grep them."""
     from ra_query.artifacts.store import open_store
 
     store = open_store(build(name, corpus, work, source))
@@ -309,8 +322,9 @@ def codebase(
     globs = tuple(g.rsplit("/", 1)[-1] for g in CORPORA[name].include)
     grep_rows = grep_scores(corpus, items, globs) if have_rg else None
     out: dict[str, Any] = {"corpus": str(corpus), "grep": grep_rows}
+    scoring = ra_eval(source)
     for mode in modes_of(store):
-        out[mode] = ra_scores(store, items, mode)
+        out[mode] = ra_scores(store, items, default_params(store, mode), scoring)
     return out
 
 

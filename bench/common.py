@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -13,6 +16,8 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 # the powershell docs (94 MB of markdown), as the project's shared data holds them
@@ -158,6 +163,51 @@ def checkout(stack: ExitStack, rev: str | None, prefix: str) -> tuple[Path | Non
         ["git", "rev-parse", "--short", rev], cwd=REPO, capture_output=True, text=True, check=True
     )
     return source, short.stdout.strip()
+
+
+# ---- scoring: ra eval's code --------------------------------------------------------------------
+
+
+def ra_eval(source: Path | None = None) -> ModuleType:
+    """`ra eval`'s scoring (ra_query.search.evaluate) of this checkout. With `source`, another
+    revision's checkout first on sys.path (`--rev`), that revision's ra searches and this
+    checkout's file still scores, so every revision is scored by the same code (the file imports
+    ra_query.errors and ra_query.text.tokens, which every revision since 89a6c53 has)."""
+    name, path = "ra_query.search.evaluate", REPO / "ra_query" / "search" / "evaluate.py"
+    if source is None:
+        return importlib.import_module(name)
+    loaded = sys.modules.get(name)
+    if loaded is not None and loaded.__file__ == str(path):
+        return loaded
+    importlib.import_module("ra_query.search")  # that revision's package, which holds the module
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def asked(
+    store: Any, questions: list[Any], params: Any, scoring: ModuleType
+) -> list[tuple[Any, list[dict[str, Any]], str]]:
+    """Each question as `ra eval` asks and scores it (`scoring`: `ra_eval()`; the search is what
+    `ra-query search` prints for it, in JSON and in text, with `params`), with what the agent was
+    shown: (its outcome, its results as JSON, the text it read); a failed search shows nothing."""
+    from ra_query.commands import search_command
+
+    shown: dict[tuple[str, bool], str] = {}
+
+    def search(query: str, narrowed: Any, as_json: bool) -> str:
+        shown[query, as_json] = search_command(store, [query], narrowed, json=as_json).text
+        return shown[query, as_json]
+
+    out: list[tuple[Any, list[dict[str, Any]], str]] = []
+    for scored in scoring.evaluate(store, questions, params, search, explain=False):
+        payload = None if scored.failed else shown.get((scored.question.text, True))
+        results = json.loads(payload)["queries"][0]["results"] if payload else []
+        out.append((scored, results, "" if scored.failed else shown[scored.question.text, False]))
+    return out
 
 
 # ---- a corpus and a project to build ------------------------------------------------------------

@@ -7,9 +7,9 @@ Opens the indexes bench/code_search.py built under `--work` (`DIR/NAME-project/.
 corpus: build them first, with `--semantic` for the hybrid mode) and searches every question of
 bench/questions/code_NAME.jsonl and docs_NAME.jsonl with `ra-query search`'s defaults, changed
 by each combination of the `--vary` settings (SearchParams fields: `file_weight`, `docs_weight`,
-`code_boost`, …). Prints, per combination and mode, definition hit@5, file hit@5 and the mean
-tokens of the code questions, and the docs questions' section hit@5, and appends the table to
-bench/results/code_tuning.txt.
+`code_boost`, …), scored as code_search.py scores them (by ra eval). Prints, per combination and
+mode, definition hit@5, file hit@5 and the mean tokens of the code questions, and the docs
+questions' section hit@5, and appends the table to bench/results/code_tuning.txt.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import itertools
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -25,27 +24,21 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import quality
-from code_search import CORPORA, QUESTIONS, definition_hit, questions
-from common import REPO, git_head
+from code_search import CORPORA, QUESTIONS, questions, ra_scores
+from common import REPO, git_head, ra_eval
 
 RESULTS_TXT = REPO / "bench" / "results" / "code_tuning.txt"
 
 
 def scores(store: Any, items: list[dict[str, Any]], params: Any) -> dict[str, float]:
-    """def@5, file@5 and mean tokens of `items` searched with `params`."""
-    from ra_query.commands import search_command
-    from ra_query.text.tokens import count_tokens
-
-    defs = files = 0
-    tokens: list[int] = []
-    for item in items:
-        payload = json.loads(search_command(store, [item["question"]], params, json=True).text)
-        found = payload["queries"][0]["results"][:5]
-        defs += any(definition_hit(r, item) for r in found)
-        files += any(r["path"] == item["path"] for r in found)
-        tokens.append(count_tokens(search_command(store, [item["question"]], params).text))
-    n = max(1, len(items))
-    return {"def@5": defs / n, "file@5": files / n, "tokens": statistics.fmean(tokens) if tokens else 0.0}
+    """def@5, file@5 and mean tokens of `items` searched with `params` (code_search.py's rows)."""
+    rows = ra_scores(store, items, params, ra_eval())
+    n = max(1, len(rows))
+    return {
+        "def@5": sum(bool(r.get("def@5")) for r in rows) / n,
+        "file@5": sum(bool(r.get("file@5")) for r in rows) / n,
+        "tokens": statistics.fmean(r["tokens"] for r in rows) if rows else 0.0,
+    }
 
 
 def main() -> None:

@@ -28,17 +28,17 @@ COMMANDS = Path(__file__).parent / "fixtures" / "commands"
 SMOKE_MAP_FLOOR = 0.30
 
 
-def _bench_quality() -> ModuleType:
-    """bench/quality.py as a module (bench/ is scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location("bench_quality", REPO / "bench" / "quality.py")
+def _bench(name: str) -> ModuleType:
+    """bench/NAME.py as a module (bench/ is scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_quality", module)
+    sys.modules.setdefault(f"bench_{name}", module)
     spec.loader.exec_module(module)
     return module
 
 
-quality = _bench_quality()
+quality = _bench("quality")
 needs_cacm = pytest.mark.skipif(
     not (quality.DATA / "cacm" / "cacm.jsonl").is_file(), reason="../shared/data/cacm is not here"
 )
@@ -148,3 +148,23 @@ def test_a_pasted_line_with_a_lone_dash_and_an_unclosed_quote_still_answers(comm
     topic = search_topic(commands, 'tar - extract "archive', SearchParams())
     assert topic.hits[0].record.path == "tar.md"
     assert topic.note is not None and topic.note.startswith("query syntax error")
+
+
+# ---- the benchmarks' questions, as ra eval reads them -------------------------------------------
+
+
+def test_a_code_question_is_asked_for_its_definitions_own_lines() -> None:
+    code_search = _bench("code_search")
+    item = {"id": "c-1", "question": "where is the help put together", "path": "src/core.py"}
+    item |= {"line_start": 120, "line_end": 168, "kind": "where"}
+    (question,) = code_search.eval_questions([item], code_search.ra_eval())
+    (answer,) = question.answers
+    assert (question.id, answer.kind, answer.path, answer.start, answer.end) == (
+        "c-1",
+        "lines",
+        "src/core.py",
+        120,
+        168,
+    )
+    assert answer.tight
+    assert question.kind == ""  # where / how groups the benchmark's figures; it narrows no search
