@@ -28,7 +28,8 @@
 6. Reworded questions (issue 21): the questions of bench/questions/tldr_reworded.jsonl, written
    the way an agent asks (no command names), over the English tldr pages (`--tldr DIR`, default
    /tmp/corpora/tldr/pages, else the tarball's pages/ unpacked); a hit is an answering page among
-   the default search's results (top 5), against grep + reading the top 5 files.
+   the default search's results (top 5), as `ra eval` scores it (each answer a document id,
+   `tldr:PATH`), against grep + reading the top 5 files.
 7. With `--semantic` every build embeds its trees (`[settings] semantic = true`) and every set is
    searched twice, side by side: lexical (BM25 alone) and hybrid (the build's semantic_weight).
 8. A table against the floors of issues 8 and 21, `bench/results/quality.json` (the latest
@@ -55,7 +56,17 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, add_set_option, add_settings, build_project, corpus_folder, git_head, verdict
+from common import (
+    REPO,
+    add_set_option,
+    add_settings,
+    asked,
+    build_project,
+    corpus_folder,
+    git_head,
+    ra_eval,
+    verdict,
+)
 
 sys.path.insert(0, str(REPO))
 
@@ -78,6 +89,7 @@ FLOOR_SCIFACT_HYBRID = 0.72
 FLOOR_REWORDED_HIT5 = 0.75
 FLOOR_REWORDED_TOKEN_SHARE = 0.5
 QUESTIONS = REPO / "bench" / "questions" / "tldr_reworded.jsonl"
+TLDR_TREE = "tldr"  # the reworded set's tree: its answers are this tree's documents
 TLDR_TARBALL = DATA / "corpora" / "tldr-md.tar.gz"
 TLDR_DIR = Path("/tmp/corpora/tldr/pages")
 
@@ -506,7 +518,7 @@ def reworded(pages: Path, work: Path) -> dict[str, Any]:
     """Hit@1, hit@5 and tokens of default search per mode, against grep + reading the top 5 files."""
     from ra_query.artifacts.store import open_store
 
-    return reworded_figures(open_store(build("tldr", pages, work / "reworded")), pages)
+    return reworded_figures(open_store(build(TLDR_TREE, pages, work / "reworded")), pages)
 
 
 def _answer_line_shown(item: dict[str, Any], printed: str) -> bool:
@@ -515,29 +527,42 @@ def _answer_line_shown(item: dict[str, Any], printed: str) -> bool:
     return any(line[:25] in printed for line in quoted)
 
 
+def reworded_questions(items: list[dict[str, Any]]) -> list[Any]:
+    """The reworded questions as `ra eval` reads them: each answer page a document of the tldr tree."""
+    scoring = ra_eval()
+    return [
+        scoring.parse_question(
+            {
+                "id": item["id"],
+                "question": item["question"],
+                "answers": [f"{TLDR_TREE}:{a}" for a in item["answers"]],
+            },
+            f"{QUESTIONS}:{number}",
+            str(number),
+        )
+        for number, item in enumerate(items, start=1)
+    ]
+
+
 def reworded_figures(store: Any, pages: Path) -> dict[str, Any]:
-    """The reworded questions over the built tldr index `store` (of `pages`), per mode, and grep's."""
-    from ra_query.commands import search_command
+    """The reworded questions over the built tldr index `store` (of `pages`), per mode, as `ra eval`
+    scores them, and grep's."""
     from ra_query.text.tokens import count_tokens
 
     items = questions()
     figures: dict[str, Any] = {"queries": len(items)}
     for mode in modes_of(store):
-        params = default_params(store, mode)
         hit1 = hit5 = results = empty = shown = 0
         tokens: list[int] = []
-        for item in items:
-            payload = json.loads(search_command(store, [item["question"]], params, json=True).text)
-            found = payload["queries"][0]["results"]
-            paths = [r["path"] for r in found]
-            results += len(found)
+        outcomes = asked(store, reworded_questions(items), default_params(store, mode), ra_eval())
+        for item, (scored, found, printed) in zip(items, outcomes, strict=True):
+            row = scored.row()
+            results += row["results"]
             empty += sum(_is_empty(r) for r in found)
-            hit1 += bool(paths[:1]) and paths[0] in item["answers"]
-            found5 = any(p in item["answers"] for p in paths[:5])
-            hit5 += found5
-            printed = search_command(store, [item["question"]], params).text
-            tokens.append(count_tokens(printed))
-            shown += found5 and _answer_line_shown(item, printed)
+            hit1 += row["hit1"]
+            hit5 += row["hit5"]
+            tokens.append(row["tokens"])
+            shown += row["hit5"] and _answer_line_shown(item, printed)
         n = len(items)
         side = {
             "hit@1": round(hit1 / n, 3),
@@ -604,6 +629,8 @@ def floors(figures: dict[str, Any]) -> list[tuple[str, str, bool]]:
             row("scifact hybrid ranking nDCG@10", f"{got:.4f} ≥ {FLOOR_SCIFACT_HYBRID}", ok)
         else:
             row(f"{name} hybrid ranking {main}", f"{got:.4f} ≥ lexical {lexical:.4f}", got >= lexical)
+        by_ra = hybrid["ranking"]["ra eval"][main]
+        row(f"{name} hybrid ranking {main} by ra eval", f"{by_ra:.4f} = {got:.4f}", by_ra == got)
         d = hybrid["default"]
         row(f"{name} hybrid default mean results", f"{d['mean_results']} ≤ 5", d["mean_results"] <= 5)
         row(f"{name} hybrid default empty results", f"{d['empty_results']} = 0", d["empty_results"] == 0)

@@ -168,3 +168,12 @@ def test_a_code_question_is_asked_for_its_definitions_own_lines() -> None:
     )
     assert answer.tight
     assert question.kind == ""  # where / how groups the benchmark's figures; it narrows no search
+
+
+def test_a_reworded_question_is_answered_by_its_pages_in_the_tldr_tree() -> None:
+    item = {"id": "q001", "question": "set aside my edits", "answers": ["common/git-stash.md"], "why": "…"}
+    (question,) = quality.reworded_questions([item])
+    assert [(a.text, a.kind) for a in question.answers] == [("tldr:common/git-stash.md", "document")]
+    assert question.answers[0].answers(
+        {"id": "tldr:common/git-stash.md#stash", "path": "common/git-stash.md"}
+    )
