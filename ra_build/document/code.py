@@ -910,8 +910,8 @@ def _bare(name: str) -> str:
 
 def _last_row(node: tree_sitter.Node) -> int:
     """The last line a node is on (a node ending at a line's start ends on the line before)."""
-    end = node.end_point
-    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
+    row, column = node.end_point
+    return row - 1 if column == 0 and row > node.start_point.row else row
 
 
 def _grouped(
@@ -1276,31 +1276,39 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
         return
     # never where the definition itself begins: its doc comment is no piece of its own
     floor = item.syntax.start_byte - item.syntax.start_point.column
+    low, high = max(span.start, floor), span.end
+    attached = item.attached
     stack = [item.syntax]
     while stack:
         node = stack.pop()
         previous: tree_sitter.Node | None = None
+        # each position a Node is asked for is a new Python object: each is asked for once
         for child in node.children:
-            if child.end_byte <= span.start or child.start_byte >= span.end:
+            start, end = child.start_byte, child.end_byte
+            if start >= high:
+                break  # children come in order: the rest are past the span too
+            if end <= span.start:
                 previous = child
                 continue
-            same_line = previous is not None and _last_row(previous) == child.start_point.row
-            glued = (
-                previous is not None
-                and previous.type in item.attached
-                and _last_row(previous) + 1 >= child.start_point.row
-            )
-            if not same_line and not glued:  # a child on the line another ends on is no place to cut
-                line = child.start_byte - child.start_point.column
-                if (
-                    max(span.start, floor) < line < span.end
-                    and not source[line : child.start_byte].strip()
-                    and source[line : _line_end(source, line, span.end)].strip() not in _OPENERS
-                ):
-                    yield line  # not a line that only opens a body: `{` stays with its head
+            row, column = child.start_point
+            line = start - column
+            if previous is None:
+                cut = True
+            else:
+                last = _last_row(previous)
+                # a child on the line another ends on is no place to cut, nor one glued to a
+                # comment or attribute right above it
+                cut = last != row and not (last + 1 >= row and previous.type in attached)
+            if (
+                cut
+                and low < line < high
+                and not source[line:start].strip()
+                and source[line : _line_end(source, line, high)].strip() not in _OPENERS
+            ):
+                yield line  # not a line that only opens a body: `{` stays with its head
             # a child over the budget, counted from its line's start (its indentation, or the
             # `function f(x) {` it opens on), is cut inside
-            if child.end_byte - (child.start_byte - child.start_point.column) > budget:
+            if end - line > budget:
                 stack.append(child)
             previous = child
 
