@@ -41,6 +41,11 @@ def scores(store: Any, items: list[dict[str, Any]], params: Any) -> dict[str, fl
     }
 
 
+def _number(text: str) -> int | float:
+    """A --vary value: a whole number as an int (`candidate_limit` slices a list), else a float."""
+    return int(text) if text.isdigit() else float(text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--work", type=Path, required=True, help="where bench/code_search.py built")
@@ -60,7 +65,7 @@ def main() -> None:
     code = {n: questions(QUESTIONS / f"code_{n}.jsonl") for n in names}
     docs = {n: questions(QUESTIONS / f"docs_{n}.jsonl") for n in names}
     keys = [v.split("=", 1)[0] for v in args.vary]
-    values = [[(int(x) if x.isdigit() else float(x)) for x in v.split("=", 1)[1].split(",")] for v in args.vary]
+    values = [[_number(x) for x in v.split("=", 1)[1].split(",")] for v in args.vary]
     lines = [
         f"code tuning at {git_head()}, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M}, load {quality.load()}, "
         f"corpora {', '.join(names)}",
