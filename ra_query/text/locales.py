@@ -60,7 +60,7 @@ _DOCUSAURUS = re.compile(r"^docusaurus-plugin-content-(docs|blog|pages)$")
 # the scripts that name a language (a script several languages share names the most common one).
 # These and the CJK classes below are compiled on first use (`_pattern`): a class of thousands of
 # characters takes Python 1.5-3 ms to compile, 15 ms in all, which every `ra-query` start paid
-# (a query or a text with no character from U+0370 on needs none of them: `_beyond_latin`)
+# (a query or a text with no character from U+0370 on needs none of them: `_beyond`)
 _SCRIPTS: Final = (
     ("ja", r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]"),  # kana: Japanese
     ("ko", r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]"),  # Hangul: Korean
