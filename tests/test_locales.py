@@ -405,3 +405,46 @@ def test_a_query_in_another_script_is_searched_by_words_only_where_there_are_vec
     query = json.loads(run.out)["queries"][0]
     assert query["results"][0]["id"] == "docs:tar.md#tar"
     assert query["note"] == "searched by words only: the embedding model knows en, not ja"
+
+
+def test_an_unsaid_query_whose_words_match_pages_of_one_unembedded_language_is_searched_by_words(
+    tmp_path: Path,
+) -> None:
+    # `rendre un script exécutable` says no language (one short `un`), but its words match the
+    # French pages: embedded as English, the English chmod page would come first
+    pytest.importorskip("onnxruntime")
+    pages = {
+        "pages/common/chmod.md": "# chmod\n\n> Change the access permissions of a file.\n\n- Make a script executable:\n",
+        "pages.fr/common/chmod.md": "# chmod\n\n> Modifie les droits.\n\n- Rendre un script exécutable :\n",
+        "pages.fr/common/bash.md": "# bash\n\n> Lance un script.\n",
+        "pages.fr/common/sh.md": "# sh\n\n> Exécute un script shell.\n",
+    }
+    for relative, text in pages.items():
+        (tmp_path / "kb" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "kb" / relative).write_text(text, encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text('root = true\n[settings]\nsemantic = true\n[tree.kb]\npath = "kb"\n')
+    (tmp_path / "home").mkdir()
+    run = run_cmd(
+        "ra", "search", "--json", "rendre un script exécutable", cwd=tmp_path, home=tmp_path / "home"
+    )
+    assert run.code == 0, run.err
+    query = json.loads(run.out)["queries"][0]
+    assert query["note"] == "searched by words only: the embedding model knows en, not fr"
+    assert query["results"][0]["id"] == "kb:pages.fr/common/chmod.md#chmod"
+
+
+def test_a_query_whose_words_match_every_translation_alike_is_searched_by_meaning_too() -> None:
+    from ra_query.artifacts.models import ChunkRecord
+    from ra_query.search.pipeline import _matched_language
+
+    def found(*locales: str) -> list[tuple[ChunkRecord, float]]:
+        return [
+            (ChunkRecord(f"t:{i}.md", "t", f"{i}.md", f"t:{i}.md", None, "x", ("x",), 1, 0, 1, 1, 1, 0, 1, 1, "b",
+                         locale=locale), 1.0)
+            for i, locale in enumerate(locales)
+        ]  # fmt: skip
+
+    assert _matched_language(found("fr", "fr", "fr", "en")) == "fr"
+    assert _matched_language(found("en", "fr", "ja", "zh", "de")) is None  # `tar`: every translation
+    assert _matched_language(found("fr", "fr")) is None  # too few to say
+    assert _matched_language(found("", "", "", "")) is None  # code: no natural language

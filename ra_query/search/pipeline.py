@@ -435,6 +435,14 @@ def search_topic(
                 relaxed = fuzzy and compiler.required and not params.strict
     if not params.raw and compiled is not None and (params.file_weight > 0 or params.docs_weight > 0):
         found = _evidence(run, compiled, found)
+    matched = _matched_language(found) if hybrid_on and said is None and meaning is None else None
+    if matched is not None and matched not in EMBEDDED_LANGUAGES:
+        # an unsaid query whose words matched pages in one language the model does not know is
+        # in that language (`rendre un script exécutable`): embedded as English, it would bring
+        # the English pages up past the ones its words found
+        hybrid_on = False
+        run.reader = matched
+        note = _also(note, _words_only(matched)) if note else _words_only(matched)
     fused: dict[str, Fused] = {}
     if hybrid_on:
         found, fused, hybrid_note = _hybrid(run, node, found, relaxed, meaning, fused_limit)
@@ -584,6 +592,21 @@ def _reading(compiler: Compiler) -> list[str]:
             said.setdefault(typed, []).append(word)
         lines.append("code words: " + "; ".join(f"{w} → {', '.join(t)}" for w, t in said.items()))
     return lines
+
+
+# an unsaid query's language is that of the pages its words matched best, when at least this share
+# of the first MATCHED_SAMPLE docs chunks (MATCHED_LEAST at the fewest) are in one language
+MATCHED_SAMPLE, MATCHED_SHARE, MATCHED_LEAST = 10, 0.7, 3
+
+
+def _matched_language(found: Sequence[tuple[ChunkRecord, float]]) -> str | None:
+    """The natural language most of the best BM25 candidates are in, when one clearly is (a word
+    every translation of a page holds, `tar`, matches them all alike: no language is)."""
+    languages = [base(record.locale) for record, _ in found[:MATCHED_SAMPLE] if record.locale]
+    if len(languages) < MATCHED_LEAST:
+        return None
+    best = max(set(languages), key=languages.count)
+    return best if languages.count(best) >= MATCHED_SHARE * len(languages) else None
 
 
 def _words_only(reader: str) -> str:
