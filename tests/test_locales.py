@@ -53,6 +53,18 @@ def results(run: Run) -> list[dict[str, object]]:
     return json.loads(run.out)["queries"][0]["results"]
 
 
+def kb_search(tmp_path: Path, pages: dict[str, str], query: str, settings: str = "") -> Run:
+    """`ra search --json QUERY` in a fresh project whose tree `kb` holds `pages` (`settings`: the
+    `[settings]` lines)."""
+    for relative, text in pages.items():
+        (tmp_path / "kb" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "kb" / relative).write_text(text, encoding="utf-8")
+    head = f"root = true\n[settings]\n{settings}\n" if settings else "root = true\n"
+    (tmp_path / ".ra.toml").write_text(f'{head}[tree.kb]\npath = "kb"\n', encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    return run_cmd("ra", "search", "--json", query, cwd=tmp_path, home=tmp_path / "home")
+
+
 # ---- a document's language -----------------------------------------------------------------------
 
 
@@ -145,15 +157,11 @@ def test_cjk_runs_are_written_as_their_overlapping_pairs_then_their_han_characte
 
 def test_a_chinese_query_finds_a_page_that_writes_its_word_with_one_character_changed(tmp_path: Path) -> None:
     # 统计 and 计数 both mean "count": no pair is shared, the character 计 is
-    kb = tmp_path / "kb"
-    (kb / "pages.zh" / "common").mkdir(parents=True)
-    (kb / "pages.zh" / "common" / "wc.md").write_text("# wc\n\n> 计数文件中的行数。\n", encoding="utf-8")
-    (kb / "pages.zh" / "common" / "cat.md").write_text("# cat\n\n> 打印文本内容。\n", encoding="utf-8")
-    (tmp_path / ".ra.toml").write_text('root = true\n\n[tree.kb]\npath = "kb"\n', encoding="utf-8")
-    (tmp_path / "home").mkdir()
-    assert run_cmd("ra", "update", cwd=tmp_path, home=tmp_path / "home").code == 0
-    found = results(run_cmd("ra", "search", "--json", "统计", cwd=tmp_path, home=tmp_path / "home"))
-    assert found[0]["id"] == "kb:pages.zh/common/wc.md#wc"
+    pages = {
+        "pages.zh/common/wc.md": "# wc\n\n> 计数文件中的行数。\n",
+        "pages.zh/common/cat.md": "# cat\n\n> 打印文本内容。\n",
+    }
+    assert results(kb_search(tmp_path, pages, "统计"))[0]["id"] == "kb:pages.zh/common/wc.md#wc"
 
 
 def test_a_languages_own_stemmer_gives_the_stems_it_shortens_each_once() -> None:
@@ -229,16 +237,7 @@ def test_a_query_in_a_language_with_its_own_stemmer_finds_the_words_inflected_ot
         "pages.fr/common/trash.md": "# trash\n\n> Les fichiers supprimés récemment.\n",
         "pages.fr/common/cat.md": "# cat\n\n> Affiche les fichiers.\n",
     }
-    for relative, text in pages.items():
-        (tmp_path / "kb" / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "kb" / relative).write_text(text, encoding="utf-8")
-    (tmp_path / ".ra.toml").write_text('root = true\n\n[tree.kb]\npath = "kb"\n', encoding="utf-8")
-    (tmp_path / "home").mkdir()
-    assert run_cmd("ra", "update", cwd=tmp_path, home=tmp_path / "home").code == 0
-    assert (
-        results(run_cmd("ra", "search", "--json", query, cwd=tmp_path, home=tmp_path / "home"))[0]["id"]
-        == found
-    )
+    assert results(kb_search(tmp_path, pages, query))[0]["id"] == found
 
 
 def test_mnemonic_brackets_give_the_whole_word_and_leave_indexes_and_links_alone() -> None:
@@ -419,14 +418,7 @@ def test_an_unsaid_query_whose_words_match_pages_of_one_unembedded_language_is_s
         "pages.fr/common/bash.md": "# bash\n\n> Lance un script.\n",
         "pages.fr/common/sh.md": "# sh\n\n> Exécute un script shell.\n",
     }
-    for relative, text in pages.items():
-        (tmp_path / "kb" / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "kb" / relative).write_text(text, encoding="utf-8")
-    (tmp_path / ".ra.toml").write_text('root = true\n[settings]\nsemantic = true\n[tree.kb]\npath = "kb"\n')
-    (tmp_path / "home").mkdir()
-    run = run_cmd(
-        "ra", "search", "--json", "rendre un script exécutable", cwd=tmp_path, home=tmp_path / "home"
-    )
+    run = kb_search(tmp_path, pages, "rendre un script exécutable", "semantic = true")
     assert run.code == 0, run.err
     query = json.loads(run.out)["queries"][0]
     assert query["note"] == "searched by words only: the embedding model knows en, not fr"
