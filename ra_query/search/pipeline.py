@@ -385,8 +385,7 @@ def search_topic(
     reader = said or DEFAULT_LOCALE
     # a query in a language the model does not know would be embedded as if it were English
     words_only = hybrid_on and meaning is None and base(reader) not in EMBEDDED_LANGUAGES
-    if words_only:
-        hybrid_on = False
+    hybrid_on = hybrid_on and not words_only
     fused_limit = params.candidate_limit  # what aggregation sees, fused or not
     if hybrid_on and store.has_vectors():  # as many BM25 candidates as dense ones: fused fairly
         params = params._replace(candidate_limit=max(params.candidate_limit, DENSE_K))
@@ -435,14 +434,8 @@ def search_topic(
                 relaxed = fuzzy and compiler.required and not params.strict
     if not params.raw and compiled is not None and (params.file_weight > 0 or params.docs_weight > 0):
         found = _evidence(run, compiled, found)
-    matched = _matched_language(found) if hybrid_on and said is None and meaning is None else None
-    if matched is not None and matched not in EMBEDDED_LANGUAGES:
-        # an unsaid query whose words matched pages in one language the model does not know is
-        # in that language (`rendre un script exécutable`): embedded as English, it would bring
-        # the English pages up past the ones its words found
-        hybrid_on = False
-        run.reader = matched
-        note = _also(note, _words_only(matched)) if note else _words_only(matched)
+    if hybrid_on and said is None and meaning is None and (matched := _unembedded_match(found)):
+        hybrid_on, run.reader, note = False, matched, _also(note, _words_only(matched))
     fused: dict[str, Fused] = {}
     if hybrid_on:
         found, fused, hybrid_note = _hybrid(run, node, found, relaxed, meaning, fused_limit)
@@ -607,6 +600,14 @@ def _matched_language(found: Sequence[tuple[ChunkRecord, float]]) -> str | None:
         return None
     best = max(set(languages), key=languages.count)
     return best if languages.count(best) >= MATCHED_SHARE * len(languages) else None
+
+
+def _unembedded_match(found: Sequence[tuple[ChunkRecord, float]]) -> str | None:
+    """The language of the pages an unsaid query's words matched, when the model does not know it:
+    the query is in it (`rendre un script exécutable`), and embedded as English it would bring the
+    English pages up past the ones its words found."""
+    matched = _matched_language(found)
+    return matched if matched is not None and matched not in EMBEDDED_LANGUAGES else None
 
 
 def _words_only(reader: str) -> str:
