@@ -172,6 +172,7 @@ def test_a_languages_own_stemmer_gives_the_stems_it_shortens_each_once() -> None
         == "datei anzeig versteckt ordn"
     )
     assert language_stems("fichiers compressés", "french") == "fichi compress"
+    assert language_stems("Dateien und Dateien, Ordnern", "german") == "datei ordn"  # each stem once
 
 
 @settings(max_examples=200, deadline=None)
