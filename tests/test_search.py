@@ -580,3 +580,35 @@ def test_sections_that_differ_only_in_parts_that_did_not_match_are_not_collapsed
         "docs:v1/api.md#client-api": ("docs:v2/api.md#client-api",),
         "docs:v3/api.md#client-api": (),
     }
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    stored=st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=12),
+    asked=st.lists(st.text(min_size=1, max_size=6), max_size=8),
+    score=st.sampled_from([0.0, 1.0, 2.5]),
+)
+def test_one_of_matches_what_a_term_set_matches_each_with_the_same_score(
+    stored: list[str], asked: list[str], score: float
+) -> None:
+    import tantivy
+
+    from ra_query.search.compile import one_of
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("id", stored=True, tokenizer_name="raw")
+    schema = builder.build()
+    index = tantivy.Index(schema)
+    writer = index.writer(15_000_000, 1)
+    for value in stored:
+        writer.add_document(tantivy.Document(id=value))
+    writer.commit()
+    index.reload()
+    searcher = index.searcher()
+
+    def found(query: tantivy.Query) -> list[tuple[float, str]]:
+        hits = searcher.search(query, limit=len(stored)).hits
+        return sorted((s, searcher.doc(a)["id"][0]) for s, a in hits)
+
+    expected = found(tantivy.Query.term_set_query(schema, "id", asked))
+    assert found(one_of(schema, "id", asked, score)) == [(score, value) for _, value in expected]

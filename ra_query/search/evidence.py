@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ra_query.artifacts.models import ChunkRecord
 from ra_query.artifacts.schema import NAME_FIELD
+from ra_query.search.compile import one_of
 from ra_query.text.names import query_keys
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ class Evidence:
                 if not tiers or len(span.split()) > 1:
                     continue
                 keys = [key for level in tiers[0].levels for key in level]
-                names = tantivy.Query.term_set_query(self.schema, NAME_FIELD, keys)
+                names = one_of(self.schema, NAME_FIELD, keys)
                 for definition, _ in self._search(names, code, limit=PER_NAME):
                     records.setdefault(definition.id, definition)
                     scores[definition.id] = scores.get(definition.id, 0.0) + weight * score

@@ -24,7 +24,7 @@ from ra_query.artifacts.schema import FILTER_FIELDS
 from ra_query.search.syntax import Node, Not, Phrase, Term
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     import tantivy
 
@@ -78,12 +78,18 @@ def dense_candidates(
     constraints: tantivy.Query | None,
     trees: Sequence[str],
     k: int,
+    known: Mapping[str, ChunkRecord] | None = None,
 ) -> list[tuple[ChunkRecord, float]]:
-    """The `k` chunks nearest `vector` that satisfy `constraints`, best first, with their cosine."""
+    """The `k` chunks nearest `vector` that satisfy `constraints`, best first, with their cosine.
+
+    `known` are records fetched already (BM25's candidates): without constraints, they are taken
+    from it instead of the index (a stored chunk costs a few hundredths of a millisecond to read,
+    and a hybrid search otherwise reads fifty)."""
     import numpy as np
     import tantivy
 
     from ra_query.artifacts.models import ChunkRecord
+    from ra_query.search.compile import one_of
 
     vectors = store.vectors()
     if vectors is None:
@@ -91,13 +97,18 @@ def dense_candidates(
     nearest = vectors.nearest(np.asarray(vector, dtype=np.float32), k, trees)
     if not nearest:
         return []
-    schema = store.index.schema
-    clauses = [(tantivy.Occur.Must, tantivy.Query.term_set_query(schema, "id", [i for i, _ in nearest]))]
-    if constraints is not None:
-        clauses.append((tantivy.Occur.Must, constraints))
-    searcher = store.index.searcher()
-    hits = searcher.search(tantivy.Query.boolean_query(clauses), limit=len(nearest)).hits
-    records = {r.id: r for r in (ChunkRecord.from_stored(searcher.doc(a).to_dict()) for _, a in hits)}
+    records = dict(known or {}) if constraints is None else {}
+    wanted = [i for i, _ in nearest if i not in records]
+    if wanted:
+        schema = store.index.schema
+        clauses = [(tantivy.Occur.Must, one_of(schema, "id", wanted))]
+        if constraints is not None:
+            clauses.append((tantivy.Occur.Must, constraints))
+        searcher = store.index.searcher()
+        hits = searcher.search(tantivy.Query.boolean_query(clauses), limit=len(wanted), count=False).hits
+        for _, address in hits:
+            record = ChunkRecord.from_stored(searcher.doc(address).to_dict())
+            records[record.id] = record
     return [(records[i], score) for i, score in nearest if i in records]
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from ra_query.artifacts.models import ChunkRecord
 from ra_query.artifacts.schema import NAME_FIELD
+from ra_query.search.compile import one_of
 from ra_query.text.names import is_identifier, query_keys
 
 if TYPE_CHECKING:
@@ -51,8 +52,7 @@ def named_first(
     import tantivy
 
     def lookup(keys: list[str]) -> list[tuple[ChunkRecord, float]]:
-        names = tantivy.Query.term_set_query(schema, NAME_FIELD, keys)
-        clauses = [(tantivy.Occur.Must, tantivy.Query.const_score_query(names, 0.0))]
+        clauses = [(tantivy.Occur.Must, one_of(schema, NAME_FIELD, keys, 0.0))]
         if ranked is not None:
             clauses.append((tantivy.Occur.Should, ranked))
         if filters is not None:

@@ -549,7 +549,7 @@ def _hybrid(
             else tantivy.Query.boolean_query([(tantivy.Occur.Must, constraints), (tantivy.Occur.Must, only)])
         )
     k = max(params.candidate_limit, hybrid.DENSE_K)
-    dense = hybrid.dense_candidates(store, vector.tolist(), constraints, params.trees, k)
+    dense = hybrid.dense_candidates(store, vector.tolist(), constraints, params.trees, k, run.records)
     if not dense:
         return found, {}, None
     boosted: list[tuple[ChunkRecord, float]] = []
