@@ -3,8 +3,9 @@
 Deliberately argparse, not typer: an agent sandbox starts this process for every search, and
 cold start is a measured floor (bench/query.py: no slower than `rg`). So this module imports
 only `os`, `sys` and the options `ra` shares (ra_query.cli_common) up front; `main` forks the
-stale-source count (ra_query.sources.stale) before anything else is imported, and the rest is
-imported when a command needs it. Exit codes are ra's (README "Exit codes").
+model's process of a hybrid search (ra_query.semantic.nearby) and the stale-source count
+(ra_query.sources.stale) before anything else is imported, and the rest is imported when a
+command needs it. Exit codes are ra's (README "Exit codes").
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ra_query.cli_common import (
     use_colour,
     view_of,
 )
+from ra_query.semantic.nearby import start as start_nearby
 from ra_query.version import __version__
 
 TYPE_CHECKING = False  # typing is not imported at run time: see the module docstring
@@ -258,10 +260,15 @@ def main() -> None:
         check_arguments(argv)
         early = None
         root = _early_root(argv, env, cwd)
+        nearby = start_nearby(argv, root)  # first thing: loading the model is the longest path
         if root is not None:
             from ra_query.sources.stale import StaleCheck
 
-            early = StaleCheck(root)  # first thing: the walk then overlaps everything below
-        return run(argv, env, cwd, early)
+            early = StaleCheck(root)  # the walk then overlaps everything below
+        try:
+            return run(argv, env, cwd, early)
+        finally:
+            if nearby is not None:
+                nearby.stop()
 
     leave(guarded(start, PROG))

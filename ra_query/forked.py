@@ -158,6 +158,14 @@ class Helper:
 
         return bool(select.select([self._read], [], [], 0)[0])
 
+    def stop(self) -> None:
+        """Kill the child, whatever it is doing, and reap it; closes this end."""
+        if not self.forked:
+            return
+        os.close(self._write)
+        kill(self.pid, self._read)
+        self._read = self._write = -1
+
     def close(self) -> None:
         """Close this end and wait for the child to finish what it is doing and leave."""
         if not self.forked:

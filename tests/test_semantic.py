@@ -523,3 +523,49 @@ def test_rows_scored_a_block_at_a_time_have_the_scores_of_one_product() -> None:
     # a product of 22 rows runs on one thread: the same bits, rows past the last block included
     assert np.array_equal(row_scores(rows[:22], query), rows[:22] @ query)
     assert np.array_equal(row_scores(rows[:3], query), rows[:3] @ query)  # fewer rows than a block
+
+
+# ---- the model's process of a cold search (ra_query.semantic.nearby) -----------------------------
+
+NEARBY = """
+import json, sys
+from ra_query.semantic import nearby
+
+root, text = sys.argv[1], sys.argv[2]
+child = nearby.start(["search", text], root)
+answered = nearby.nearest(root, text, 3, ())
+imported = "numpy" in sys.modules or "onnxruntime" in sys.modules
+child.stop()
+after_stop = nearby.nearest(root, text, 3, ())
+from ra_query.artifacts.store import open_store
+from ra_query.search.pipeline import _nearest
+own = _nearest(open_store(root), text, 3, ())
+print(json.dumps({"child": answered, "imported": imported, "after_stop": after_stop, "own": own}))
+"""
+
+
+def test_a_forked_child_answers_the_nearest_chunks_as_the_process_itself_would_without_its_imports(
+    tmp_path: Path,
+) -> None:
+    kb, _ = built(tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-c", NEARBY, str(kb / ".ra"), "which program is listening on a network port"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(run.stdout)
+    assert got["child"] == got["own"] and got["child"][1][0][0] == "docs:ports.md#lsof"
+    assert got["imported"] is False  # the parent read ids and cosines: no numpy, no model
+    assert got["after_stop"] is None  # stopped: the search works it out itself
+
+
+def test_no_model_process_is_forked_for_words_alone_or_for_an_index_without_vectors(tmp_path: Path) -> None:
+    from ra_query.semantic.nearby import start
+
+    kb, _ = built(tmp_path)
+    root = str(kb / ".ra")
+    for words_only in ("--lexical", "--raw", "--mode=lexical"):
+        assert start(["lsof port", words_only], root) is None
+    assert start(["lsof port"], str(tmp_path)) is None  # no vectors/meta.json there
+    assert start(["lsof port"], None) is None

@@ -19,6 +19,7 @@ from ra_query.cli_common import artifacts_option, check_arguments, flushed, guar
 # count's fork by that much, and a no-change `ra search` waited that much longer for the count
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ra_query.semantic.nearby import Nearby
     from ra_query.sources.stale import StaleCheck
 
 
@@ -42,6 +43,15 @@ def _early_check(argv: list[str]) -> StaleCheck | None:
     return StaleCheck(root)
 
 
+def _early_nearby(argv: list[str]) -> Nearby | None:
+    """The model's process of a hybrid `ra search ARGV` (ra_query.semantic.nearby), forked for
+    the artifacts it will most likely read, as `_early_check` guesses them."""
+    from ra_query.artifacts.paths import find_artifacts
+    from ra_query.semantic.nearby import start
+
+    return start(argv, find_artifacts(artifacts_option(argv), dict(os.environ), os.getcwd()))
+
+
 def main() -> None:
     """Console entry point: the fast commands and a plain `ra update` here, the rest through typer."""
     argv = sys.argv[1:]
@@ -56,6 +66,7 @@ def main() -> None:
             sys.exit(flushed(guarded(lambda: update_command(**plain) or 0, PROG)))
     if argv[:1] and argv[0] in FAST:
         # `ra mcp` counts in the process that answers its tools, forked before the SDK loads
+        nearby = _early_nearby(argv[1:]) if argv[0] == "search" else None
         early = _early_check(argv[1:]) if argv[0] != "mcp" else None
         try:
             from ra_build.cli import fast
@@ -65,6 +76,8 @@ def main() -> None:
         finally:
             if early is not None:
                 early.cancel()  # not asked for (an error, --help): stop the walk
+            if nearby is not None:
+                nearby.stop()
         if argv[0] in ("search", "get"):
             leave(code)  # as `ra-query` does: the teardown is milliseconds nobody waits for
         sys.exit(code)

@@ -72,31 +72,32 @@ def semantic_text(node: Node) -> str:
     return " ".join(words)
 
 
+def nearest(store: Store, vector: Sequence[float], k: int, trees: Sequence[str]) -> list[tuple[str, float]]:
+    """The ids of the `k` chunks whose vectors are nearest `vector`, over `trees` (all when
+    empty), best first, with their cosines (ra_query.artifacts.vectors)."""
+    import numpy as np
+
+    vectors = store.vectors()
+    return [] if vectors is None else vectors.nearest(np.asarray(vector, dtype=np.float32), k, trees)
+
+
 def dense_candidates(
     store: Store,
-    vector: Sequence[float],
+    nearest: Sequence[tuple[str, float]],
     constraints: tantivy.Query | None,
-    trees: Sequence[str],
-    k: int,
     known: Mapping[str, ChunkRecord] | None = None,
 ) -> list[tuple[ChunkRecord, float]]:
-    """The `k` chunks nearest `vector` that satisfy `constraints`, best first, with their cosine.
+    """The chunks of `nearest` (ids and cosines, best first) that satisfy `constraints`, with
+    their cosines, best first.
 
     `known` are records fetched already (BM25's candidates): without constraints, they are taken
     from it instead of the index (a stored chunk costs a few hundredths of a millisecond to read,
     and a hybrid search otherwise reads fifty)."""
-    import numpy as np
     import tantivy
 
     from ra_query.artifacts.models import ChunkRecord
     from ra_query.search.compile import one_of
 
-    vectors = store.vectors()
-    if vectors is None:
-        return []
-    nearest = vectors.nearest(np.asarray(vector, dtype=np.float32), k, trees)
-    if not nearest:
-        return []
     records = dict(known or {}) if constraints is None else {}
     wanted = [i for i, _ in nearest if i not in records]
     if wanted:

@@ -36,6 +36,7 @@ from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K
 from ra_query.search.named import named_first
 from ra_query.search.syntax import MAX_DEPTH, Node, parse_query, read_query, render
+from ra_query.semantic import nearby
 from ra_query.text.locales import (
     DEFAULT_LOCALE,
     EMBEDDED_LANGUAGES,
@@ -516,26 +517,19 @@ def _hybrid(
     store, params = run.store, run.params
     if not store.has_vectors():
         return found, {}, hybrid.NO_VECTORS_NOTE
-    from ra_query.semantic.embed import SemanticUnavailable, embedder
-
     text = meaning or (hybrid.semantic_text(node) if node is not None else "")
     if not text.strip():
         return found, {}, None
-    try:
-        # one thread: a query is a few tokens, and starting a second thread's pool costs a cold
-        # search ~20 ms more than it saves (bench/semantic.py)
-        model = embedder(1)
-    except SemanticUnavailable:
-        return found, {}, hybrid.NO_EXTRA_NOTE
+    k = max(params.candidate_limit, hybrid.DENSE_K)
     made_by = store.manifest["vectors"].get("model_sha256")
-    if made_by != model.sha256:  # another model's vectors: never compared with this one's
+    answered = nearby.nearest(store.root, text, k, params.trees)  # a cold ra-query's forked child
+    if answered is None:
+        answered = _nearest(store, text, k, params.trees)
+        if isinstance(answered, str):
+            return found, {}, answered
+    model_sha256, nearest = answered
+    if made_by != model_sha256:  # another model's vectors: never compared with this one's
         return found, {}, hybrid.OTHER_MODEL_NOTE
-    key = (model.sha256, text)
-    vector = _VECTORS.get(key)
-    if vector is None:
-        if len(_VECTORS) >= _VECTORS_KEPT:
-            _VECTORS.clear()
-        vector = _VECTORS[key] = model.embed([text])[0]
     constraints = run.compiler(relax=relaxed).constraints(node) if node is not None else None
     for values, field in ((params.kinds, "kind"), (params.langs, "lang")):
         if not values:
@@ -548,8 +542,7 @@ def _hybrid(
             if constraints is None
             else tantivy.Query.boolean_query([(tantivy.Occur.Must, constraints), (tantivy.Occur.Must, only)])
         )
-    k = max(params.candidate_limit, hybrid.DENSE_K)
-    dense = hybrid.dense_candidates(store, vector.tolist(), constraints, params.trees, k, run.records)
+    dense = hybrid.dense_candidates(store, nearest, constraints, run.records)
     if not dense:
         return found, {}, None
     boosted: list[tuple[ChunkRecord, float]] = []
@@ -561,6 +554,31 @@ def _hybrid(
     # otherwise see both sides' 50 and merge sections whose every part is near in meaning
     fused = hybrid.fuse(found, boosted, params.semantic_weight, params.code_semantic_weight)[:limit]
     return [(f.record, f.score) for f in fused], {f.record.id: f for f in fused}, None
+
+
+def _nearest(
+    store: Store, text: str, k: int, trees: Sequence[str]
+) -> tuple[str, list[tuple[str, float]]] | str:
+    """(the model's sha256, the `k` chunks nearest `text`'s meaning), the model loaded in this
+    process; a note instead when the semantic extra is missing."""
+    from ra_query.search import hybrid
+    from ra_query.semantic.embed import SemanticUnavailable, embedder
+
+    try:
+        # one thread: a query is a few tokens, and starting a second thread's pool costs a cold
+        # search ~20 ms more than it saves (bench/semantic.py)
+        model = embedder(1)
+    except SemanticUnavailable:
+        return hybrid.NO_EXTRA_NOTE
+    if store.manifest["vectors"].get("model_sha256") != model.sha256:
+        return model.sha256, []  # never scanned: the caller says whose vectors they are
+    key = (model.sha256, text)
+    vector = _VECTORS.get(key)
+    if vector is None:
+        if len(_VECTORS) >= _VECTORS_KEPT:
+            _VECTORS.clear()
+        vector = _VECTORS[key] = model.embed([text])[0]
+    return model.sha256, hybrid.nearest(store, vector.tolist(), k, trees)
 
 
 def _fused_line(chunk_id: str, fused: "Fused | None") -> str:
