@@ -51,14 +51,12 @@ def available() -> bool:
 
 
 class Embedder:
-    """The model and its tokenizer, loaded once per process (`embedder()`)."""
+    """The model, loaded once per process (`embedder()`); its tokenizer is `tokenizer()`."""
 
     def __init__(self, threads: int | None = None) -> None:
         if not available():
             raise SemanticUnavailable(f"semantic search needs its extra — install it with: {EXTRA}")
         import importlib
-
-        from tokenizers import Tokenizer
 
         ort: Any = importlib.import_module("onnxruntime")  # untyped: held as Any
 
@@ -67,9 +65,6 @@ class Embedder:
         self.sha256: str = info["sha256"]["onnx"]
         self.dimensions = int(info["dimensions"])
         self.max_tokens = int(info["max_tokens"])
-        self.tokenizer = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
-        self.tokenizer.enable_truncation(self.max_tokens)  # pyright: ignore[reportUnknownMemberType]
-        self.tokenizer.no_padding()
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
@@ -88,14 +83,14 @@ class Embedder:
         import numpy as np
 
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts))):
-            out[row] = self._one(encoding.ids)
+        for row, encoding in enumerate(tokenizer().encode_batch(list(texts))):
+            out[row] = self.embed_ids(encoding.ids)
             if progress is not None and (row % 64 == 63 or row == len(texts) - 1):
                 progress(row + 1)
         return out
 
-    def _one(self, tokens: list[int]) -> npt.NDArray[np.float32]:
-        """The model over one text's tokens, mean-pooled and normalised."""
+    def embed_ids(self, tokens: Sequence[int]) -> npt.NDArray[np.float32]:
+        """The model over one text's token ids (`token_ids`), mean-pooled and normalised."""
         import numpy as np
 
         ids = np.asarray([tokens], dtype=np.int64)
@@ -103,6 +98,29 @@ class Embedder:
         outputs: list[Any] = self.session.run(None, {k: v for k, v in feed.items() if k in self._inputs})
         pooled = np.asarray(outputs[0], dtype=np.float32)[0].mean(axis=0)
         return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+
+
+@cache
+def tokenizer() -> Any:
+    """The model's tokenizer as a text is embedded: truncated to the model's limit, unpadded.
+
+    Raises:
+        SemanticUnavailable: the semantic extra is not installed.
+    """
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise SemanticUnavailable(f"semantic search needs its extra — install it with: {EXTRA}") from None
+    loaded = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+    loaded.enable_truncation(int(model_info()["max_tokens"]))  # pyright: ignore[reportUnknownMemberType]
+    loaded.no_padding()
+    return loaded
+
+
+def token_ids(text: str) -> list[int]:
+    """The token ids the model reads of `text` (`Embedder.embed_ids`); loads no model and no numpy
+    (ra_query.semantic.nearby: a cold search tokenizes while the model loads elsewhere)."""
+    return list(tokenizer().encode(text).ids)
 
 
 MAX_WINDOWS = 8  # the most windows of one chunk embedded (a section of ~1,500 tokens)

@@ -2,12 +2,13 @@
 
 A cold `ra-query search` on an index with vectors spends most of its time making the query's
 vector: importing numpy and onnxruntime, loading the tokenizer and the model's session (about
-0.2 s on two cores, ra_query.semantic.embed), where BM25 needs a fifth of that. `ra-query`
-therefore forks `Nearby` first thing, before its own imports, when the command looks like a
-hybrid search of artifacts with vectors (ra_query.cli). The child loads the model and opens the
-vectors while the parent imports, opens the index and ranks by words; the parent then asks for
-the `k` nearest chunks of a text (ra_query.search.pipeline's dense side) and reads back ids and
-cosines, so it imports neither numpy nor the model. The answer is the one the parent would
+0.25 s on two cores, ra_query.semantic.embed), where BM25 needs a third of that. `ra-query`
+and `ra search` therefore fork `Nearby` first thing, before their own imports, when the command
+looks like a hybrid search of artifacts with vectors. The child imports numpy and onnxruntime
+and loads the session while the parent imports, opens the index and ranks by words; the parent
+then tokenizes the query (the tokenizer loads in a tenth of the model's time), sends the token
+ids and reads back the `k` nearest chunks' ids and cosines (ra_query.search.pipeline's dense
+side), so it imports neither numpy nor the model. The answer is the one the parent would
 compute: the same model, run alone on one thread, and the same scan (ra_query.artifacts.vectors).
 
 Anything that goes wrong in the child (no semantic extra, a damaged model) makes it answer
@@ -39,8 +40,15 @@ class Nearby:
         None when the child has no answer (the caller then works it out itself)."""
         if not self.helper.forked:
             return None
+        from ra_query.errors import RaError
+        from ra_query.semantic.embed import token_ids
+
         try:
-            self.helper.send({"text": text, "k": k, "trees": list(trees)})
+            ids = token_ids(text)  # here, while the child loads the model: off its path
+        except RaError:  # no semantic extra: the caller meets it and says so
+            return None
+        try:
+            self.helper.send({"ids": ids, "k": k, "trees": list(trees)})
             reply = self.helper.receive()
         except OSError:
             return None
@@ -107,8 +115,6 @@ def _answer(root: str, helper: Helper) -> None:
             continue
         from typing import Any, cast
 
-        import numpy as np
-
         from ra_query.artifacts.vectors import open_vectors
 
         if vectors is None:  # opened once asked: `ra search` may have refreshed the index first
@@ -117,6 +123,6 @@ def _answer(root: str, helper: Helper) -> None:
             helper.send({})
             continue
         asked = cast("dict[str, Any]", request)
-        vector = np.asarray(model.embed([str(asked["text"])])[0])
+        vector = model.embed_ids([int(i) for i in asked["ids"]])
         trees = [str(tree) for tree in asked["trees"]]
         helper.send({"sha256": model.sha256, "nearest": vectors.nearest(vector, int(asked["k"]), trees)})
