@@ -522,7 +522,7 @@ def _hybrid(
         return found, {}, None
     k = max(params.candidate_limit, hybrid.DENSE_K)
     made_by = store.manifest["vectors"].get("model_sha256")
-    answered = nearby.nearest(store.root, text, k, params.trees)  # a cold ra-query's forked child
+    answered = nearby.nearest(store.root, text, k, params.trees)  # a cold search's forked child
     if answered is None:
         answered = _nearest(store, text, k, params.trees)
         if isinstance(answered, str):
