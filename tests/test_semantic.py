@@ -569,3 +569,20 @@ def test_no_model_process_is_forked_for_words_alone_or_for_an_index_without_vect
         assert start(["lsof port", words_only], root) is None
     assert start(["lsof port"], str(tmp_path)) is None  # no vectors/meta.json there
     assert start(["lsof port"], None) is None
+
+
+def test_a_hybrid_index_searched_read_only_without_the_extra_answers_by_words_with_a_note(
+    tmp_path: Path,
+) -> None:
+    """`ra-query` forks the model's process all the same (the index has vectors); the child
+    cannot load the model, and the search says why it ranked by words alone."""
+    kb, home = built(tmp_path)
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(HIDE_EXTRA, encoding="utf-8")
+    run = run_cmd(
+        "ra-query", "search", "--json", "lsof port", cwd=kb, home=home, env={"PYTHONPATH": str(hide)}
+    )
+    topic = json.loads(run.out)["queries"][0]
+    assert run.code == 0 and topic["results"][0]["id"] == "docs:ports.md#lsof"
+    assert "the semantic extra is not installed" in topic["note"]
