@@ -318,6 +318,20 @@ def test_a_named_heading_stays_beside_its_page_when_both_match() -> None:
     assert "t:README.md#installation" in kept
 
 
+def test_a_named_class_stays_beside_its_named_constructor_that_scored_higher() -> None:
+    """`RecordAdapter` names a Java class and its constructor `RecordAdapter.RecordAdapter`: the
+    class is not dropped as the code around a result, as an unnamed class that matched less is."""
+    from ra_query.search.aggregate import Candidate, aggregate
+
+    cls = "t:A.java#Outer.RecordAdapter"
+    for named, kept_class in ((True, True), (False, False)):
+        outer = Candidate(cls, "t:A.java", 1, 3, 5.0, True, named)
+        member = Candidate(f"{cls}.RecordAdapter", cls, 2, 4, 20.0, True, True)
+        records = {c.id: c for c in (outer, member)}
+        kept = [r.id for r in aggregate([outer, member], threshold=0.5, lookup=records.get)]
+        assert (cls in kept) is kept_class and f"{cls}.RecordAdapter" in kept
+
+
 def test_a_heading_with_a_colon_and_up_to_twelve_words_is_a_name() -> None:
     assert query_keys("Hybrid search: meaning as well as words")
     assert query_keys("Where each artifact file is written and read")

@@ -72,7 +72,8 @@ Code
     goes when it is a file's node (its outline names every definition in it) or scored below
     the inner one, and stays beside it when it scored as high (a class's chunk is its own part —
     signature, docstring, fields — which its methods do not repeat) — the reverse of the
-    ancestor dedup above. A file's node the query named (`named`: `cli.py`) stays too.
+    ancestor dedup above. A file's node or a class the query named (`named`: `cli.py`, a Java
+    class `Adapter` whose constructor `Adapter.Adapter` it named too) stays.
 
 `aggregation=False` skips aggregation and dedup: the candidates become plain results.
 """
@@ -101,7 +102,7 @@ class Candidate(NamedTuple):
     sibling_count: int  # children of its parent, itself included
     score: float
     code: bool = False  # a chunk of a code file (see "Code" in the module's docstring)
-    named: bool = False  # the query is its name (ra_query.search.named): a file's node stays
+    named: bool = False  # the query is its name (ra_query.search.named): a file's node or class stays
 
 
 class Result(NamedTuple):
@@ -267,9 +268,9 @@ def _without_nested(active: dict[str, _Node], records: _Records) -> list[str]:
                 ancestor = active[parent_id].record
                 if not ancestor.code:
                     nested = not node.record.named  # what the query named stays beside its page
-                elif (ancestor.depth == 0 and not ancestor.named) or ancestor.score < node.record.score:
+                elif not ancestor.named and (ancestor.depth == 0 or ancestor.score < node.record.score):
                     outer_code.add(parent_id)  # a code file's node (its outline names what matched),
-                    # unless the query named the file, or a class that matched less than its member
+                    # or a class that matched less than its member, unless the query named it
                 break
             if current.depth - 1 <= shallowest:
                 break
