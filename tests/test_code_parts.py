@@ -281,3 +281,42 @@ def test_a_definition_of_thousands_of_bracket_lines_is_cut_within_the_budget() -
     source = "def f():\n    x = [\n" + "        [],\n" * 3000 + "    ]\n    return x\n"
     chunks = chunks_of("a.py", source)[1:]
     assert len(chunks) > 10 and all(len(c.body.encode()) <= CHUNK_BUDGET + 20 for c in chunks)
+
+
+def test_a_search_shows_one_part_of_a_long_definition_and_gives_the_other_places_to_other_code(
+    tmp_path: Path,
+) -> None:
+    """Every part of `Opts` says "option" and "value": one of them is shown, then the functions."""
+    helpers = "".join(
+        f"/// Reads the value of option {name}.\npub fn read_{name}(value: &str) -> usize {{ value.len() }}\n\n"
+        for name in ("depth", "width", "height")
+    )
+    kb, home = _rust_project(tmp_path, files={"cli.rs": OPTS, "read.rs": helpers})
+    build(kb, home)
+    run = run_cmd("ra", "search", "--json", "-n", "4", "option value", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    ids = [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
+    assert sum(i.startswith("kb:cli.rs#Opts") for i in ids) == 1
+    assert {"kb:read.rs#read_depth", "kb:read.rs#read_width", "kb:read.rs#read_height"} <= set(ids)
+
+
+def test_a_definition_the_query_names_is_shown_and_a_part_of_it_that_ranked_higher_is_not() -> None:
+    from ra_query.artifacts.models import ChunkRecord
+    from ra_query.search.aggregate import Result
+    from ra_query.search.pipeline import Shown, _one_part_each
+
+    def shown(chunk_id: str, parent: str, crumbs: tuple[str, ...]) -> Shown:
+        record = ChunkRecord(
+            chunk_id, "t", "a.rs", "t:a.rs", parent, "", crumbs, 2, 0, 1, 1, 9, 0, 9, 9, "x", "code"
+        )
+        return Shown(Result(chunk_id, 1.0, (), False), record, (record,))
+
+    part = shown("t:a.rs#Opts.3", "t:a.rs#Opts", ("a.rs", "Opts", "part 3"))
+    whole = shown("t:a.rs#Opts", "t:a.rs", ("a.rs", "Opts"))
+    other = shown("t:a.rs#run", "t:a.rs", ("a.rs", "run"))
+    ids = lambda kept: [s.id for s in kept]  # noqa: E731
+    assert ids(_one_part_each([part, whole, other], frozenset())) == ["t:a.rs#Opts.3", "t:a.rs#run"]
+    assert ids(_one_part_each([part, whole, other], frozenset({"t:a.rs#Opts"}))) == [
+        "t:a.rs#Opts",
+        "t:a.rs#run",
+    ]

@@ -343,7 +343,7 @@ class _Run:
 
     def show(self, results: list[Result], found: list[tuple[ChunkRecord, float]]) -> list[Result]:
         """The pipeline's show step (`_shown`); remembers how each result is shown."""
-        shown = _shown(self, results, found)
+        shown = _one_part_each(_shown(self, results, found), self.named)
         self.shown = {s.id: s for s in shown}
         if self.named:  # what the query names stays first, above a section many matches merged into
             # (a named page with no text of its own is shown as the section under its title)
@@ -651,6 +651,32 @@ class Shown(NamedTuple):
     @property
     def id(self) -> str:
         return self.record.id
+
+
+_PART = re.compile(r"part \d+")  # the last crumb of a long definition's later part (ra_build.document.code)
+
+
+def _definition_of(record: ChunkRecord) -> str:
+    """The id of the definition a code chunk is a later part of (its parent), else its own."""
+    crumb = record.breadcrumb[-1] if record.breadcrumb else ""
+    return (record.parent_id or record.id) if record.kind == "code" and _PART.fullmatch(crumb) else record.id
+
+
+def _one_part_each(shown: list[Shown], named: frozenset[str]) -> list[Shown]:
+    """`shown` with one result per definition: a long definition is cut into parts (its first
+    part is its chunk, the rest its children), and a part after another result of the same
+    definition yields its place to the next definition (`ra get` shows the rest). What the query
+    names is kept, and another part of it yields to it."""
+    taken = {_definition_of(s.record) for s in shown if s.id in named}
+    seen: set[str] = set()
+    out: list[Shown] = []
+    for item in shown:
+        key = _definition_of(item.record)
+        if item.id not in named and (key in seen or key in taken):
+            continue
+        seen.add(key)
+        out.append(item)
+    return out
 
 
 def merged(record: ChunkRecord, parts: Sequence[ChunkRecord]) -> ChunkRecord:
