@@ -186,7 +186,13 @@ def test_a_short_page_and_a_code_chunk_are_never_cut(kb: tuple[Path, Path]) -> N
     results = json.loads(run.out)["queries"][0]["results"]
     by_path = {r["path"]: r for r in results}
     assert by_path["short.md"]["content"] == SHORT.strip()
-    assert "step_59 = repo.reflog(59)" in by_path["reflog.py"]["content"]
+    code = by_path["reflog.py"]  # a part of the long function (one result per definition)
+    source = (
+        (kb[0] / "docs" / "reflog.py").read_text().splitlines()[code["line_start"] - 1 : code["line_end"]]
+    )
+    assert [line for line in source if line.strip()] == [
+        line for line in code["content"].splitlines() if line.strip()
+    ]  # every line of its range, none left out
     assert not any(r.get("excerpt") for r in results if r["path"] != "git-reset.md")
 
 
