@@ -70,8 +70,8 @@ WORDS_ONLY = ("--lexical", "--raw", "--mode=lexical")  # a search's options that
 
 def start(argv: Sequence[str], root: str | None) -> Nearby | None:
     """Fork and serve the dense side of a hybrid search of the artifacts at `root` (a CLI's
-    guess from a glance at its arguments, `argv` those after `search`), or None: no guess, argv
-    asks for words alone, or the artifacts hold no vectors. Fork it first thing: it is a cold
+    guess from a glance at its arguments `argv`), or None: no guess, argv asks for words alone,
+    or the artifacts hold no vectors. Fork it first thing: it is a cold
     search's longest path. A wrong guess costs the other core some work, never the answer: the
     search asks only a child serving the artifacts it opened, and works out what it cannot."""
     if root is None or any(arg in WORDS_ONLY for arg in argv):
