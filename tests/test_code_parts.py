@@ -306,8 +306,27 @@ def test_a_definition_the_query_names_is_shown_and_a_part_of_it_that_ranked_high
     from ra_query.search.pipeline import Shown, _one_part_each
 
     def shown(chunk_id: str, parent: str, crumbs: tuple[str, ...]) -> Shown:
+        symbol = crumbs[1]  # a later part carries its definition's symbol; its slug adds `.3`
         record = ChunkRecord(
-            chunk_id, "t", "a.rs", "t:a.rs", parent, "", crumbs, 2, 0, 1, 1, 9, 0, 9, 9, "x", "code"
+            chunk_id,
+            "t",
+            "a.rs",
+            "t:a.rs",
+            parent,
+            "",
+            crumbs,
+            2,
+            0,
+            1,
+            1,
+            9,
+            0,
+            9,
+            9,
+            "x",
+            "code",
+            "rust",
+            symbol,
         )
         return Shown(Result(chunk_id, 1.0, (), False), record, (record,))
 

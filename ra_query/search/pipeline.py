@@ -46,6 +46,7 @@ from ra_query.text.locales import (
     own_stemmer,
     script_locale,
 )
+from ra_query.text.names import is_later_part
 
 if TYPE_CHECKING:
     import tantivy
@@ -578,7 +579,7 @@ def _nearest(
         if len(_VECTORS) >= _VECTORS_KEPT:
             _VECTORS.clear()
         vector = _VECTORS[key] = model.embed([text])[0]
-    return model.sha256, hybrid.nearest(store, vector.tolist(), k, trees)
+    return model.sha256, hybrid.nearest(store, vector, k, trees)
 
 
 def _fused_line(chunk_id: str, fused: "Fused | None") -> str:
@@ -653,13 +654,10 @@ class Shown(NamedTuple):
         return self.record.id
 
 
-_PART = re.compile(r"part \d+")  # the last crumb of a long definition's later part (ra_build.document.code)
-
-
 def _definition_of(record: ChunkRecord) -> str:
     """The id of the definition a code chunk is a later part of (its parent), else its own."""
-    crumb = record.breadcrumb[-1] if record.breadcrumb else ""
-    return (record.parent_id or record.id) if record.kind == "code" and _PART.fullmatch(crumb) else record.id
+    later = record.kind == "code" and is_later_part(record.id.partition("#")[2], record.symbol)
+    return (record.parent_id or record.id) if later else record.id
 
 
 def _one_part_each(shown: list[Shown], named: frozenset[str]) -> list[Shown]:

@@ -108,6 +108,12 @@ def symbol_keys(symbol: str) -> list[str]:
     return keys
 
 
+def is_later_part(slug: str, symbol: str) -> bool:
+    """Whether a code chunk is the second or a later part of a long definition: its slug is the
+    definition's with `.2`, `.3`, … after it (a repeated name's slug ends `-1`, `-2` instead)."""
+    return slug.rpartition(".")[2].isdigit() and not symbol.rpartition(".")[2].isdigit()
+
+
 def chunk_keys(*, kind: str, depth: int, symbol: str, title: str, path: str, slug: str = "") -> list[str]:
     """Every key a chunk is found under (deduplicated, in a stable order).
 
@@ -117,8 +123,7 @@ def chunk_keys(*, kind: str, depth: int, symbol: str, title: str, path: str, slu
     the definition's, `.2`, `.3`, …): the name is its first part's.
     """
     keys: list[str] = []
-    part = slug.rpartition(".")[2].isdigit() and not symbol.rpartition(".")[2].isdigit()
-    if symbol and not part:
+    if symbol and not is_later_part(slug, symbol):
         parts = _parts(symbol)
         keys += [FULL + ".".join(parts), *(EXACT + ".".join(parts[k:]) for k in range(len(parts)))]
         keys += symbol_keys(symbol)
