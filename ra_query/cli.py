@@ -34,7 +34,6 @@ from ra_query.cli_common import (
     use_colour,
     view_of,
 )
-from ra_query.semantic.nearby import start as start_nearby
 from ra_query.version import __version__
 
 TYPE_CHECKING = False  # typing is not imported at run time: see the module docstring
@@ -260,9 +259,12 @@ def main() -> None:
         check_arguments(argv)
         early = None
         root = _early_root(argv, env, cwd)
-        nearby = start_nearby(argv, root)  # first thing: loading the model is the longest path
+        nearby = None
         if root is not None:
+            from ra_query.semantic.nearby import start as start_nearby
             from ra_query.sources.stale import StaleCheck
+
+            nearby = start_nearby(argv, root)  # first thing: loading the model is the longest path
 
             early = StaleCheck(root)  # the walk then overlaps everything below
         try:

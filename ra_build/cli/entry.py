@@ -26,30 +26,34 @@ if TYPE_CHECKING:
 FAST = ("search", "get", "mcp", "context", "likethis")  # read by ra_build.cli.fast, never typer
 
 
-def _early_check(argv: list[str]) -> StaleCheck | None:
-    """Start counting stale files for the artifacts a `ra search ARGV` will most likely read.
-
-    A guess from a glance at argv (`--artifacts DIR`, else $RA_ARTIFACTS, else the nearest
-    `.ra/` with a manifest), started before anything else is imported so that the walk overlaps
-    it on the other core; `refreshed_store` drops a wrong guess.
-    """
+def _early_root(argv: list[str]) -> str | None:
+    """The artifacts a `ra search ARGV` will most likely read, from a glance at argv
+    (`--artifacts DIR`, else $RA_ARTIFACTS, else the nearest `.ra/`), when they have a manifest;
+    `refreshed_store` drops a wrong guess."""
     from ra_query.artifacts.paths import MANIFEST_NAME, find_artifacts
 
     root = find_artifacts(artifacts_option(argv), dict(os.environ), os.getcwd())
-    if not os.path.isfile(os.path.join(root, MANIFEST_NAME)):
+    return root if os.path.isfile(os.path.join(root, MANIFEST_NAME)) else None
+
+
+def _early_check(root: str | None) -> StaleCheck | None:
+    """Start counting stale files for the artifacts at `root` (`_early_root`'s guess), before
+    anything else is imported, so that the walk overlaps it on the other core."""
+    if root is None:
         return None
     from ra_query.sources.stale import StaleCheck
 
     return StaleCheck(root)
 
 
-def _early_nearby(argv: list[str]) -> Nearby | None:
-    """The model's process of a hybrid `ra search ARGV` (ra_query.semantic.nearby), forked for
-    the artifacts it will most likely read, as `_early_check` guesses them."""
-    from ra_query.artifacts.paths import find_artifacts
+def _early_nearby(argv: list[str], root: str | None) -> Nearby | None:
+    """The model's process of a hybrid `ra search ARGV` (ra_query.semantic.nearby), forked first
+    for the artifacts at `root` (`_early_root`'s guess): loading the model is the longest path."""
+    if root is None:
+        return None
     from ra_query.semantic.nearby import start
 
-    return start(argv, find_artifacts(artifacts_option(argv), dict(os.environ), os.getcwd()))
+    return start(argv, root)
 
 
 def main() -> None:
@@ -66,8 +70,9 @@ def main() -> None:
             sys.exit(flushed(guarded(lambda: update_command(**plain) or 0, PROG)))
     if argv[:1] and argv[0] in FAST:
         # `ra mcp` counts in the process that answers its tools, forked before the SDK loads
-        nearby = _early_nearby(argv[1:]) if argv[0] == "search" else None
-        early = _early_check(argv[1:]) if argv[0] != "mcp" else None
+        root = _early_root(argv[1:]) if argv[0] != "mcp" else None
+        nearby = _early_nearby(argv[1:], root) if argv[0] == "search" else None
+        early = _early_check(root)
         try:
             from ra_build.cli import fast
 

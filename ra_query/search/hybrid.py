@@ -26,6 +26,7 @@ from ra_query.search.syntax import Node, Not, Phrase, Term
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    import numpy as np
     import tantivy
 
     from ra_query.artifacts.models import ChunkRecord
@@ -72,13 +73,11 @@ def semantic_text(node: Node) -> str:
     return " ".join(words)
 
 
-def nearest(store: Store, vector: Sequence[float], k: int, trees: Sequence[str]) -> list[tuple[str, float]]:
-    """The ids of the `k` chunks whose vectors are nearest `vector`, over `trees` (all when
-    empty), best first, with their cosines (ra_query.artifacts.vectors)."""
-    import numpy as np
-
+def nearest(store: Store, vector: np.ndarray, k: int, trees: Sequence[str]) -> list[tuple[str, float]]:
+    """The ids of the `k` chunks whose vectors are nearest `vector` (the model's float32 row),
+    over `trees` (all when empty), best first, with their cosines (ra_query.artifacts.vectors)."""
     vectors = store.vectors()
-    return [] if vectors is None else vectors.nearest(np.asarray(vector, dtype=np.float32), k, trees)
+    return [] if vectors is None else vectors.nearest(vector, k, trees)
 
 
 def dense_candidates(
@@ -98,8 +97,9 @@ def dense_candidates(
     from ra_query.artifacts.models import ChunkRecord
     from ra_query.search.compile import one_of
 
-    records = dict(known or {}) if constraints is None else {}
-    wanted = [i for i, _ in nearest if i not in records]
+    have = (known or {}) if constraints is None else {}
+    records: dict[str, ChunkRecord] = {}
+    wanted = [i for i, _ in nearest if i not in have]
     if wanted:
         schema = store.index.schema
         clauses = [(tantivy.Occur.Must, one_of(schema, "id", wanted))]
@@ -110,7 +110,7 @@ def dense_candidates(
         for _, address in hits:
             record = ChunkRecord.from_stored(searcher.doc(address).to_dict())
             records[record.id] = record
-    return [(records[i], score) for i, score in nearest if i in records]
+    return [(have.get(i) or records[i], score) for i, score in nearest if i in have or i in records]
 
 
 def fuse(
