@@ -574,15 +574,19 @@ def test_no_model_process_is_forked_for_words_alone_or_for_an_index_without_vect
 def test_a_hybrid_index_searched_read_only_without_the_extra_answers_by_words_with_a_note(
     tmp_path: Path,
 ) -> None:
-    """`ra-query` forks the model's process all the same (the index has vectors); the child
-    cannot load the model, and the search says why it ranked by words alone."""
+    """`ra-query` forks the model's process all the same (the index has vectors). Without
+    tokenizers the search cannot ask it; without onnxruntime alone it asks, the child cannot load
+    the model and answers nothing. Either way the search says why it ranked by words alone."""
     kb, home = built(tmp_path)
-    hide = tmp_path / "hide"
-    hide.mkdir()
-    (hide / "sitecustomize.py").write_text(HIDE_EXTRA, encoding="utf-8")
-    run = run_cmd(
-        "ra-query", "search", "--json", "lsof port", cwd=kb, home=home, env={"PYTHONPATH": str(hide)}
-    )
-    topic = json.loads(run.out)["queries"][0]
-    assert run.code == 0 and topic["results"][0]["id"] == "docs:ports.md#lsof"
-    assert "the semantic extra is not installed" in topic["note"]
+    for hidden in (("onnxruntime", "tokenizers"), ("onnxruntime",)):
+        hide = tmp_path / f"hide-{len(hidden)}"
+        hide.mkdir()
+        (hide / "sitecustomize.py").write_text(
+            f"import sys\nfor name in {hidden!r}:\n    sys.modules[name] = None\n", encoding="utf-8"
+        )
+        run = run_cmd(
+            "ra-query", "search", "--json", "lsof port", cwd=kb, home=home, env={"PYTHONPATH": str(hide)}
+        )
+        topic = json.loads(run.out)["queries"][0]
+        assert run.code == 0 and topic["results"][0]["id"] == "docs:ports.md#lsof"
+        assert "the semantic extra is not installed" in topic["note"]
