@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
 import pytest
 
 from ra_query.version import __version__
@@ -120,8 +121,16 @@ def test_a_query_after_a_double_dash_reaches_the_query_parser(pages: tuple[Path,
 
 
 @pytest.mark.parametrize("program", ["ra", "ra-query"])
+def test_a_short_flag_after_a_double_dash_is_searched_not_excluded(pages: tuple[Path, Path], program: str) -> None:
+    kb, home = pages
+    run = run_cmd(program, "search", "--json", "--", "-sh", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    assert orjson.loads(run.out)["queries"][0]["results"][0]["id"] == "pages:du.md#du"
+
+
+@pytest.mark.parametrize("program", ["ra", "ra-query"])
 def test_an_exclusion_after_a_double_dash_is_read_as_one(pages: tuple[Path, Path], program: str) -> None:
     kb, home = pages
-    run = run_cmd(program, "search", "--", "-foo", cwd=kb, home=home)
+    run = run_cmd(program, "search", "--", "-food", cwd=kb, home=home)
     assert (run.code, run.err) == (1, "")
     assert run.out == "note: query syntax error at column 1 (only negations); found no words to search for\n"

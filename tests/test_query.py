@@ -145,7 +145,7 @@ def test_boosts_on_nested_single_item_groups_multiply() -> None:
 
 
 def test_a_negated_word_can_carry_a_boost_inside_the_negation() -> None:
-    assert parse_query("a -b^2") == And((t("a"), Not(t("b", boost=2.0))))
+    assert parse_query("a -draft^2") == And((t("a"), Not(t("draft", boost=2.0))))
 
 
 def test_unicode_words_are_words() -> None:
@@ -168,7 +168,23 @@ def test_or_binds_looser_than_juxtaposition_on_both_sides() -> None:
 
 
 def test_negation_binds_tighter_than_juxtaposition() -> None:
-    assert parse_query("a -b c") == And((t("a"), Not(t("b")), t("c")))
+    assert parse_query("a -draft c") == And((t("a"), Not(t("draft")), t("c")))
+
+
+def test_a_minus_before_one_to_three_letters_or_digits_is_a_flag_searched_as_a_word() -> None:
+    assert parse_query("where is the -j option") == And((t("where"), t("is"), t("the"), t("-j"), t("option")))
+    assert parse_query("tar -xvf -O2 -1") == And((t("tar"), t("-xvf"), t("-O2"), t("-1")))
+    assert parse_query("-h/--help clash") == And((t("-h/--help"), t("clash")))
+
+
+def test_a_minus_before_a_longer_word_still_excludes_it() -> None:
+    assert parse_query("retry -draft") == And((t("retry"), Not(t("draft"))))
+    assert parse_query("find -xdev") == And((t("find"), Not(t("xdev"))))
+
+
+def test_a_short_word_in_brackets_after_a_minus_is_excluded() -> None:
+    assert parse_query("bundler -(js)") == And((t("bundler"), Not(t("js"))))
+    assert to_query(parse_query("bundler -(js)")) == "bundler -(js)"
 
 
 def test_only_upper_case_or_is_an_operator() -> None:
@@ -202,7 +218,7 @@ def test_not_is_a_plain_word() -> None:
 
 
 def test_or_right_after_a_minus_is_a_word() -> None:
-    assert parse_query("a -OR") == And((t("a"), Not(t("OR"))))
+    assert parse_query("a -OR") == And((t("a"), t("-OR")))  # a flag, not the operator
 
 
 def test_or_right_after_a_field_is_a_word() -> None:
@@ -412,19 +428,19 @@ FIELD_HINT = 'write title:word, title:"a phrase" or title:(a OR b), with no spac
             id="field-before-caret",
         ),
         pytest.param(
-            "-a -b",
+            "-alpha -beta",
             0,
             "query syntax error at column 1: only negations — add at least one word to search for; '-' only excludes",
             id="only-negations",
         ),
         pytest.param(
-            "a OR -b",
+            "a OR -beta",
             5,
             "query syntax error at column 6: only negations — add at least one word to search for; '-' only excludes",
             id="negation-only-alternative",
         ),
         pytest.param(
-            "a (-b)",
+            "a (-beta)",
             3,
             "query syntax error at column 4: only negations — add at least one word to search for; '-' only excludes",
             id="negation-only-group",
@@ -574,11 +590,11 @@ def test_reading_a_dangling_or_drops_it() -> None:
 
 
 def test_reading_only_exclusions_drops_them_instead_of_searching_their_words() -> None:
-    assert read_query("-foo") == (
+    assert read_query("-food") == (
         None,
         "query syntax error at column 1 (only negations); found no words to search for",
     )
-    assert read_query("a OR -b") == (t("a"), "query syntax error at column 6 (only negations); read as: a")
+    assert read_query("a OR -beta") == (t("a"), "query syntax error at column 6 (only negations); read as: a")
     assert read_query('-"old api" -(a OR b)')[0] is None
 
 

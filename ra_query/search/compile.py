@@ -6,7 +6,7 @@ What each part of a query does:
   ranks chunks with more, and rarer, words first. A word typed twice counts twice.
 - **Stop words never decide what matches**: when a query has other words, the stop words of the
   stemmer's language (`stopwords_of`) are left out.
-- **Quoted phrases and `field:` terms are required**, `-x` excludes, `a OR b` needs one side,
+- **Quoted phrases and `field:` terms are required**, `-draft` excludes, `a OR b` needs one side,
   `^N` weighs, `tree:` filters. (The search layer relaxes requirements that match nothing.)
 - **A word the analyzer splits** (`IGF-1`, `error-handling`) counts as its parts, each a ranked
   word, plus a bonus where they stand together as that phrase, so chunks with the phrase rank

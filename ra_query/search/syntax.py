@@ -5,7 +5,8 @@ Grammar, loosest binding first::
     query    := or_expr                                  empty or blank text is no query at all
     or_expr  := and_expr ( OR and_expr )*                upper-case OR only; or, and, not are words
     and_expr := unary unary*                             juxtaposition: the items side by side
-    unary    := "-" operand | operand                    "-" negates only at the start of a token
+    unary    := "-" operand | operand                    "-" negates only at the start of a token,
+                                                         and not a flag (`-j`, `-xvf`, `-O2`)
     operand  := primary ( "^" NUMBER )?                  no space before "^"; NUMBER > 0
     primary  := WORD | "phrase" | "(" or_expr ")" | FIELD ":" ( WORD | "phrase" | "(" or_expr ")" )
 
@@ -13,7 +14,10 @@ What juxtaposition means is the compiler's business (ra_query.search.compile): p
 not required. FIELD is one of `FIELDS`, spelt in lowercase as tantivy spells it. Any other `x:y`
 (`std::vector`, `http://x`, `DEC:1`) is a plain word for the analyzer to split. A `-` inside a
 word (`error-handling`) or doubled (`--strict`) is part of the word; a lone `-` (`Homebrew - a
-package manager`) separates words. A field on a group applies to every word and phrase in it that
+package manager`) separates words. A `-` before one to three letters or digits that end there
+(`-j`, `-xvf`, `-O2`, `-h/--help`) is a command-line flag, not an exclusion: a word, searched
+(an agent asking "where is the -j option declared" wants `j`, and excluding a one-letter word
+would exclude nothing worth naming); `-(js)` excludes a short word. A field on a group applies to every word and phrase in it that
 names no field of its own.
 
 Every and-group (the whole query, a group, one side of an OR) needs at least one thing that must
@@ -41,6 +45,8 @@ _RUN = re.compile(r'[^\s()"^]+')  # a word: up to whitespace, a parenthesis, a q
 _NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _OR = frozenset({"OR"})
 _FALLBACK_SPLIT = re.compile(r'[\s()"]+')
+# after a `-`: one to three letters or digits that end there — a flag (`-j`, `-xvf`), not an exclusion
+_FLAG = re.compile(r"[^\W_]{1,3}(?![^\W_])")
 
 
 def _same_node(self: tuple[object, ...], other: object) -> bool:
@@ -188,7 +194,7 @@ def _lex(query: str) -> list[_Token]:
             i = end
         elif c == "-" and (i + 1 == n or query[i + 1].isspace()):
             i += 1  # a lone `-` separates words
-        elif c == "-" and not query.startswith("-", i + 1):
+        elif c == "-" and not query.startswith("-", i + 1) and not _FLAG.match(query, i + 1):
             tokens.append(_Token(_Kind.MINUS, c, i, i + 1))
             i += 1
         else:
@@ -495,7 +501,7 @@ def _shorten(query: str) -> str:
 def _fallback_words(text: str) -> list[str]:
     words: list[str] = []
     for piece in _FALLBACK_SPLIT.split(text):
-        if piece.startswith("-") and not piece.startswith("--"):
+        if piece.startswith("-") and not piece.startswith("--") and not _FLAG.match(piece, 1):
             continue  # an exclusion: searching its word would be the opposite
         word = piece.split("^", 1)[0]
         field, colon, rest = word.partition(":")
@@ -572,5 +578,6 @@ def _query_atom(node: Node) -> str:
     if isinstance(node, Term | Phrase):
         return _leaf(node)
     if isinstance(node, Not):
-        return "-" + _query_atom(node.item)
+        atom = _query_atom(node.item)
+        return f"-({atom})" if _FLAG.match(atom) else "-" + atom  # `-(js)`: `-js` would be a flag
     return f"({_query_inner(node)}){_fmt_boost(node.boost)}"

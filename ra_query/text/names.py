@@ -160,7 +160,7 @@ def query_keys(text: str) -> list[Tier]:
         return []
     words = name.split()
     excluded = (word.startswith("-") and not word.startswith("--") and len(word) > 1 for word in words)
-    if any(excluded) or "OR" in words:  # `--max-depth` is an option's name; `-x` excludes
+    if any(excluded) or "OR" in words:  # `--max-depth` is an option's name; `-x` a flag or an exclusion
         return []
     if len(words) > 1:
         return [Tier([forms(name)])] if forms(name) else []
