@@ -121,7 +121,9 @@ def test_a_query_after_a_double_dash_reaches_the_query_parser(pages: tuple[Path,
 
 
 @pytest.mark.parametrize("program", ["ra", "ra-query"])
-def test_a_short_flag_after_a_double_dash_is_searched_not_excluded(pages: tuple[Path, Path], program: str) -> None:
+def test_a_short_flag_after_a_double_dash_is_searched_not_excluded(
+    pages: tuple[Path, Path], program: str
+) -> None:
     kb, home = pages
     run = run_cmd(program, "search", "--json", "--", "-sh", cwd=kb, home=home)
     assert run.code == 0, run.err

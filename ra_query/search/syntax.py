@@ -17,8 +17,8 @@ word (`error-handling`) or doubled (`--strict`) is part of the word; a lone `-` 
 package manager`) separates words. A `-` before one to three letters or digits that end there
 (`-j`, `-xvf`, `-O2`, `-h/--help`) is a command-line flag, not an exclusion: a word, searched
 (an agent asking "where is the -j option declared" wants `j`, and excluding a one-letter word
-would exclude nothing worth naming); `-(js)` excludes a short word. A field on a group applies to every word and phrase in it that
-names no field of its own.
+would exclude nothing worth naming); `-(js)` excludes a short word. A field on a group applies to
+every word and phrase in it that names no field of its own.
 
 Every and-group (the whole query, a group, one side of an OR) needs at least one thing that must
 match: a group made only of negations is an error rather than a query that silently matches
