@@ -175,6 +175,30 @@ def test_the_json_of_a_code_files_context_says_it_is_code_and_its_name_words(rep
     assert (analysis["code"], analysis["names"]) == (True, ["auth"])
 
 
+def test_a_code_files_docs_are_searched_with_its_words_scored_among_the_pages(repo: Path, home: Path) -> None:
+    run = context(repo, home, "--json", "src/auth.py")
+    assert run.code == 0, run.err
+    analysis = json.loads(run.out)["queries"][0]["context"]
+    everywhere = [t["word"] for t in analysis["terms"]]
+    pages = [t["word"] for t in analysis["docs_terms"]]
+    # `split` is the file's second term in the whole index, and no page holds it; `challenge`,
+    # which every definition of the file uses, is what tells the docs page apart
+    assert everywhere[1] == "split" and "split" not in pages
+    assert pages[0] == "challenge" and analysis["docs_query"].startswith("challenge^4.00 ")
+
+
+def test_explain_shows_a_code_files_docs_query(repo: Path, home: Path) -> None:
+    run = context(repo, home, "--explain", "src/auth.py")
+    assert run.code == 0, run.err
+    assert "docs query (the words scored among the pages): challenge^4.00 digest^" in run.out
+
+
+def test_a_markdown_files_context_has_no_docs_query_of_its_own(repo: Path, home: Path) -> None:
+    run = context(repo, home, "--json", "docs/authentication.md")
+    analysis = json.loads(run.out)["queries"][0]["context"]
+    assert (analysis["docs_terms"], analysis["docs_query"]) == ([], "")
+
+
 def test_a_markdown_file_keeps_docs_before_code_in_one_search(repo: Path, home: Path) -> None:
     run = context(repo, home, "--json", "docs/authentication.md")
     analysis = json.loads(run.out)["queries"][0]["context"]
@@ -228,7 +252,9 @@ def test_several_files_give_one_result_list_each_labelled_with_its_input(repo: P
 
 
 def test_several_files_share_the_limit(repo: Path, home: Path) -> None:
-    found = queries(context(repo, home, "--json", "-n", "4", "src/auth.py", "src/client.py"))
+    # two files whose best results differ (the client's pages are the auth module's: all four
+    # would be shown once, under src/auth.py, and name the client)
+    found = queries(context(repo, home, "--json", "-n", "4", "src/auth.py", "tests/test_send.py"))
     counts = [len(q["results"]) for q in found]  # type: ignore[arg-type]
     assert sum(counts) == 4 and all(count >= 1 for count in counts)
 

@@ -22,7 +22,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Hashable
 from typing import TYPE_CHECKING, Any, cast
 
 from ra_query.errors import ArtifactError
@@ -50,7 +50,7 @@ _LOCK_WAIT = 2.0  # seconds
 class Store:
     """An opened, read-only artifact directory."""
 
-    __slots__ = ("_root", "_vectors", "_vectors_opened", "index", "manifest")
+    __slots__ = ("_root", "_vectors", "_vectors_opened", "index", "manifest", "memo")
 
     def __init__(self, root: StrPath, manifest: dict[str, Any], index: tantivy.Index) -> None:
         self._root = os.fspath(root)
@@ -58,6 +58,10 @@ class Store:
         self.index = index
         self._vectors: Vectors | None = None
         self._vectors_opened = False
+        # what the searches work out from these artifacts alone and ask again (a word's document
+        # frequency among some chunks: ra_query.search.context): kept while the store is open, and
+        # a changed index is a new store
+        self.memo: dict[Hashable, Any] = {}
 
     @property
     def root(self) -> Path:

@@ -14,8 +14,11 @@ to the selected trees when there are any) and a word the index does not hold is 
   programming languages are ignored. A large file is read up to `sample_size` bytes.
 
 The top `terms` terms over all files (a term's scores add up) form a weighted OR query, searched
-with the usual pipeline. Documents a matching rule `include`s come first; chunks of the input
-files themselves (when they are indexed) are removed before the limit is applied.
+with the usual pipeline. For a code file, the docs are searched with terms of their own: the same
+words scored with their idf among the docs pages (`docs` and `upstream` chunks) — a word every
+definition uses but one page explains tells that page apart, and a word no page holds finds none.
+Documents a matching rule `include`s come first; chunks of the input files themselves (when they
+are indexed) are removed before the limit is applied.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ HEADING_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 RULE_WEIGHT = 3.0
 CANDIDATES = 80  # content words looked up in the index per file, by weighted frequency
+PAGE_KINDS = ("docs", "upstream")  # a code file's docs search scores its words among these chunks
+MAX_COUNTS_KEPT = 50_000  # words whose document frequency a store keeps (`_Idf`)
 OVERFETCH = 25  # extra results asked for, so dropping the input files still leaves `limit`
 
 # words of code that say nothing about what a file is about
@@ -166,6 +171,8 @@ class Analysis(NamedTuple):
     input: str = ""  # the files read, as given (a result list's label when there are several)
     imports: tuple[str, ...] = ()  # the modules the code files import (`import fastapi`: fastapi)
     frameworks: tuple[str, ...] = ()  # the upstream trees of these modules: their pages come next
+    docs_terms: tuple[Term, ...] = ()  # a code file's terms scored among the pages: its docs search
+    docs_query: str = ""
 
 
 def words(text: str) -> list[str]:
@@ -221,7 +228,12 @@ def analyze(
         if any(matches(g, file.relative, anywhere=True) for g in rule.match)
     ]
     selected = tuple(trees) or _rule_trees(matched)
-    scores = _Scores(_Idf(store, build_analyzer(store.stemmer), selected))
+    analyzer = build_analyzer(store.stemmer)
+    scores = _Scores(_Idf(store, analyzer, selected))
+    code_files = [f for f in files if f.relative and kind_of(language_of(f.relative)) == "code"]
+    pages = _Idf(store, analyzer, selected, PAGE_KINDS) if code_files else None
+    page_scores = _Scores(pages) if pages is not None and pages.total else None
+    every = [s for s in (scores, page_scores) if s is not None]
     warnings: list[str] = []
     counts = {"files": len(files), "read": 0, "skipped": 0, "candidates": 0}
     modules: list[str] = []
@@ -248,7 +260,8 @@ def analyze(
             counts["read"] += 1
         for word in set(words(" ".join(_path_parts(file.relative)))):
             if usable(word) or (len(word) >= 3 and word not in CODE_WORDS and not is_stop(word)):
-                scores.add(word, 1, PATH_WEIGHT, 1)
+                for each in every:
+                    each.add(word, 1, PATH_WEIGHT, 1)
         code = kind_of(language_of(file.relative)) == "code"
         text = data.decode("utf-8", "replace")
         if code:
@@ -256,11 +269,13 @@ def analyze(
         weighted = _content_terms(text, usable, options.min_term_frequency, code)
         counts["candidates"] += len(weighted)
         for word, _, part, tf in weighted[:CANDIDATES]:
-            scores.add(word, part, HEADING_WEIGHT if part in _HEADING_PARTS else BODY_WEIGHT, tf)
-    scores.add_rules(matched)
+            for each in every:
+                each.add(word, part, HEADING_WEIGHT if part in _HEADING_PARTS else BODY_WEIGHT, tf)
+    for each in every:
+        each.add_rules(matched)
     terms = scores.ranked(options.terms)
+    docs_terms = page_scores.ranked(options.terms) if page_scores is not None else ()
     include = tuple(dict.fromkeys(doc for rule in matched for doc in rule.include))
-    code_files = [f for f in files if f.relative and kind_of(language_of(f.relative)) == "code"]
     names = tuple(dict.fromkeys(w for f in code_files for w in _name_words(f.relative, is_stop)))
     imports = tuple(dict.fromkeys(modules))[:MAX_IMPORTS]
     return Analysis(
@@ -276,6 +291,8 @@ def analyze(
         input=", ".join(f.shown for f in files),
         imports=imports,
         frameworks=framework_trees(store, imports),
+        docs_terms=docs_terms,
+        docs_query=_query(docs_terms),
     )
 
 
@@ -495,33 +512,44 @@ def _indexed_ids(store: Store, files: Sequence[InputFile]) -> Iterable[str]:
 
 
 class _Idf:
-    """idf of a word in the index (0 when no chunk holds it), over `trees` only when given."""
+    """idf of a word in the index (0 when no chunk holds it), over `trees` and chunks of `kinds`
+    only when given."""
 
-    def __init__(self, store: Store, analyzer: Any, trees: Sequence[str]) -> None:
+    def __init__(self, store: Store, analyzer: Any, trees: Sequence[str], kinds: Sequence[str] = ()) -> None:
         import tantivy
 
         self._tantivy = tantivy
         self.store = store
         self.analyzer = analyzer
         self.trees = tuple(trees)
+        self.kinds = tuple(kinds)
         self.searcher = store.index.searcher()
-        self.total = self._count(None) if self.trees else self.searcher.num_docs
+        # each count is a search: kept on the store, where the next file's words find most of theirs
+        self._counts: dict[str | None, int] = store.memo.setdefault(("df", self.trees, self.kinds), {})
+        self.total = self._count(None) if self.trees or self.kinds else self.searcher.num_docs
         self._cache: dict[str, float] = {}
 
     def _count(self, token: str | None) -> int:
+        counted = self._counts.get(token)
+        if counted is None:
+            if len(self._counts) >= MAX_COUNTS_KEPT:
+                self._counts.clear()
+            counted = self._counts[token] = self._counted(token)
+        return counted
+
+    def _counted(self, token: str | None) -> int:
         tantivy = self._tantivy
         schema = self.store.index.schema
-        tree_query = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "tree", t)) for t in self.trees]
-        )
-        query = tree_query
-        if token is not None:
-            query = tantivy.Query.boolean_query(
-                [
-                    (tantivy.Occur.Must, tree_query),
-                    (tantivy.Occur.Must, tantivy.Query.term_query(schema, "text", token)),
-                ]
+        within = [
+            tantivy.Query.boolean_query(
+                [(tantivy.Occur.Should, tantivy.Query.term_query(schema, field, v)) for v in values]
             )
+            for field, values in (("tree", self.trees), ("kind", self.kinds))
+            if values
+        ]
+        if token is not None:
+            within.append(tantivy.Query.term_query(schema, "text", token))
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in within])
         counted: object = getattr(self.searcher.search(query, limit=1, count=True), "count", 0)
         return int(cast(int, counted) or 0)
 
@@ -533,7 +561,7 @@ class _Idf:
         value = 0.0
         if len(tokens) == 1 and self.total:
             token = tokens[0]
-            df = self._count(token) if self.trees else self.searcher.doc_freq("text", token)
+            df = self._count(token) if self.trees or self.kinds else self.searcher.doc_freq("text", token)
             if df:
                 value = math.log(1 + (self.total - df + 0.5) / (df + 0.5))
         self._cache[word] = value
@@ -654,7 +682,7 @@ def _for_code(
     # the docs that explain a file tend to share its name: its words weigh as the top term there
     # (a field term would be required: the page's name counts after the search, `_named_alike`)
     named = " ".join(f"{word}^{NAME_BOOST:.2f}" for word in analysis.names)
-    docs_query = f"{query} {named}".strip()
+    docs_query = f"{analysis.docs_query or query} {named}".strip()
     # no elbow: each kind's share is capped below, and the file's name would set a bar too high
     fetch = fetch._replace(cutoff_ratio=0.0)
     # the frameworks it imports have their pages apart, after the project's (which say how the
@@ -663,7 +691,8 @@ def _for_code(
     docs_kinds = ("docs",) if frameworks else ("docs", "upstream")
     docs = search_topic(store, docs_query, fetch._replace(kinds=docs_kinds), meaning=meaning, snippets=False)
     only = fetch._replace(kinds=("upstream",), trees=tuple(frameworks))
-    upstream = search_topic(store, query, only, meaning=meaning, snippets=False) if frameworks else None
+    pages_query = analysis.docs_query or query
+    upstream = search_topic(store, pages_query, only, meaning=meaning, snippets=False) if frameworks else None
     code = search_topic(store, query, fetch._replace(kinds=("code",)), meaning=meaning, snippets=False)
     others = [h for h in code.hits if h.record.doc_id not in analysis.exclude]  # not the file itself
     tests = [h for h in others if is_test_path(h.record.path) or is_test_symbol(h.record.symbol)]
@@ -748,6 +777,8 @@ def analysis_json(analysis: Analysis) -> dict[str, Any]:
         "input": analysis.input,
         "imports": list(analysis.imports),
         "frameworks": list(analysis.frameworks),
+        "docs_terms": [t._asdict() for t in analysis.docs_terms],
+        "docs_query": analysis.docs_query,
     }
 
 
@@ -767,6 +798,8 @@ def explain_lines(analysis: Analysis) -> list[str]:
         f"  {t.word:24} {t.score:8.2f}  {t.source:7}  {t.frequency:5}  {t.idf:5.2f}" for t in analysis.terms
     ]
     lines.append(f"query: {analysis.query or '(none)'}")
+    if analysis.docs_query and analysis.docs_query != analysis.query:
+        lines.append(f"docs query (the words scored among the pages): {analysis.docs_query}")
     if analysis.trees:
         lines.append(f"trees: {', '.join(analysis.trees)}")
     if analysis.include:
