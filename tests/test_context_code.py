@@ -219,6 +219,16 @@ def test_likethis_a_definition_finds_its_twin_first_and_its_tests_last(repo: Pat
     assert json.loads(run.out)["queries"][0]["context"]["definition"] == "src/client.py#Client.send"
 
 
+def test_a_pages_file_named_alike_a_code_file_weighs_more_than_a_section_title_named_alike() -> None:
+    from ra_query.search.context import NAME_MATCH, TITLE_MATCH, name_factor
+
+    names = ("calculate", "retry", "delay")
+    assert name_factor(names, "documentation/7-retry.md", "Backoff") == NAME_MATCH
+    assert name_factor(names, "documentation/9-hooks.md", "beforeRetry") == TITLE_MATCH
+    assert name_factor(names, "documentation/2-options.md", "timeout") == 1.0
+    assert NAME_MATCH > TITLE_MATCH > 1.0
+
+
 def test_a_page_is_named_alike_a_code_file_when_a_word_of_its_name_or_title_begins_with_the_files() -> None:
     from ra_query.search.context import _named_alike
 
