@@ -669,6 +669,7 @@ ROUND_TRIP = [
     "((a b) c)",
     '"error handling" -"old api"',
     "pool -(draft OR wip)",
+    "tar -xvf -(js) -(-x) -(ab^2)",
     "title:rust tags:(a OR b)^2",
     'body:"x y"^1.5 path:src/a.py tree:docs',
     "(a b)^2 OR c^0.25",
@@ -699,7 +700,7 @@ def test_render_is_stable_through_to_query(query: str) -> None:
 
 QUERY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz "()-^:OR0123456789'
 QUERY_PIECES = [*'ab()"-^: é', " ", " ", "OR", "or", "AND", "^2", "^0.5", "^0", "title:", "tags:", "x:"]
-QUERY_PIECES += ["c ", " -d", ' "e f" ', " title:g", " (h OR i)", " tags:(j k)^3 "]
+QUERY_PIECES += ["c ", " -d", " -(-e)", " -draft", ' "e f" ', " title:g", " (h OR i)", " tags:(j k)^3 "]
 any_text = st.text()
 query_text = st.text(alphabet=QUERY_ALPHABET)
 query_pieces = st.lists(st.sampled_from(QUERY_PIECES), max_size=30).map("".join)

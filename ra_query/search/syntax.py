@@ -579,5 +579,6 @@ def _query_atom(node: Node) -> str:
         return _leaf(node)
     if isinstance(node, Not):
         atom = _query_atom(node.item)
-        return f"-({atom})" if _FLAG.match(atom) else "-" + atom  # `-(js)`: `-js` would be a flag
+        # `-(js)`, `-(-x)`: `-js` would be a flag, `--x` a word
+        return f"-({atom})" if _FLAG.match(atom) or atom.startswith("-") else "-" + atom
     return f"({_query_inner(node)}){_fmt_boost(node.boost)}"
