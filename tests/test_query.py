@@ -180,6 +180,12 @@ def test_a_minus_before_one_to_three_letters_or_digits_is_a_flag_searched_as_a_w
 def test_a_minus_before_a_longer_word_still_excludes_it() -> None:
     assert parse_query("retry -draft") == And((t("retry"), Not(t("draft"))))
     assert parse_query("find -xdev") == And((t("find"), Not(t("xdev"))))
+    assert parse_query("walk -max_depth") == And((t("walk"), Not(t("max_depth"))))
+
+
+def test_a_minus_before_a_short_word_of_another_script_still_excludes_it() -> None:
+    assert parse_query("設定 -日本") == And((t("設定"), Not(t("日本"))))
+    assert parse_query("café -été") == And((t("café"), Not(t("été"))))
 
 
 def test_a_short_word_in_brackets_after_a_minus_is_excluded() -> None:

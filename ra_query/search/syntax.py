@@ -14,7 +14,7 @@ What juxtaposition means is the compiler's business (ra_query.search.compile): p
 not required. FIELD is one of `FIELDS`, spelt in lowercase as tantivy spells it. Any other `x:y`
 (`std::vector`, `http://x`, `DEC:1`) is a plain word for the analyzer to split. A `-` inside a
 word (`error-handling`) or doubled (`--strict`) is part of the word; a lone `-` (`Homebrew - a
-package manager`) separates words. A `-` before one to three letters or digits that end there
+package manager`) separates words. A `-` before one to three ASCII letters or digits that end there
 (`-j`, `-xvf`, `-O2`, `-h/--help`) is a command-line flag, not an exclusion: a word, searched
 (an agent asking "where is the -j option declared" wants `j`, and excluding a one-letter word
 would exclude nothing worth naming); `-(js)` excludes a short word. A field on a group applies to
@@ -45,8 +45,9 @@ _RUN = re.compile(r'[^\s()"^]+')  # a word: up to whitespace, a parenthesis, a q
 _NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _OR = frozenset({"OR"})
 _FALLBACK_SPLIT = re.compile(r'[\s()"]+')
-# after a `-`: one to three letters or digits that end there — a flag (`-j`, `-xvf`), not an exclusion
-_FLAG = re.compile(r"[^\W_]{1,3}(?![^\W_])")
+# after a `-`: one to three ASCII letters or digits that end there — a flag (`-j`, `-xvf`), not an
+# exclusion (`-max_depth` and `-日本` are words excluded)
+_FLAG = re.compile(r"[A-Za-z0-9]{1,3}(?![A-Za-z0-9_])")
 
 
 def _same_node(self: tuple[object, ...], other: object) -> bool:
