@@ -187,6 +187,35 @@ def test_a_code_files_docs_are_searched_with_its_words_scored_among_the_pages(re
     assert pages[0] == "challenge" and analysis["docs_query"].startswith("challenge^4.00 ")
 
 
+def test_a_code_files_own_identifiers_do_not_crowd_its_docs_query(tmp_path: Path) -> None:
+    # the file's seventeen identifiers are the rarest words of the index and on no page: scored
+    # over the whole index they fill the 15 terms, and `wrap`, which every module uses and one
+    # page explains, is left out of the docs search
+    root, home = tmp_path / "repo", tmp_path / "home"
+    home.mkdir()
+    files = {f"src/m{k}.py": f"def f{k}(text):\n    return wrap(text)  # wrap\n" for k in range(20)}
+    names = [f"quux{c * 3}" for c in "abcdefghijklmnopq"]
+    files["src/text.py"] = (
+        "def fit(text):\n    # wrap the text, wrap it again, then wrap the rest\n"
+        + "".join(f"    {name} = {name}(text)\n" for name in names)
+        + "    return wrap(text)\n"
+    )
+    files["docs/wrapping.md"] = "# Wrapping\n\nLong lines wrap at the width.\n"
+    files["docs/colours.md"] = "# Colours\n\nEach colour has a name.\n"
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, encoding="utf-8")
+    (root / ".ra.toml").write_text(
+        'root = true\n\n[tree.repo]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n', encoding="utf-8"
+    )
+    assert run_cmd("ra", "update", cwd=root, home=home).code == 0
+    run = context(root, home, "--json", "src/text.py")
+    analysis = json.loads(run.out)["queries"][0]["context"]
+    assert "wrap" not in [t["word"] for t in analysis["terms"]]
+    assert analysis["docs_query"] == "wrap^4.00"
+    assert results(run)[0]["id"] == "repo:docs/wrapping.md#wrapping"
+
+
 def test_explain_shows_a_code_files_docs_query(repo: Path, home: Path) -> None:
     run = context(repo, home, "--explain", "src/auth.py")
     assert run.code == 0, run.err

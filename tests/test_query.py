@@ -609,6 +609,11 @@ def test_reading_too_long_a_query_to_repair_keeps_exclusions_out_of_its_words() 
     assert isinstance(node, And) and Term("draft") not in node.items
 
 
+def test_reading_too_long_a_query_to_repair_keeps_its_flags_as_words() -> None:
+    node, _ = read_query("(" + "word " * 1000 + "-j")
+    assert isinstance(node, And) and Term("-j") in node.items
+
+
 def test_reading_keeps_unknown_prefixes_as_words() -> None:
     node, _ = read_query("std::vector (")
     assert node == t("std::vector")

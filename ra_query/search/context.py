@@ -538,12 +538,12 @@ class _Idf:
         return counted
 
     def _counted(self, token: str | None) -> int:
+        from ra_query.search.compile import tree_filter
+
         tantivy = self._tantivy
         schema = self.store.index.schema
         within = [
-            tantivy.Query.boolean_query(
-                [(tantivy.Occur.Should, tantivy.Query.term_query(schema, field, v)) for v in values]
-            )
+            tree_filter(schema, list(values), field)
             for field, values in (("tree", self.trees), ("kind", self.kinds))
             if values
         ]
@@ -695,8 +695,7 @@ def _for_code(
     docs_kinds = ("docs",) if frameworks else ("docs", "upstream")
     docs = search_topic(store, docs_query, fetch._replace(kinds=docs_kinds), meaning=meaning, snippets=False)
     only = fetch._replace(kinds=("upstream",), trees=tuple(frameworks))
-    pages_query = analysis.docs_query or query
-    upstream = search_topic(store, pages_query, only, meaning=meaning, snippets=False) if frameworks else None
+    upstream = search_topic(store, query, only, meaning=meaning, snippets=False) if frameworks else None
     code = search_topic(store, query, fetch._replace(kinds=("code",)), meaning=meaning, snippets=False)
     others = [h for h in code.hits if h.record.doc_id not in analysis.exclude]  # not the file itself
     tests = [h for h in others if is_test_path(h.record.path) or is_test_symbol(h.record.symbol)]
