@@ -89,6 +89,17 @@ OTHER_DOCS = {
 }
 
 
+def build_repo(root: Path, home: Path, files: dict[str, str]) -> None:
+    """`files` written under `root` as one tree of Python and markdown, built by `ra update`."""
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, encoding="utf-8")
+    (root / ".ra.toml").write_text(
+        'root = true\n\n[tree.repo]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n', encoding="utf-8"
+    )
+    assert run_cmd("ra", "update", cwd=root, home=home).code == 0
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The repository, built once for the module (no test changes it), and its HOME."""
@@ -104,13 +115,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         "docs/authentication.md": AUTH_DOCS,
         **OTHER_DOCS,
     }
-    for relative, text in files.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text, encoding="utf-8")
-    (root / ".ra.toml").write_text(
-        'root = true\n\n[tree.repo]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n', encoding="utf-8"
-    )
-    assert run_cmd("ra", "update", cwd=root, home=home).code == 0
+    build_repo(root, home, files)
     return root, home
 
 
@@ -202,13 +207,7 @@ def test_a_code_files_own_identifiers_do_not_crowd_its_docs_query(tmp_path: Path
     )
     files["docs/wrapping.md"] = "# Wrapping\n\nLong lines wrap at the width.\n"
     files["docs/colours.md"] = "# Colours\n\nEach colour has a name.\n"
-    for relative, text in files.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text, encoding="utf-8")
-    (root / ".ra.toml").write_text(
-        'root = true\n\n[tree.repo]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n', encoding="utf-8"
-    )
-    assert run_cmd("ra", "update", cwd=root, home=home).code == 0
+    build_repo(root, home, files)
     run = context(root, home, "--json", "src/text.py")
     analysis = json.loads(run.out)["queries"][0]["context"]
     assert "wrap" not in [t["word"] for t in analysis["terms"]]
