@@ -347,3 +347,54 @@ def test_the_temporary_directory_goes_where_tmpdir_says(
     made = Path(_private_dir())
     assert made.parent == tmp_path and made.name.startswith(TEMP_PREFIX)
     made.rmdir()
+
+
+class _CountingSearcher:
+    """A tantivy searcher that counts the stored documents read through it."""
+
+    def __init__(self, searcher: object) -> None:
+        self.searcher = searcher
+        self.reads = 0
+
+    def doc(self, address: object) -> object:
+        self.reads += 1
+        return self.searcher.doc(address)
+
+
+def _addresses(built: Path, count: int) -> tuple[Store, list[object]]:
+    import tantivy
+
+    store = open_store(built)
+    hits = store.index.searcher().search(tantivy.Query.all_query(), limit=count).hits
+    return store, [address for _score, address in hits]
+
+
+def test_a_chunk_read_twice_from_one_store_is_read_from_the_index_once(built: Path) -> None:
+    store, addresses = _addresses(built, 3)
+    counting = _CountingSearcher(store.index.searcher())
+    first = [store.read(counting, address) for address in addresses]
+    again = [store.read(counting, address) for address in addresses]
+    assert counting.reads == 3
+    assert again == first and all(isinstance(record, ChunkRecord) for record in first)
+    assert [r.id for r in first] == [store.get_chunk(r.id).id for r in first]
+
+
+def test_a_store_keeps_at_most_max_records_kept_chunks(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ra_query.artifacts import store as store_module
+
+    monkeypatch.setattr(store_module, "MAX_RECORDS_KEPT", 2)
+    store, addresses = _addresses(built, 3)
+    counting = _CountingSearcher(store.index.searcher())
+    for address in addresses:  # the third drops the two kept
+        store.read(counting, address)
+    store.read(counting, addresses[0])
+    assert counting.reads == 4
+
+
+def test_a_store_opened_again_reads_its_chunks_anew(built: Path) -> None:
+    store, addresses = _addresses(built, 1)
+    store.read(store.index.searcher(), addresses[0])
+    other = open_store(built)
+    counting = _CountingSearcher(other.index.searcher())
+    other.read(counting, addresses[0])
+    assert counting.reads == 1

@@ -34,6 +34,8 @@ from ra_query.text.names import query_keys
 if TYPE_CHECKING:
     import tantivy
 
+    from ra_query.artifacts.store import Store
+
 FILES = 10  # the best code files by their own chunk's score
 DOCS = 5  # the best docs candidates whose code spans lend evidence
 SPANS = 8  # the most identifiers one docs chunk lends to
@@ -48,13 +50,14 @@ class Evidence:
 
     def __init__(
         self,
+        store: "Store",
         searcher: "tantivy.Searcher",
-        schema: "tantivy.Schema",
         filters: "tantivy.Query | None",
         boost: Callable[[ChunkRecord], float],
     ) -> None:
+        self.store = store
         self.searcher = searcher
-        self.schema = schema
+        self.schema = store.index.schema
         self.filters = filters
         self.boost = boost
 
@@ -69,7 +72,7 @@ class Evidence:
         hits = self.searcher.search(tantivy.Query.boolean_query(clauses), limit=limit).hits
         found: Found = []
         for score, address in hits:
-            record = ChunkRecord.from_stored(self.searcher.doc(address).to_dict())
+            record = self.store.read(self.searcher, address)
             found.append((record, float(score) * self.boost(record)))
         return found
 

@@ -94,7 +94,6 @@ def dense_candidates(
     and a hybrid search otherwise reads fifty)."""
     import tantivy
 
-    from ra_query.artifacts.models import ChunkRecord
     from ra_query.search.compile import one_of
 
     have = (known or {}) if constraints is None else {}
@@ -108,7 +107,7 @@ def dense_candidates(
         searcher = store.index.searcher()
         hits = searcher.search(tantivy.Query.boolean_query(clauses), limit=len(wanted), count=False).hits
         for _, address in hits:
-            record = ChunkRecord.from_stored(searcher.doc(address).to_dict())
+            record = store.read(searcher, address)
             records[record.id] = record
     return [(have.get(i) or records[i], score) for i, score in nearest if i in have or i in records]
 

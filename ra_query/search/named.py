@@ -29,14 +29,16 @@ from ra_query.text.names import is_identifier, query_keys
 if TYPE_CHECKING:
     import tantivy
 
+    from ra_query.artifacts.store import Store
+
 MAX_NAMED = 20  # a bare name defined in many places (`__init__`, `new`): its best 20
 NO_WORDS = 1e-3  # the share a named chunk that matched none of the words keeps
 KEEP_ORDER = 0.999  # a named chunk's share is at most this of the one's before it: no ties
 
 
 def named_first(
+    store: "Store",
     searcher: "tantivy.Searcher",
-    schema: "tantivy.Schema",
     text: str,
     found: list[tuple[ChunkRecord, float]],
     *,
@@ -51,6 +53,8 @@ def named_first(
     """
     import tantivy
 
+    schema = store.index.schema
+
     def lookup(keys: list[str]) -> list[tuple[ChunkRecord, float]]:
         clauses = [(tantivy.Occur.Must, one_of(schema, NAME_FIELD, keys, 0.0))]
         if ranked is not None:
@@ -58,7 +62,7 @@ def named_first(
         if filters is not None:
             clauses.append((tantivy.Occur.Must, filters))
         hits = searcher.search(tantivy.Query.boolean_query(clauses), limit=MAX_NAMED).hits
-        records = [ChunkRecord.from_stored(searcher.doc(address).to_dict()) for _, address in hits]
+        records = [store.read(searcher, address) for _, address in hits]
         pairs = [
             (record, float(score) * boost(record)) for record, (score, _) in zip(records, hits, strict=True)
         ]

@@ -322,7 +322,7 @@ class _Run:
         result = self.searcher.search(query, limit=self.params.candidate_limit, count=True)
         found: list[tuple[ChunkRecord, float]] = []
         for score, address in result.hits:
-            record = ChunkRecord.from_stored(self.searcher.doc(address).to_dict())
+            record = self.store.read(self.searcher, address)
             self.records[record.id] = record
             found.append((record, float(score) * self.boost(record)))
         found.sort(key=lambda pair: (-pair[1], pair[0].id))
@@ -476,7 +476,7 @@ def _evidence(
 ) -> list[tuple[ChunkRecord, float]]:
     """BM25's candidates with what their files and the docs lend them (ra_query.search.evidence)."""
     params = run.params
-    evidence = Evidence(run.searcher, run.store.index.schema, run.filters(), run.boost)
+    evidence = Evidence(run.store, run.searcher, run.filters(), run.boost)
     found = evidence.docs(evidence.files(compiled, found, params.file_weight), params.docs_weight)
     found = found[: params.candidate_limit]
     run.records.update((record.id, record) for record, _ in found)
@@ -491,9 +491,8 @@ def _named(
     explain: list[str],
 ) -> tuple[list[tuple[ChunkRecord, float]], tuple[str, ...]]:
     """The candidates with the chunks `text` names first (ra_query.search.named), and their ids."""
-    schema = run.store.index.schema
     found, named = named_first(
-        run.searcher, schema, text, found, ranked=compiled, filters=run.filters(), boost=run.boost
+        run.store, run.searcher, text, found, ranked=compiled, filters=run.filters(), boost=run.boost
     )
     if named:
         run.named = frozenset(named)
