@@ -152,6 +152,10 @@ class Helper:
             size -= len(block)
         return json.loads(b"".join(chunks))
 
+    def fileno(self) -> int:
+        """The end the replies (the child's messages) are read from: wait on it to be readable."""
+        return self._read
+
     def pending(self) -> bool:
         """True when a message is waiting to be read (or the other side closed its end)."""
         import select

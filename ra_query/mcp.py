@@ -34,10 +34,11 @@ has its stdout on stderr, and logs go to stderr.
 
 from __future__ import annotations
 
+import functools
 import json
-import threading
-from collections.abc import Callable, Generator, Sequence
-from contextlib import ExitStack, contextmanager
+import os
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from contextlib import ExitStack, contextmanager, suppress
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from ra_query.errors import RaError
@@ -335,19 +336,18 @@ def build_server(
     server: MCPServer[Any] = _Server(
         SERVER_NAME, version=__version__, log_level="WARNING", instructions=instructions
     )
+    # the tools are coroutines: the SDK would run a function in a worker thread, and each call
+    # would wait for its thread twice; the answering process is awaited on its pipe instead
+    threaded = functools.partial(anyio.to_thread.run_sync, answers)
+    ask = answers.ask if isinstance(answers, Forwarded) else threaded
     # one call at a time: a refresh runs the build, which must not run twice at once
-    lock = threading.Lock()
+    lock = anyio.Lock()
 
-    def answer(tool: str, arguments: dict[str, Any]) -> CallToolResult:
-        with lock:
-            try:
-                payload = answers(tool, arguments)
-            except RaError as exc:
-                return CallToolResult(content=[TextContent(type="text", text=exc.message)], is_error=True)
-        text = c1_escaped(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+    async def answer(tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        async with lock:
+            return await _result(ask, tool, arguments)
 
-    def search_tool(
+    async def search_tool(
         queries: Queries,
         limit: Limit = None,
         max_tokens: MaxTokens = None,
@@ -360,19 +360,21 @@ def build_server(
     ) -> Payload:
         topics = [queries] if isinstance(queries, str) else queries
         asked = {"limit": limit, "max_tokens": max_tokens, "list_mode": list, "mode": mode, "kind": kind}
-        return answer("search", {"queries": topics, **asked, "whole": whole, "trees": trees, "lang": lang})
+        return await answer(
+            "search", {"queries": topics, **asked, "whole": whole, "trees": trees, "lang": lang}
+        )
 
-    def context_tool(
+    async def context_tool(
         files: Files, limit: ContextLimit = None, max_tokens: MaxTokens = None, list: ListMode = False
     ) -> Payload:
         asked = {"limit": limit, "max_tokens": max_tokens, "list_mode": list}
-        return answer("context", {"files": files, **asked})
+        return await answer("context", {"files": files, **asked})
 
-    def get_tool(id: ChunkId, full_document: FullDocument = False) -> Payload:
-        return answer("get", {"id": id, "full_document": full_document})
+    async def get_tool(id: ChunkId, full_document: FullDocument = False) -> Payload:
+        return await answer("get", {"id": id, "full_document": full_document})
 
-    def list_sources_tool() -> Payload:
-        return answer("list_sources", {})
+    async def list_sources_tool() -> Payload:
+        return await answer("list_sources", {})
 
     for fn, name, description in (
         (search_tool, "search", SEARCH_DESCRIPTION),
@@ -382,6 +384,19 @@ def build_server(
     ):
         server.add_tool(fn, name=name, description=description, annotations=_READ_ONLY)
     return server
+
+
+async def _result(
+    ask: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]], tool: str, arguments: dict[str, Any]
+) -> CallToolResult:
+    """The tool's result: the payload `ask` gives as JSON text and as structured content, or the
+    message of the `RaError` it raised as a tool error."""
+    try:
+        payload = await ask(tool, arguments)
+    except RaError as exc:
+        return CallToolResult(content=[TextContent(type="text", text=exc.message)], is_error=True)
+    text = c1_escaped(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
 
 
 def _rpc_error(request_id: object, code: int, message: str) -> JSONRPCError:
@@ -448,23 +463,106 @@ def unreadable_reply(exc: Exception) -> JSONRPCError | None:
     return _rpc_error(message.get("id"), INVALID_REQUEST, f"Invalid request: {detail}")
 
 
+class _PipeLines:
+    """The lines of a pipe or socket, read when the event loop sees them waiting: the SDK's own
+    stdio transport reads each line in a worker thread and writes each answer in another, and
+    every call waited for both."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pending = bytearray()
+        self.scanned = 0  # no newline before this offset of `pending`
+
+    def __aiter__(self) -> _PipeLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while (end := self.pending.find(b"\n", self.scanned)) < 0:
+            self.scanned = len(self.pending)
+            await anyio.wait_readable(self.fd)
+            block = os.read(self.fd, 1 << 16)
+            if not block:  # the client closed its end: what is left is the last line
+                if not self.pending:
+                    raise StopAsyncIteration
+                end = len(self.pending) - 1
+                break
+            self.pending += block
+        line = self.pending[: end + 1].decode("utf-8", "replace")  # as the SDK decodes stdin
+        del self.pending[: end + 1]
+        self.scanned = 0
+        return line
+
+
+class _PipeWriter:
+    """Writes to a pipe or socket when the event loop sees room in it (see _PipeLines)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    async def write(self, text: str) -> None:
+        data = memoryview(text.encode())
+        while data:
+            await anyio.wait_writable(self.fd)
+            data = data[os.write(self.fd, data) :]
+
+    async def flush(self) -> None:
+        """Nothing is buffered here."""
+
+
+@contextmanager
+def _claimed_stdio() -> Generator[tuple[_PipeLines | None, _PipeWriter | None]]:
+    """stdin and stdout, when they are pipes or sockets, as streams the event loop waits on;
+    meanwhile fd 0 reads /dev/null and fd 1 writes to stderr (as the SDK's transport does), so
+    that nothing a library prints lands in the protocol. None for a stream of another kind (a
+    file, a terminal): the SDK's transport serves it."""
+    import fcntl
+    import stat
+
+    claimed: list[tuple[int, int]] = []  # (fd, its private duplicate)
+    try:
+        for fd in (0, 1):
+            try:
+                if not stat.S_ISFIFO(mode := os.fstat(fd).st_mode) and not stat.S_ISSOCK(mode):
+                    continue
+                private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+            except OSError:
+                continue  # the SDK's transport takes it as it is
+            claimed.append((fd, private))
+            with suppress(OSError):  # not diverted: stray output would reach the client
+                diversion = os.open(os.devnull, os.O_RDONLY) if fd == 0 else os.dup(2)
+                os.dup2(diversion, fd)
+                os.close(diversion)
+        wire = dict(claimed)
+        yield (
+            _PipeLines(wire[0]) if 0 in wire else None,
+            _PipeWriter(wire[1]) if 1 in wire else None,
+        )
+    finally:
+        for fd, private in claimed:
+            with suppress(OSError):
+                os.dup2(private, fd)
+                os.close(private)
+
+
 async def _serve_stdio(server: MCPServer[Any]) -> None:
     lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]  # what run_stdio_async serves
-    async with stdio_server() as (read_stream, write_stream):
-        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    with _claimed_stdio() as (lines, writer):
+        # our streams are duck-typed anyio files (None: the SDK opens its own)
+        async with stdio_server(cast(Any, lines), cast(Any, writer)) as (read_stream, write_stream):
+            send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
-        async def answer_unreadable() -> None:
-            async with send:
-                async for item in read_stream:
-                    if not isinstance(item, Exception):
-                        await send.send(item)
-                    elif (reply := unreadable_reply(item)) is not None:
-                        await write_stream.send(SessionMessage(reply))
+            async def answer_unreadable() -> None:
+                async with send:
+                    async for item in read_stream:
+                        if not isinstance(item, Exception):
+                            await send.send(item)
+                        elif (reply := unreadable_reply(item)) is not None:
+                            await write_stream.send(SessionMessage(reply))
 
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(answer_unreadable)
-            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
-            tasks.cancel_scope.cancel()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(answer_unreadable)
+                await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+                tasks.cancel_scope.cancel()
 
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -502,7 +600,8 @@ def run_stdio(server: MCPServer[Any]) -> None:
 
     As the SDK's own stdio transport, except that a line it cannot read as a JSON-RPC message
     (not JSON, not an object, params that are not an object) is answered with a JSON-RPC error
-    (`unreadable_reply`) instead of silence.
+    (`unreadable_reply`) instead of silence, and that a pipe (or socket) is read and written by
+    the event loop (`_claimed_stdio`), not by a worker thread per line.
     """
     anyio.run(_serve_stdio, server)
 
@@ -533,19 +632,43 @@ class Forwarded:
     def __call__(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         try:
             self.helper.send({"tool": tool, "arguments": arguments})
-            reply = cast("dict[str, Any] | None", self.helper.receive())
+            reply = self.helper.receive()
         except OSError:  # the pipe broke: it is gone
             reply = None
-        if reply is None:
-            raise RaError(
-                "the process answering ra's tools has stopped (why is on the server's stderr) — "
-                "restart the MCP server"
-            )
-        if "error" in reply:
-            raise RaError(str(reply["error"]))
-        if "bug" in reply:
-            raise RuntimeError(str(reply["bug"]))  # the SDK's "Error executing tool", as a bug here is
-        return cast(dict[str, Any], reply["payload"])
+        return _payload(reply)
+
+    async def ask(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """`self(tool, arguments)`, the event loop running while the process answers. A call
+        cancelled meanwhile still reads its reply, which the next call must not take for its own."""
+        reply: object = None
+        with anyio.CancelScope(shield=True):
+            try:
+                self.helper.send({"tool": tool, "arguments": arguments})
+                await anyio.wait_readable(self.helper)
+                reply = self.helper.receive()
+            except OSError:  # the pipe broke: it is gone
+                reply = None
+        return _payload(reply)
+
+
+def _payload(reply: object) -> dict[str, Any]:
+    """The payload in the answering process's `reply` (None: it is gone).
+
+    Raises:
+        RaError: the call's error, or the process has stopped.
+        RuntimeError: a bug of the answering process (the SDK's "Error executing tool").
+    """
+    if reply is None:
+        raise RaError(
+            "the process answering ra's tools has stopped (why is on the server's stderr) — "
+            "restart the MCP server"
+        )
+    message = cast(dict[str, Any], reply)
+    if "error" in message:
+        raise RaError(str(message["error"]))
+    if "bug" in message:
+        raise RuntimeError(str(message["bug"]))
+    return cast(dict[str, Any], message["payload"])
 
 
 def serve(

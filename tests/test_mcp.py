@@ -19,7 +19,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -677,6 +677,38 @@ def test_a_server_whose_client_goes_away_exits_with_its_watcher(program: str, tm
     assert server.close() == 0  # stdin closed: it stops watching and exits, nothing left running
 
 
+def test_a_request_written_in_pieces_and_a_reply_larger_than_a_pipe_cross_whole(tmp_path: Path) -> None:
+    # the server reads its stdin and writes its stdout as the event loop finds them ready
+    from tests.test_faults import RawMcp
+
+    kb, home = tmp_path / "kb", tmp_path / "home"
+    shutil.copytree(CORPUS, kb)
+    home.mkdir()
+    sections = [f"## Part {n}\n\n" + f"Paragraph {n} of the long page. " * 40 for n in range(120)]
+    (kb / "guides" / "long.md").write_text("# Long\n\n" + "\n\n".join(sections) + "\n", encoding="utf-8")
+    build(kb, home)
+    server = RawMcp((kb, home))
+    request = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "get", "arguments": {"id": "docs:guides/long.md"}},
+        }
+    ).encode()
+    assert server.process.stdin is not None
+    server.process.stdin.write(request[:40])
+    server.process.stdin.flush()
+    time.sleep(0.2)
+    server.send(request[40:])
+    reply = server.receive()
+    assert reply["id"] == 1 and not reply["result"].get("isError")
+    assert len(json.dumps(reply)) > 2 * 65536
+    chunks = reply["result"]["structuredContent"]["chunks"]
+    assert "Paragraph 119 of the long page." in chunks[-1]["content"]
+    assert server.close() == 0
+
+
 # ── the process answering the tools ─────────────────────────────────────────────────────────────
 # Each server forks the process that answers its tools before it imports the MCP SDK (start-up:
 # docs/mcp.md); where there is no fork it answers them itself.
@@ -754,6 +786,31 @@ def test_a_call_after_the_answering_process_died_is_a_tool_error_saying_to_resta
         assert result.is_error
         assert text_of(result).startswith("the process answering ra's tools has stopped")
         assert text_of(result).endswith("restart the MCP server")
+
+
+def test_a_call_cancelled_while_the_process_answers_leaves_its_reply_out_of_the_next_call() -> None:
+    import anyio
+
+    from ra_query.forked import Helper
+    from ra_query.mcp import Forwarded
+
+    def answer_slowly(helper: Helper) -> None:
+        while (request := helper.receive()) is not None:
+            time.sleep(0.3)
+            helper.send({"payload": cast(dict[str, Any], request)["arguments"]})
+
+    helper = Helper(answer_slowly)
+    try:
+        forwarded = Forwarded(helper)
+
+        async def talk() -> dict[str, Any]:
+            with anyio.move_on_after(0.05):  # the client gave up on the first call
+                await forwarded.ask("search", {"call": 1})
+            return await forwarded.ask("search", {"call": 2})
+
+        assert anyio.run(talk) == {"call": 2}
+    finally:
+        helper.close()
 
 
 # ── streamable HTTP ─────────────────────────────────────────────────────────────────────────────
