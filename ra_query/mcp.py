@@ -103,6 +103,9 @@ with _server_side_of_the_sdk():
         CallToolResult,
         ErrorData,
         JSONRPCError,
+        JSONRPCNotification,
+        JSONRPCRequest,
+        JSONRPCResponse,
         TextContent,
         ToolAnnotations,
     )
@@ -550,19 +553,61 @@ async def _serve_stdio(server: MCPServer[Any]) -> None:
         # our streams are duck-typed anyio files (None: the SDK opens its own)
         async with stdio_server(cast(Any, lines), cast(Any, writer)) as (read_stream, write_stream):
             send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+            answering = _Answering(write_stream)
 
             async def answer_unreadable() -> None:
                 async with send:
                     async for item in read_stream:
                         if not isinstance(item, Exception):
+                            answering.asked(item.message)
                             await send.send(item)
                         elif (reply := unreadable_reply(item)) is not None:
                             await write_stream.send(SessionMessage(reply))
+                    await answering.all_answered()  # the input ended: the calls sent still answer
 
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(answer_unreadable)
-                await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+                await lowlevel.run(receive, answering, lowlevel.create_initialization_options())
                 tasks.cancel_scope.cancel()
+
+
+DRAIN_SECONDS = 600.0  # how long the requests sent before the input ended are waited for, at most
+
+
+class _Answering:
+    """The stream the server writes to, noting which requests it has answered: when a client
+    closes its input after its requests (`ra-query mcp < requests.jsonl`), the server answers them
+    before it stops, where the SDK would drop the calls still running."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.waiting: set[str | int] = set()  # ids of the requests not answered yet
+
+    def asked(self, message: object) -> None:
+        if isinstance(message, JSONRPCRequest):
+            self.waiting.add(message.id)
+        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            params = message.params or {}
+            self.waiting.discard(cast(Any, params).get("requestId"))  # a cancelled call has no answer
+
+    async def all_answered(self) -> None:
+        with anyio.move_on_after(DRAIN_SECONDS):
+            while self.waiting:
+                await anyio.sleep(0.01)
+
+    async def send(self, item: SessionMessage) -> None:
+        await self.stream.send(item)
+        if isinstance(item.message, JSONRPCResponse | JSONRPCError) and item.message.id is not None:
+            self.waiting.discard(item.message.id)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+    async def __aenter__(self) -> _Answering:
+        return self
+
+    async def __aexit__(self, exc_type: object, exc_val: object, exc_tb: object) -> None:
+        await self.aclose()
 
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")

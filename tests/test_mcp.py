@@ -664,6 +664,76 @@ def test_stdout_carries_only_protocol_while_warnings_go_to_stderr(tmp_path: Path
     assert proc.returncode == 0
 
 
+def _requests_then_end(
+    kb: Kb, via: str, extra: tuple[dict[str, Any], ...] = ()
+) -> tuple[dict[Any, Any], int]:
+    """`ra-query mcp`'s replies by id, and its exit code, to an initialize, a search, a get and
+    `extra`, all written at once `via` a pipe closed right after them, or a file."""
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LATEST_HANDSHAKE_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "search", "arguments": {"queries": "pool"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get", "arguments": {"id": "docs:nope.md"}},
+        },
+        *extra,
+    ]
+    lines = "".join(json.dumps(m) + "\n" for m in messages)
+    requests = kb.root.parent / "requests.jsonl"
+    requests.write_text(lines, encoding="utf-8")
+    env = {**os.environ, "HOME": str(kb.home)}
+    with ExitStack() as stack:
+        stdin = subprocess.PIPE if via == "pipe" else stack.enter_context(requests.open("rb"))
+        proc = stack.enter_context(
+            subprocess.Popen(
+                [str(BIN / "ra-query"), "mcp"],
+                cwd=kb.root,
+                env=env,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        try:
+            out, _ = proc.communicate(lines.encode() if via == "pipe" else None, timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError("the server did not end after its input did") from None
+    replies = [json.loads(line) for line in out.splitlines()]
+    return {reply.get("id"): reply for reply in replies}, proc.returncode
+
+
+@pytest.mark.parametrize("via", ["pipe", "file"])
+def test_requests_sent_before_the_input_ends_are_all_answered(via: str, tmp_path: Path) -> None:
+    by_id, code = _requests_then_end(make_kb(tmp_path), via)
+    assert sorted(by_id) == [1, 2, 3] and code == 0
+    assert by_id[2]["result"]["structuredContent"]["queries"][0]["results"][0]["id"] == "docs:notes/pool.txt"
+    assert by_id[3]["result"]["isError"] is True
+
+
+def test_a_request_cancelled_before_the_input_ends_is_not_waited_for(tmp_path: Path) -> None:
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
+    by_id, code = _requests_then_end(make_kb(tmp_path), "pipe", (cancel,))
+    assert code == 0 and 3 in by_id  # it ended; the call it cancelled may or may not have answered
+
+
 @pytest.mark.parametrize("program", ["ra", "ra-query"])
 def test_a_server_whose_client_goes_away_exits_with_its_watcher(program: str, tmp_path: Path) -> None:
     from tests.test_faults import RawMcp
