@@ -602,35 +602,39 @@ def test_the_read_only_server_without_an_index_answers_every_call_with_a_tool_er
             )
 
 
+# a session spoken raw: the handshake, a search that finds pool.txt and a get of no page
+SEARCH_AND_GET: list[dict[str, Any]] = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LATEST_HANDSHAKE_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "search", "arguments": {"queries": "pool"}},
+    },
+    {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "get", "arguments": {"id": "docs:nope.md"}},
+    },
+]
+
+
 def test_stdout_carries_only_protocol_while_warnings_go_to_stderr(tmp_path: Path) -> None:
     kb = make_kb(tmp_path)
     config = kb.root / ".ra.toml"
     config.write_text(config.read_text(encoding="utf-8") + "bogus_key = 1\n", encoding="utf-8")
-    messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LATEST_HANDSHAKE_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "search", "arguments": {"queries": "pool"}},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "get", "arguments": {"id": "docs:nope.md"}},
-        },
-    ]
+    messages = SEARCH_AND_GET
     env = {k: v for k, v in os.environ.items() if not k.startswith("RA_")} | {"HOME": str(kb.home)}
     errlog = tmp_path / "stderr.txt"
     with (
@@ -669,32 +673,7 @@ def _requests_then_end(
 ) -> tuple[dict[Any, Any], int]:
     """`ra-query mcp`'s replies by id, and its exit code, to an initialize, a search, a get and
     `extra`, all written at once `via` a pipe closed right after them, or a file."""
-    messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LATEST_HANDSHAKE_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "search", "arguments": {"queries": "pool"}},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "get", "arguments": {"id": "docs:nope.md"}},
-        },
-        *extra,
-    ]
+    messages = [*SEARCH_AND_GET, *extra]
     lines = "".join(json.dumps(m) + "\n" for m in messages)
     requests = kb.root.parent / "requests.jsonl"
     requests.write_text(lines, encoding="utf-8")
