@@ -321,7 +321,7 @@ lists what was left out.
 
 
 def build_server(
-    answers: Answer,
+    answers: Answer | Forwarded,
     trees: Sequence[str] = (),
     upstream: Sequence[str] = (),
     code: dict[str, list[str]] | None = None,
@@ -329,8 +329,9 @@ def build_server(
     """An MCP server whose tools answer with `answers(tool, arguments)`.
 
     Args:
-        answers: a tool's payload for its arguments (ra_query.commands.Answers, or the process
-            answering them: `Forwarded`); a `RaError` it raises becomes a tool error.
+        answers: a tool's payload for its arguments (ra_query.commands.Answers, run in a worker
+            thread), or the process answering them (`Forwarded`, awaited); a `RaError` it raises
+            becomes a tool error.
         trees: the tree names the server's instructions give the agent.
         upstream: those of them that are upstream trees (fetched framework pages).
         code: those of them that have code, each with its programming languages (`code_languages`).
@@ -341,8 +342,11 @@ def build_server(
     )
     # the tools are coroutines: the SDK would run a function in a worker thread, and each call
     # would wait for its thread twice; the answering process is awaited on its pipe instead
-    threaded = functools.partial(anyio.to_thread.run_sync, answers)
-    ask = answers.ask if isinstance(answers, Forwarded) else threaded
+    ask = (
+        answers.ask
+        if isinstance(answers, Forwarded)
+        else functools.partial(anyio.to_thread.run_sync, answers)
+    )
     # one call at a time: a refresh runs the build, which must not run twice at once
     lock = anyio.Lock()
 
@@ -674,17 +678,15 @@ class Forwarded:
             raise error
         return cast(dict[str, Any], first["hello"])
 
-    def __call__(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        try:
-            self.helper.send({"tool": tool, "arguments": arguments})
-            reply = self.helper.receive()
-        except OSError:  # the pipe broke: it is gone
-            reply = None
-        return _payload(reply)
-
     async def ask(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """`self(tool, arguments)`, the event loop running while the process answers. A call
-        cancelled meanwhile still reads its reply, which the next call must not take for its own."""
+        """The payload of `tool` for `arguments`, the event loop running while the process works
+        it out. A call cancelled meanwhile still reads its reply, which the next call must not take
+        for its own.
+
+        Raises:
+            RaError: the call's error, or the process has stopped.
+            RuntimeError: a bug of the answering process (the SDK's "Error executing tool").
+        """
         reply: object = None
         with anyio.CancelScope(shield=True):
             try:
@@ -735,7 +737,7 @@ def serve(
         if helper.forked:
             stack.callback(helper.close)  # the process ends when its pipe closes
             forwarded = Forwarded(helper)
-            hello, answers = forwarded.hello(), cast(Answer, forwarded)
+            hello, answers = forwarded.hello(), forwarded
         else:
             served = setup(stack)
             hello, answers = served.hello, served.answers
