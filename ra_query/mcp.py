@@ -470,6 +470,9 @@ def unreadable_reply(exc: Exception) -> JSONRPCError | None:
     return _rpc_error(message.get("id"), INVALID_REQUEST, f"Invalid request: {detail}")
 
 
+PIPE_SLICE = 4096  # POSIX's PIPE_BUF at least (Linux: 4096): what a writable pipe takes at once
+
+
 class _PipeLines:
     """The lines of a pipe or socket, read when the event loop sees them waiting: the SDK's own
     stdio transport reads each line in a worker thread and writes each answer in another, and
@@ -501,7 +504,11 @@ class _PipeLines:
 
 
 class _PipeWriter:
-    """Writes to a pipe or socket when the event loop sees room in it (see _PipeLines)."""
+    """Writes to a pipe or socket a slice at a time, each when the event loop sees room for it,
+    so that the loop goes on reading requests while a client is slow to read answers (see
+    _PipeLines): a client that sends many requests before it reads one answer is not stuck with
+    a server stuck in a write. The descriptor stays blocking (another process may share it:
+    `2>&1`): a pipe that polls writable takes `PIPE_SLICE` bytes without blocking."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
@@ -510,7 +517,7 @@ class _PipeWriter:
         data = memoryview(text.encode())
         while data:
             await anyio.wait_writable(self.fd)
-            data = data[os.write(self.fd, data) :]
+            data = data[os.write(self.fd, data[:PIPE_SLICE]) :]
 
     async def flush(self) -> None:
         """Nothing is buffered here."""

@@ -726,17 +726,23 @@ def test_a_server_whose_client_goes_away_exits_with_its_watcher(program: str, tm
     assert server.close() == 0  # stdin closed: it stops watching and exits, nothing left running
 
 
+def kb_with_long_page(base: Path, parts: int, repeat: int) -> Kb:
+    """The fixture corpus and guides/long.md (`parts` sections of a sentence `repeat` times), built."""
+    kb, home = base / "kb", base / "home"
+    shutil.copytree(CORPUS, kb)
+    home.mkdir()
+    sections = [f"## Part {n}\n\n" + f"Paragraph {n} of the long page. " * repeat for n in range(parts)]
+    (kb / "guides" / "long.md").write_text("# Long\n\n" + "\n\n".join(sections) + "\n", encoding="utf-8")
+    build(kb, home)
+    return Kb(kb, home)
+
+
 def test_a_request_written_in_pieces_and_a_reply_larger_than_a_pipe_cross_whole(tmp_path: Path) -> None:
     # the server reads its stdin and writes its stdout as the event loop finds them ready
     from tests.test_faults import RawMcp
 
-    kb, home = tmp_path / "kb", tmp_path / "home"
-    shutil.copytree(CORPUS, kb)
-    home.mkdir()
-    sections = [f"## Part {n}\n\n" + f"Paragraph {n} of the long page. " * 40 for n in range(120)]
-    (kb / "guides" / "long.md").write_text("# Long\n\n" + "\n\n".join(sections) + "\n", encoding="utf-8")
-    build(kb, home)
-    server = RawMcp((kb, home))
+    kb = kb_with_long_page(tmp_path, parts=120, repeat=40)
+    server = RawMcp((kb.root, kb.home))
     request = json.dumps(
         {
             "jsonrpc": "2.0",
@@ -756,6 +762,78 @@ def test_a_request_written_in_pieces_and_a_reply_larger_than_a_pipe_cross_whole(
     chunks = reply["result"]["structuredContent"]["chunks"]
     assert "Paragraph 119 of the long page." in chunks[-1]["content"]
     assert server.close() == 0
+
+
+def test_a_client_that_sends_many_requests_before_reading_an_answer_gets_them_all(tmp_path: Path) -> None:
+    # more requests than the server's input pipe holds, whose answers overfill its output pipe:
+    # the server must go on reading while it waits to write, or both sides wait forever
+    import threading
+
+    kb = kb_with_long_page(tmp_path, parts=30, repeat=20)
+    page = {"name": "get", "arguments": {"id": "docs:guides/long.md"}}  # an answer of ~20 KB
+    # each request ~1 KB (blanks are JSON whitespace), 300 of them: far more than a pipe holds
+    requests = [
+        json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": page})
+        .replace(", ", "," + " " * 250)
+        .encode()
+        + b"\n"
+        for n in range(1, 301)
+    ]
+    assert sum(map(len, requests)) > 4 * 65536
+    server = RawMcpProcess(kb)
+    writer = threading.Thread(target=server.write_slowly, args=(requests,), daemon=True)
+    writer.start()
+    writer.join(60)
+    try:
+        assert not writer.is_alive(), "the server stopped reading its requests"
+        answered = server.read_until_end()
+    finally:
+        server.process.kill()
+        server.process.wait(30)
+        assert server.process.stdout is not None
+        server.process.stdout.close()
+    assert sorted(reply["id"] for reply in answered if "id" in reply) == [0, *range(1, 301)]
+    assert all(not reply.get("result", {}).get("isError") for reply in answered)
+
+
+class RawMcpProcess:
+    """`ra-query mcp` over pipes, written to and read from as a script would: all at once."""
+
+    def __init__(self, kb: Kb) -> None:
+        self.process = subprocess.Popen(
+            [str(BIN / "ra-query"), "mcp"],
+            cwd=kb.root,
+            env={**os.environ, "HOME": str(kb.home)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.write_all(
+            json.dumps({**SEARCH_AND_GET[0], "id": 0}).encode()
+            + b"\n"
+            + json.dumps(SEARCH_AND_GET[1]).encode()
+            + b"\n",
+            close=False,
+        )
+
+    def write_all(self, data: bytes, close: bool = True) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+        if close:
+            self.process.stdin.close()
+
+    def write_slowly(self, lines: list[bytes]) -> None:
+        """`lines` 25 at a time, a tenth of a second apart (the server answers meanwhile), then
+        the end of the input."""
+        for start in range(0, len(lines), 25):
+            self.write_all(b"".join(lines[start : start + 25]), close=False)
+            time.sleep(0.1)
+        self.write_all(b"")
+
+    def read_until_end(self) -> list[dict[str, Any]]:
+        assert self.process.stdout is not None
+        return [json.loads(line) for line in self.process.stdout]
 
 
 # ── the process answering the tools ─────────────────────────────────────────────────────────────
