@@ -657,9 +657,14 @@ def run_stdio(server: MCPServer[Any]) -> None:
     As the SDK's own stdio transport, except that a line it cannot read as a JSON-RPC message
     (not JSON, not an object, params that are not an object) is answered with a JSON-RPC error
     (`unreadable_reply`) instead of silence, and that a pipe (or socket) is read and written by
-    the event loop (`_claimed_stdio`), not by a worker thread per line.
+    the event loop (`_claimed_stdio`), not by a worker thread per line. A client that goes away
+    before it has read its answers (its end of stdout closed) ends the server quietly: there is
+    nobody left to tell.
     """
-    anyio.run(_serve_stdio, server)
+    try:
+        anyio.run(_serve_stdio, server)
+    except* (BrokenPipeError, ConnectionResetError):
+        pass
 
 
 class Forwarded:

@@ -771,15 +771,15 @@ def test_a_client_that_sends_many_requests_before_reading_an_answer_gets_them_al
 
     kb = kb_with_long_page(tmp_path, parts=30, repeat=20)
     page = {"name": "get", "arguments": {"id": "docs:guides/long.md"}}  # an answer of ~20 KB
-    # each request ~1 KB (blanks are JSON whitespace), 300 of them: far more than a pipe holds
+    # each request ~1 KB (blanks are JSON whitespace), 160 of them: more than twice what a pipe holds
     requests = [
         json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": page})
         .replace(", ", "," + " " * 250)
         .encode()
         + b"\n"
-        for n in range(1, 301)
+        for n in range(1, 161)
     ]
-    assert sum(map(len, requests)) > 4 * 65536
+    assert sum(map(len, requests)) > 2 * 65536
     server = RawMcpProcess(kb)
     writer = threading.Thread(target=server.write_slowly, args=(requests,), daemon=True)
     writer.start()
@@ -792,8 +792,28 @@ def test_a_client_that_sends_many_requests_before_reading_an_answer_gets_them_al
         server.process.wait(30)
         assert server.process.stdout is not None
         server.process.stdout.close()
-    assert sorted(reply["id"] for reply in answered if "id" in reply) == [0, *range(1, 301)]
+    assert sorted(reply["id"] for reply in answered if "id" in reply) == [0, *range(1, 161)]
     assert all(not reply.get("result", {}).get("isError") for reply in answered)
+
+
+def test_a_client_that_goes_away_before_reading_its_answers_ends_the_server_quietly(shared: Kb) -> None:
+    process = subprocess.Popen(
+        [str(BIN / "ra-query"), "mcp"],
+        cwd=shared.root,
+        env={**os.environ, "HOME": str(shared.home)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in SEARCH_AND_GET))
+    process.stdin.flush()
+    process.stdout.close()  # gone: no answer can be written
+    process.stdin.close()
+    assert process.stderr is not None
+    with process.stderr:
+        err = process.stderr.read().decode()  # until the server ends
+    assert (process.wait(60), err) == (0, "")
 
 
 class RawMcpProcess:
@@ -824,10 +844,10 @@ class RawMcpProcess:
             self.process.stdin.close()
 
     def write_slowly(self, lines: list[bytes]) -> None:
-        """`lines` 25 at a time, a tenth of a second apart (the server answers meanwhile), then
+        """`lines` 20 at a time, a tenth of a second apart (the server answers meanwhile), then
         the end of the input."""
-        for start in range(0, len(lines), 25):
-            self.write_all(b"".join(lines[start : start + 25]), close=False)
+        for start in range(0, len(lines), 20):
+            self.write_all(b"".join(lines[start : start + 20]), close=False)
             time.sleep(0.1)
         self.write_all(b"")
 
