@@ -797,20 +797,11 @@ def test_a_client_that_sends_many_requests_before_reading_an_answer_gets_them_al
 
 
 def test_a_client_that_goes_away_before_reading_its_answers_ends_the_server_quietly(shared: Kb) -> None:
-    process = subprocess.Popen(
-        [str(BIN / "ra-query"), "mcp"],
-        cwd=shared.root,
-        env={**os.environ, "HOME": str(shared.home)},
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in SEARCH_AND_GET))
-    process.stdin.flush()
+    server = RawMcpProcess(shared, stderr=subprocess.PIPE)
+    process = server.process
+    assert process.stdout is not None and process.stderr is not None
     process.stdout.close()  # gone: no answer can be written
-    process.stdin.close()
-    assert process.stderr is not None
+    server.write_all(b"".join(json.dumps(m).encode() + b"\n" for m in SEARCH_AND_GET[2:]))
     with process.stderr:
         err = process.stderr.read().decode()  # until the server ends
     assert (process.wait(60), err) == (0, "")
@@ -819,14 +810,14 @@ def test_a_client_that_goes_away_before_reading_its_answers_ends_the_server_quie
 class RawMcpProcess:
     """`ra-query mcp` over pipes, written to and read from as a script would: all at once."""
 
-    def __init__(self, kb: Kb) -> None:
+    def __init__(self, kb: Kb, stderr: int = subprocess.DEVNULL) -> None:
         self.process = subprocess.Popen(
             [str(BIN / "ra-query"), "mcp"],
             cwd=kb.root,
             env={**os.environ, "HOME": str(kb.home)},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
         )
         self.write_all(
             json.dumps({**SEARCH_AND_GET[0], "id": 0}).encode()
