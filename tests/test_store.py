@@ -391,6 +391,24 @@ def test_a_store_keeps_at_most_max_records_kept_chunks(built: Path, monkeypatch:
     assert counting.reads == 4
 
 
+def test_a_store_keeps_at_most_max_text_kept_characters_of_chunks(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ra_query.artifacts import store as store_module
+
+    store, addresses = _addresses(built, 50)
+    searcher = store.index.searcher()
+    with_text = [a for a in addresses if store.read(searcher, a).body][:3]
+    store = open_store(built)  # nothing kept yet
+    counting = _CountingSearcher(store.index.searcher())
+    first, second = (store.read(counting, a) for a in with_text[:2])
+    monkeypatch.setattr(store_module, "MAX_TEXT_KEPT", len(first.body) + len(second.body))
+    store.read(counting, with_text[0])  # kept
+    store.read(counting, with_text[2])  # over the text kept: the kept ones are dropped
+    store.read(counting, with_text[0])
+    assert counting.reads == 4
+
+
 def test_a_store_opened_again_reads_its_chunks_anew(built: Path) -> None:
     store, addresses = _addresses(built, 1)
     store.read(store.index.searcher(), addresses[0])

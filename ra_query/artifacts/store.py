@@ -45,15 +45,16 @@ _NOT_LINKED = {META_LOCK, WRITER_LOCK, MANAGED, INDEX_META}
 _OPEN_ATTEMPTS = 3
 TEMP_PREFIX = "ra-query-index-"
 _LOCK_WAIT = 2.0  # seconds
-# the records a long-running server keeps (ra_query.artifacts.store.Store.read): an index's
-# chunks to ~20,000, tens of MB at most; past it the kept ones are dropped and kept anew
+# the chunks a long-running server keeps (ra_query.artifacts.store.Store.read): up to 20,000 of
+# them and 32 M characters of their text (tens of MB); past either the kept ones are dropped
 MAX_RECORDS_KEPT = 20_000
+MAX_TEXT_KEPT = 32 << 20
 
 
 class Store:
     """An opened, read-only artifact directory."""
 
-    __slots__ = ("_records", "_root", "_vectors", "_vectors_opened", "index", "manifest", "memo")
+    __slots__ = ("_kept_text", "_records", "_root", "_vectors", "_vectors_opened", "index", "manifest", "memo")
 
     def __init__(self, root: StrPath, manifest: dict[str, Any], index: tantivy.Index) -> None:
         self._root = os.fspath(root)
@@ -66,6 +67,7 @@ class Store:
         # a changed index is a new store
         self.memo: dict[Hashable, Any] = {}
         self._records: dict[tuple[int, int], ChunkRecord] = {}
+        self._kept_text = 0  # characters of the kept chunks' text
 
     @property
     def root(self) -> Path:
@@ -121,16 +123,20 @@ class Store:
         """The chunk stored at `address` (a hit of `searcher`, one of this index's searchers).
 
         A search reads a hundred chunks, and reading one costs ~40 µs (tantivy's stored fields,
-        then their Python values): a chunk read once is kept (`MAX_RECORDS_KEPT`), so that a
-        server's later searches find it here. The index is one fixed generation (the module's
-        docstring), so an address names the same chunk as long as the store is open.
+        then their Python values): a chunk read once is kept (`MAX_RECORDS_KEPT`,
+        `MAX_TEXT_KEPT`), so that a server's later searches find it here. The index is one fixed
+        generation (the module's docstring), so an address names the same chunk as long as the
+        store is open.
         """
         key = (address.segment_ord, address.doc)
         record = self._records.get(key)
         if record is None:
-            if len(self._records) >= MAX_RECORDS_KEPT:
+            record = ChunkRecord.from_stored(searcher.doc(address).to_dict())
+            if len(self._records) >= MAX_RECORDS_KEPT or self._kept_text + len(record.body) > MAX_TEXT_KEPT:
                 self._records.clear()
-            record = self._records[key] = ChunkRecord.from_stored(searcher.doc(address).to_dict())
+                self._kept_text = 0
+            self._records[key] = record
+            self._kept_text += len(record.body)
         return record
 
     def get_chunk(self, id: str) -> ChunkRecord | None:
