@@ -669,13 +669,12 @@ def test_stdout_carries_only_protocol_while_warnings_go_to_stderr(tmp_path: Path
 
 
 def _requests_then_end(
-    kb: Kb, via: str, extra: tuple[dict[str, Any], ...] = ()
+    kb: Kb, via: str, requests: Path, extra: tuple[dict[str, Any], ...] = ()
 ) -> tuple[dict[Any, Any], int]:
     """`ra-query mcp`'s replies by id, and its exit code, to an initialize, a search, a get and
-    `extra`, all written at once `via` a pipe closed right after them, or a file."""
+    `extra`, all written at once `via` a pipe closed right after them, or the file `requests`."""
     messages = [*SEARCH_AND_GET, *extra]
     lines = "".join(json.dumps(m) + "\n" for m in messages)
-    requests = kb.root.parent / "requests.jsonl"
     requests.write_text(lines, encoding="utf-8")
     env = {**os.environ, "HOME": str(kb.home)}
     with ExitStack() as stack:
@@ -700,16 +699,16 @@ def _requests_then_end(
 
 
 @pytest.mark.parametrize("via", ["pipe", "file"])
-def test_requests_sent_before_the_input_ends_are_all_answered(via: str, tmp_path: Path) -> None:
-    by_id, code = _requests_then_end(make_kb(tmp_path), via)
+def test_requests_sent_before_the_input_ends_are_all_answered(via: str, shared: Kb, tmp_path: Path) -> None:
+    by_id, code = _requests_then_end(shared, via, tmp_path / "requests.jsonl")
     assert sorted(by_id) == [1, 2, 3] and code == 0
     assert by_id[2]["result"]["structuredContent"]["queries"][0]["results"][0]["id"] == "docs:notes/pool.txt"
     assert by_id[3]["result"]["isError"] is True
 
 
-def test_a_request_cancelled_before_the_input_ends_is_not_waited_for(tmp_path: Path) -> None:
+def test_a_request_cancelled_before_the_input_ends_is_not_waited_for(shared: Kb, tmp_path: Path) -> None:
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
-    by_id, code = _requests_then_end(make_kb(tmp_path), "pipe", (cancel,))
+    by_id, code = _requests_then_end(shared, "pipe", tmp_path / "requests.jsonl", (cancel,))
     assert code == 0 and 3 in by_id  # it ended; the call it cancelled may or may not have answered
 
 
