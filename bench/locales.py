@@ -17,7 +17,9 @@ English part.
    - **known items in Japanese, Chinese, Korean, German and French**:
      bench/questions/locales_LANG.jsonl (35 each, written by agents as a person who needs the
      command would type it, without its name; each answer's page checked): hit@1 and hit@5 on
-     the whole corpus.
+     the whole corpus; and the Korean ones typed as a search box is, each noun without its
+     particle and each verb without its ending (bench/questions/locales_ko_nouns.jsonl: the same
+     35, each shortened from its `from`, by rule and then by hand).
 4. A table, `bench/results/locales.json` (the latest, with the misses) and the table appended
    to `bench/results/locales.txt` with the commit, date and load.
 """
@@ -169,6 +171,9 @@ def main() -> None:
                         sets[f"all: {language} known items"] = known_figures(
                             store, params, language_items(language)
                         )
+                    sets["all: ko known items, nouns without their particle"] = known_figures(
+                        store, params, language_items("ko_nouns")
+                    )
         load_after = quality.load()
     stamp = dt.datetime.now(dt.UTC).replace(microsecond=0)
     lines = [

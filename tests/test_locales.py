@@ -392,6 +392,32 @@ def test_hangul_written_against_a_latin_word_is_split_from_it() -> None:
     assert cjk_terms("gzip 압축") == "gzip 압축"
 
 
+def test_a_korean_word_is_indexed_without_its_particle_or_ending_too() -> None:
+    from ra_query.text.locales import korean_stems
+
+    assert (
+        korean_stems("디렉토리에서 상대 경로를 사용하여 (압축된) 아카이브 생성") == "디렉토리 경로 사용 압축"
+    )
+    assert korean_stems("폴더를 압축해서 폴더를") == "폴더 압축"  # each once
+
+
+@pytest.mark.parametrize("text", ["맥에서 줄을", "아카이브 생성", "gzip으로", "tar czf file", ""])
+def test_a_korean_word_keeps_two_syllables_and_a_word_without_an_ending_has_no_stem(text: str) -> None:
+    from ra_query.text.locales import korean_stems
+
+    assert korean_stems(text) == ""
+
+
+def test_a_korean_noun_typed_bare_finds_the_page_that_writes_it_with_its_particle(tmp_path: Path) -> None:
+    pages = {
+        "pages.ko/common/tar.md": "# tar\n\n> 아카이브 유틸리티.\n\n- 디렉토리에서 상대 경로를 사용하여 압축된 "
+        "아카이브 생성:\n\n`tar czf target.tar.gz -C path .`\n",
+        "pages.ko/common/ls.md": "# ls\n\n> 디렉토리 내용 나열.\n\n- 숨김 파일 포함 나열:\n\n`ls -a`\n",
+    }
+    found = json.loads(kb_search(tmp_path, pages, "경로 압축").out)["queries"][0]["results"]
+    assert [str(r["id"]).split("#")[0] for r in found] == ["kb:pages.ko/common/tar.md"]
+
+
 def test_a_query_in_another_script_is_searched_by_words_only_where_there_are_vectors(tmp_path: Path) -> None:
     pytest.importorskip("onnxruntime")
     kb = tmp_path / "kb"

@@ -25,7 +25,15 @@ from ra_build.artifacts.segments import read_meta, segment_files
 from ra_build.document.code import identifier_terms
 from ra_query.artifacts.paths import INDEX_META, MANAGED, META_LOCK, WRITER_LOCK
 from ra_query.artifacts.schema import build_schema, join_breadcrumb, register_analyzer
-from ra_query.text.locales import base, cjk_terms, has_cjk, language_stems, mnemonic_words, own_stemmer
+from ra_query.text.locales import (
+    base,
+    cjk_terms,
+    has_cjk,
+    korean_stems,
+    language_stems,
+    mnemonic_words,
+    own_stemmer,
+)
 from ra_query.text.names import chunk_keys
 
 # per shard writer: one thread, so one segment per commit until a commit outgrows the heap
@@ -192,6 +200,8 @@ def ranked_text(
     text = "\n".join([*breadcrumb, " ".join(tags), body, mnemonic_words(body)])
     if stems_with:
         text = f"{text}\n{language_stems(text, stems_with)}"
+    if stems := korean_stems(text):
+        text = f"{text}\n{stems}"
     return cjk_terms(text)
 
 

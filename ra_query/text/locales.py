@@ -303,6 +303,33 @@ def _word_analyzers(stemmer: str) -> tuple[Any, Any]:
     return analyzer(False), analyzer(True)
 
 
+# Korean writes a noun's particle, and the ending that makes a verb of it (`압축해서`, `압축된`:
+# compressing, compressed), against the word; longest first
+_KOREAN_ENDINGS: Final = (
+    "에서는", "으로는", "에게서", "합니다", "하세요", "됩니다",
+    "에서", "에게", "으로", "까지", "부터", "처럼", "보다", "이나", "하고", "한테", "라고", "해서",
+    "하여", "하는", "하기", "하게", "하면", "하려", "된다", "되는", "되어", "되면", "에는", "로는",
+    "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만", "한", "할", "된",
+)  # fmt: skip
+_HANGUL_WORD: Final = r"[\uac00-\ud7a3]{3,}"
+
+
+def korean_stems(text: str) -> str:
+    """The Korean words of `text` that end in a particle or a verb's ending (`_KOREAN_ENDINGS`),
+    without it, space-separated, each once: `폴더를 압축해서` → `폴더 압축`. The index adds them to a
+    page beside its words, so a noun typed bare, as a search box is typed, finds the page that
+    writes it with its particle; two syllables stay at least."""
+    if not _beyond(text, _FIRST_HANGUL):
+        return ""
+    seen: dict[str, None] = {}
+    for word in _pattern(_HANGUL_WORD).findall(text):
+        for ending in _KOREAN_ENDINGS:
+            if word.endswith(ending) and len(word) - len(ending) >= 2:
+                seen.setdefault(word[: -len(ending)])
+                break
+    return " ".join(seen)
+
+
 def mnemonic_words(text: str) -> str:
     """The words `text` writes with mnemonic brackets, whole (`E[x]tract [f]ile` → `Extract file`),
     space-separated; empty when there are none."""
