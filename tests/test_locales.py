@@ -408,13 +408,25 @@ def test_a_korean_word_keeps_two_syllables_and_a_word_without_an_ending_has_no_s
     assert korean_stems(text) == ""
 
 
-def test_a_korean_noun_typed_bare_finds_the_page_that_writes_it_with_its_particle(tmp_path: Path) -> None:
-    pages = {
-        "pages.ko/common/tar.md": "# tar\n\n> 아카이브 유틸리티.\n\n- 디렉토리에서 상대 경로를 사용하여 압축된 "
-        "아카이브 생성:\n\n`tar czf target.tar.gz -C path .`\n",
-        "pages.ko/common/ls.md": "# ls\n\n> 디렉토리 내용 나열.\n\n- 숨김 파일 포함 나열:\n\n`ls -a`\n",
-    }
-    found = json.loads(kb_search(tmp_path, pages, "경로 압축").out)["queries"][0]["results"]
+KOREAN_TAR = {
+    "pages.ko/common/tar.md": "# tar\n\n> 아카이브 유틸리티.\n\n- 디렉토리에서 상대 경로를 사용하여 압축된 "
+    "아카이브 생성:\n\n`tar czf target.tar.gz -C path .`\n\n- 폴더에 있는 파일들을 아카이브로 묶기:\n\n"
+    "`tar cf target.tar folder`\n",
+    "pages.ko/common/ls.md": "# ls\n\n> 디렉토리 내용 나열.\n\n- 숨김 파일 포함 나열:\n\n`ls -a`\n",
+}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "경로 압축",  # nouns typed bare: the page's words without their particle
+        "폴더를 압축해서",  # the query's words without theirs: `폴더에`, `압축된` on the page
+    ],
+)
+def test_a_korean_word_finds_the_page_that_writes_it_with_another_particle(
+    tmp_path: Path, query: str
+) -> None:
+    found = json.loads(kb_search(tmp_path, KOREAN_TAR, query).out)["queries"][0]["results"]
     assert [str(r["id"]).split("#")[0] for r in found] == ["kb:pages.ko/common/tar.md"]
 
 

@@ -103,7 +103,8 @@ class Compiler:
         self.code_words = code_words or {}  # token → its code synonyms' tokens (ra_query.text.codewords)
         self.code_words_weight = code_words_weight
         # a word's stems in the query's language, when it has a stemmer of its own (German in an
-        # English index): the documents in it hold theirs (ra_query.text.locales.language_stems)
+        # English index) or is Korean (the word without its particle): the documents in it hold
+        # theirs (ra_query.text.locales.language_stems, korean_stems)
         self.stems = stems
         self.synonyms: dict[str, tuple[str, str]] = {}  # token searched → (query word, its code word)
         self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting

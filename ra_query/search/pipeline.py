@@ -41,6 +41,7 @@ from ra_query.text.locales import (
     DEFAULT_LOCALE,
     EMBEDDED_LANGUAGES,
     base,
+    korean_stems,
     language_stems,
     latin_locale,
     own_stemmer,
@@ -273,7 +274,10 @@ class _Run:
 
     def _stems(self) -> Callable[[str], str] | None:
         """A query word's stems in the reader's language, when it was said and has a stemmer of
-        its own (the documents in it hold theirs: ra_build.pipeline.shards.ranked_text)."""
+        its own, or is Korean (a word without its particle): the documents in it hold theirs
+        (ra_build.pipeline.shards.ranked_text)."""
+        if self.reader_said and base(self.reader) == "ko":
+            return korean_stems
         stemmer = own_stemmer(self.reader, self.store.stemmer) if self.reader_said else None
         return None if stemmer is None else functools.partial(language_stems, stemmer=stemmer)
 
