@@ -602,6 +602,18 @@ def test_the_read_only_server_without_an_index_answers_every_call_with_a_tool_er
             )
 
 
+def mcp_process(
+    program: str, kb: Kb, stdin: Any = subprocess.PIPE, stderr: Any = subprocess.DEVNULL, **options: Any
+) -> subprocess.Popen[Any]:
+    """`program mcp` over stdio in `kb`, its stdout a pipe (`options`: Popen's others, `env`
+    included: by default this environment with kb's HOME)."""
+    options.setdefault("env", {**os.environ, "HOME": str(kb.home)})
+    command = [str(BIN / program), "mcp"]
+    return subprocess.Popen(
+        command, cwd=kb.root, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, **options
+    )
+
+
 # a session spoken raw: the handshake, a search that finds pool.txt and a get of no page
 SEARCH_AND_GET: list[dict[str, Any]] = [
     {
@@ -639,15 +651,7 @@ def test_stdout_carries_only_protocol_while_warnings_go_to_stderr(tmp_path: Path
     errlog = tmp_path / "stderr.txt"
     with (
         errlog.open("w", encoding="utf-8") as stderr,
-        subprocess.Popen(
-            [str(BIN / "ra"), "mcp"],
-            cwd=kb.root,
-            env=env,
-            text=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-        ) as proc,
+        mcp_process("ra", kb, stderr=stderr, env=env, text=True) as proc,
     ):
         assert proc.stdin is not None and proc.stdout is not None
         lines: list[str] = []
@@ -676,19 +680,9 @@ def _requests_then_end(
     messages = [*SEARCH_AND_GET, *extra]
     lines = "".join(json.dumps(m) + "\n" for m in messages)
     requests.write_text(lines, encoding="utf-8")
-    env = {**os.environ, "HOME": str(kb.home)}
     with ExitStack() as stack:
         stdin = subprocess.PIPE if via == "pipe" else stack.enter_context(requests.open("rb"))
-        proc = stack.enter_context(
-            subprocess.Popen(
-                [str(BIN / "ra-query"), "mcp"],
-                cwd=kb.root,
-                env=env,
-                stdin=stdin,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        )
+        proc = stack.enter_context(mcp_process("ra-query", kb, stdin))
         try:
             out, _ = proc.communicate(lines.encode() if via == "pipe" else None, timeout=60)
         except subprocess.TimeoutExpired:
@@ -810,14 +804,7 @@ class RawMcpProcess:
     """`ra-query mcp` over pipes, written to and read from as a script would: all at once."""
 
     def __init__(self, kb: Kb, stderr: int = subprocess.DEVNULL) -> None:
-        self.process = subprocess.Popen(
-            [str(BIN / "ra-query"), "mcp"],
-            cwd=kb.root,
-            env={**os.environ, "HOME": str(kb.home)},
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-        )
+        self.process = mcp_process("ra-query", kb, stderr=stderr)
         self.write_all(
             json.dumps({**SEARCH_AND_GET[0], "id": 0}).encode()
             + b"\n"
