@@ -30,7 +30,7 @@ SEARCH_DESCRIPTION = (
     "Search the knowledge base. Plain words are ranked, not required: chunks with more of them"
     ' (and rarer ones) come first, so a sentence or a pasted error message works. "a phrase" and'
     " field:word (title, tags, body, path, tree) are required, -word excludes (a flag such as -j or"
-    " -xvf is a word), a OR b (upper-case)"
+    " -xvf, or a -word in a sentence, is a word), a OR b (upper-case)"
     " joins alternatives, word^2 weighs. Stop words never decide what matches, and a broken query"
     " is repaired with a note (--strict: every word required, syntax errors are errors)."
     " See docs/searching.md."

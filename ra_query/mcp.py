@@ -123,7 +123,7 @@ Search the knowledge base. Use an array of queries for multi-topic research in o
 query is a topic with its own results, a chunk appears once, and max_tokens spans all topics.
 Query language: plain words are ranked (chunks with more of them first, so a whole sentence \
 or a pasted error message works); "exact phrase" (required); -excluded (a flag such as -j or \
--xvf is a word, searched); a OR b; ( groups ); \
+-xvf, or a -word in a sentence, is a word, searched); a OR b; ( groups ); \
 title:, tags:, body:, path:, tree:, kind: (docs, code), lang: (python, go, …) fields; term^2 boosts; \
 `kind` keeps docs or code only. A query with a syntax error is read \
 leniently and its `note` says how. Returns JSON: queries[] → {query, results[], \

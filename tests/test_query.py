@@ -183,6 +183,34 @@ def test_a_minus_before_a_longer_word_still_excludes_it() -> None:
     assert parse_query("walk -max_depth") == And((t("walk"), Not(t("max_depth"))))
 
 
+def _english_stopword(word: str) -> bool:
+    return word.lower() in {"the", "to", "like", "how", "a"}
+
+
+def test_a_minus_before_a_longer_word_of_a_sentence_is_a_flag_searched_as_a_word() -> None:
+    query = "stay on the mount point like find -xdev"
+    assert parse_query(query, _english_stopword) == And(
+        (t("stay"), t("on"), t("the"), t("mount"), t("point"), t("like"), t("find"), t("xdev"))
+    )
+    assert read_query("how to build with -Wall", _english_stopword) == (
+        And((t("how"), t("to"), t("build"), t("with"), t("Wall"))),
+        None,
+    )
+
+
+def test_a_sentence_still_excludes_a_word_in_brackets_or_of_another_script() -> None:
+    assert parse_query("the walk -(xdev)", _english_stopword) == And((t("the"), t("walk"), Not(t("xdev"))))
+    assert parse_query("the 設定 -日本", _english_stopword) == And((t("the"), t("設定"), Not(t("日本"))))
+
+
+def test_keywords_without_a_stop_word_still_exclude_a_longer_word() -> None:
+    assert parse_query("find -xdev", _english_stopword) == And((t("find"), Not(t("xdev"))))
+    # a stop word in a field, a phrase or an exclusion does not make the query a sentence
+    assert parse_query('title:the "to be" walk -draft -like', _english_stopword) == And(
+        (Term("the", "title"), Phrase("to be"), t("walk"), Not(t("draft")), Not(t("like")))
+    )
+
+
 def test_a_minus_before_a_short_word_of_another_script_still_excludes_it() -> None:
     assert parse_query("設定 -日本") == And((t("設定"), Not(t("日本"))))
     assert parse_query("café -été") == And((t("café"), Not(t("été"))))

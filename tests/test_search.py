@@ -158,6 +158,14 @@ def test_an_excluded_word_that_no_chunk_holds_excludes_nothing_else(find: Search
     assert ids(with_typo) == ids(find("image", base=PLAIN)) and not with_typo.fuzzy
 
 
+def test_a_sentence_searches_its_minus_word_as_a_flag_where_keywords_exclude_it(find: Search) -> None:
+    asked = find("how do I push the image -canary", base=PLAIN)
+    assert set(ids(asked)) >= {"docs:deploy.md#rolling-back", "docs:deploy.md#rolling-out"}
+    assert "parsed: how AND do AND I AND push AND the AND image AND canary" in asked.explain
+    excluded = ids(find("image -canary", base=PLAIN))
+    assert excluded and not {"docs:deploy.md#rolling-back", "docs:deploy.md#rolling-out"} & set(excluded)
+
+
 # --- ranking -----------------------------------------------------------------------------------
 
 

@@ -361,10 +361,13 @@ class _Run:
         return self.sections[record.id]
 
 
-def _read(text: str, params: SearchParams) -> tuple[Node | None, str | None]:
+def _read(text: str, params: SearchParams, stemmer: str) -> tuple[Node | None, str | None]:
+    """The query's AST and how it was read; a sentence's `-word` is a flag, searched
+    (syntax._flags_of_a_sentence), whether or not its stop words are left out."""
+    is_stopword = stopwords_of(stemmer)
     if params.strict:
-        return parse_query(text), None
-    return read_query(text)
+        return parse_query(text, is_stopword), None
+    return read_query(text, is_stopword)
 
 
 # the vectors of the last texts embedded: `ra context` on a code file searches its docs and its
@@ -409,7 +412,7 @@ def search_topic(
         node, note, terms = None, cut_note, frozenset[str]()
         explain.append(f"raw query: {query_text}")
     else:
-        node, note = _read(query_text, params)
+        node, note = _read(query_text, params, store.stemmer)
         note = _also(cut_note, note) if cut_note and note else cut_note or note
         by_meaning_alone = bool(meaning) and params.semantic_weight > 0 and store.has_vectors()
         if node is None and not by_meaning_alone:

@@ -17,7 +17,9 @@ word (`error-handling`) or doubled (`--strict`) is part of the word; a lone `-` 
 package manager`) separates words. A `-` before one to three ASCII letters or digits that end there
 (`-j`, `-xvf`, `-O2`, `-h/--help`) is a command-line flag, not an exclusion: a word, searched
 (an agent asking "where is the -j option declared" wants `j`, and excluding a one-letter word
-would exclude nothing worth naming); `-(js)` excludes a short word. A field on a group applies to
+would exclude nothing worth naming); `-(js)` excludes a short word. Given the stop words, a
+query that reads as a sentence (a stop word outside fields and phrases) reads every `-word` of
+ASCII letters as a word (`like find -xdev`); `-(word)` still excludes. A field on a group applies to
 every word and phrase in it that names no field of its own.
 
 Every and-group (the whole query, a group, one side of an OR) needs at least one thing that must
@@ -31,6 +33,7 @@ never does: it repairs the text (`read_leniently`) and says how it read it.
 
 import enum
 import re
+from collections.abc import Callable
 from typing import NamedTuple, NoReturn, TypeAlias, TypeVar
 
 from ra_query.errors import QuerySyntaxError
@@ -214,15 +217,44 @@ def _lex(query: str) -> list[_Token]:
     return tokens
 
 
+def _flags_of_a_sentence(tokens: list[_Token], is_stopword: Callable[[str], bool]) -> list[_Token]:
+    """`tokens` with each `-word` read as the word (`like find -xdev`) when the query reads as a
+    sentence: one of its words, outside fields, phrases and exclusions, is a stop word. An agent that asks in
+    words what `-xdev` does wants that word found; `-(word)` still excludes it."""
+    # a field's value and an excluded word do not count
+    operated = [False, *(t.kind in (_Kind.FIELD, _Kind.MINUS) for t in tokens)][: len(tokens)]
+    pairs = zip(tokens, operated, strict=True)
+    words = [token.text for token, operand in pairs if token.kind is _Kind.WORD and not operand]
+    if not any(map(is_stopword, words)):
+        return tokens
+    read: list[_Token] = []
+    for token in tokens:
+        minus = read[-1] if read else None
+        if (
+            minus is not None
+            and minus.kind is _Kind.MINUS
+            and token.kind is _Kind.WORD
+            and token.start == minus.end
+            and token.text[:1].isascii()
+            and token.text[:1].isalpha()
+        ):
+            read[-1] = _Token(_Kind.WORD, token.text, token.start, token.end)
+        else:
+            read.append(token)
+    return read
+
+
 # ---- parser -------------------------------------------------------------------------------------
 
 
 class _Parser:
     """Recursive descent over the token list; recursion happens only per nested group."""
 
-    def __init__(self, query: str) -> None:
+    def __init__(self, query: str, is_stopword: Callable[[str], bool] | None = None) -> None:
         self.query = query
         self.tokens = _lex(query)
+        if is_stopword is not None:
+            self.tokens = _flags_of_a_sentence(self.tokens, is_stopword)
         self.pos = 0
         self.prev_end = 0
 
@@ -395,8 +427,11 @@ def _with_field(node: Node, field: str) -> Node:
 # ---- public API ---------------------------------------------------------------------------------
 
 
-def parse_query(text: str) -> Node | None:
+def parse_query(text: str, is_stopword: Callable[[str], bool] | None = None) -> Node | None:
     """Parse a query in ra's query language.
+
+    With `is_stopword`, a query that holds a stop word reads as a sentence, and its `-word`s are
+    words, searched (`like find -xdev`), not exclusions; `-(word)` still excludes.
 
     Returns:
         The AST, or None when `text` is empty or only whitespace.
@@ -404,10 +439,10 @@ def parse_query(text: str) -> Node | None:
     Raises:
         QuerySyntaxError: with the column, what is wrong and a hint; `caret()` draws the spot.
     """
-    return _Parser(text).parse()
+    return _Parser(text, is_stopword).parse()
 
 
-def read_query(text: str) -> tuple[Node | None, str | None]:
+def read_query(text: str, is_stopword: Callable[[str], bool] | None = None) -> tuple[Node | None, str | None]:
     """Read `text` the way a search does by default: a syntax error is repaired, never raised.
 
     Each error's culprit — a quote or parenthesis with no partner, an OR with nothing on one
@@ -421,10 +456,10 @@ def read_query(text: str) -> tuple[Node | None, str | None]:
         broken query was read (None when it parsed as written).
     """
     try:
-        return parse_query(text), None
+        return parse_query(text, is_stopword), None
     except QuerySyntaxError as exc:
         first = exc
-    repaired, node = _repaired(text) if len(text) <= MAX_REPAIR_LENGTH else (False, None)
+    repaired, node = _repaired(text, is_stopword) if len(text) <= MAX_REPAIR_LENGTH else (False, None)
     if not repaired:
         words = _fallback_words(text)
         node = None if not words else Term(words[0]) if len(words) == 1 else And(tuple(map(Term, words)))
@@ -439,7 +474,7 @@ MAX_REPAIR_LENGTH = 4096  # each repair parses the text again: longer text is re
 _NOTE_QUERY_CHARS = 80
 
 
-def _repaired(text: str) -> tuple[bool, Node | None]:
+def _repaired(text: str, is_stopword: Callable[[str], bool] | None) -> tuple[bool, Node | None]:
     """(repaired, AST): `text` parsed after blanking the culprit of each syntax error in turn.
 
     The AST is None when what is left holds nothing to search for; `repaired` is False when the
@@ -447,7 +482,7 @@ def _repaired(text: str) -> tuple[bool, Node | None]:
     """
     for _ in range(MAX_REPAIRS):
         try:
-            return True, parse_query(text)
+            return True, parse_query(text, is_stopword)
         except QuerySyntaxError as exc:
             blanked = _blank_culprit(text, exc.column, exc.what)
             if blanked == text:
