@@ -99,6 +99,41 @@ def test_no_code_chunk_exceeds_the_budget_unless_it_is_one_line(sizes: list[int]
         assert len(chunk.body.encode()) <= CHUNK_BUDGET or "\n" not in chunk.body.strip()
 
 
+def _docstring_and_statements(indent: str, comment: str, statement: str, count: int) -> str:
+    said = "".join(
+        f"{indent}{comment} what the function does, line {k} of its long doc comment\n" for k in range(4)
+    )
+    return said + "".join(f"{indent}{statement.format(k=k)}\n" for k in range(count))
+
+
+# each a definition whose signature spans lines and whose body alone is within the budget
+LONG_SIGNATURES = {
+    "a.py": "def convert(\n    self, value: int, param: str | None, ctx: object | None\n) -> int:\n"
+    + '    """\n'
+    + _docstring_and_statements("    ", "", "value_{k} = self.normalize(value, ctx=ctx, param=param)", 9)
+    + '    """\n    return value\n',
+    "b.py": "@decorated\ndef convert(\n    self, value: int, param: str | None, ctx: object | None\n) -> int:\n"
+    + _docstring_and_statements("    ", "#", "value_{k} = self.normalize(value, ctx=ctx, param=param)", 10)
+    + "    return value\n",
+    "a.ts": "export const convert = (\n\tvalue: number,\n\tparam: string,\n): number => {\n"
+    + _docstring_and_statements("\t", "//", "const value{k} = normalize(value, {{param, index: {k}}});", 12)
+    + "\treturn value;\n};\n",
+    "a.go": "package a\n\nfunc Convert(\n\tvalue int,\n\tparam string,\n) int {\n"
+    + _docstring_and_statements("\t", "//", "value{k} := normalize(value, param, {k}) // and a comment", 11)
+    + "\treturn value\n}\n",
+}
+
+
+@pytest.mark.parametrize("path", sorted(LONG_SIGNATURES))
+def test_a_long_definitions_first_part_holds_its_first_statements_not_its_signature_alone(path: str) -> None:
+    source = LONG_SIGNATURES[path]
+    assert len(source.encode()) > CHUNK_BUDGET
+    chunks = [c for c in chunks_of(path, source) if c.depth > 0]
+    assert len(chunks) > 1
+    first = chunks[0].body
+    assert "what the function does, line 0" in first and "value0" in first.replace("_", ""), first
+
+
 def test_a_later_part_has_no_name_of_its_own() -> None:
     assert (
         chunk_keys(

@@ -38,8 +38,10 @@ CHUNKER_VERSION = (
     # 14: a macro named as an attribute blanked before a constructor or destructor;
     # 15 (issue 33): the `locale` and `translation` columns (a docs chunk's natural language);
     # 16: angle-bracket text that is no HTML element (`<T>`, `<Foo>`) is text in slugs and titles,
-    # every HTML element's tags, custom ones too, are not (`The Result<T> Type!` → `the-resultt-type`)
-    16
+    # every HTML element's tags, custom ones too, are not (`The Result<T> Type!` → `the-resultt-type`);
+    # 17 (issue 30): a long definition is never cut before its body's first statement (its
+    # signature alone was a part, its doc comment and code the next)
+    17
 )
 
 

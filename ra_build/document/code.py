@@ -1276,8 +1276,12 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
         return
     # never where the definition itself begins: its doc comment is no piece of its own
     floor = item.syntax.start_byte - item.syntax.start_point.column
-    low, high = max(span.start, floor), span.end
     attached = item.attached
+    # nor before its body's first statement has begun: its signature is no piece of its own, and
+    # the body's statements are where to cut, however short the body is
+    body = _body_within(item.syntax)
+    floor = max(floor, _first_statement_line(body, attached) + 1)
+    low, high = max(span.start, floor), span.end
     stack = [item.syntax]
     while stack:
         node = stack.pop()
@@ -1308,9 +1312,32 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
                 yield line  # not a line that only opens a body: `{` stays with its head
             # a child over the budget, counted from its line's start (its indentation, or the
             # `function f(x) {` it opens on), is cut inside
-            if end - line > budget:
+            if end - line > budget or child == body:
                 stack.append(child)
             previous = child
+
+
+def _body_within(syntax: tree_sitter.Node, depth: int = 4) -> tree_sitter.Node | None:
+    """A definition's body: its own, or that of what it wraps (a decorated function, an
+    exported `const f = () => {…}`: each level's largest child), `depth` levels down at most."""
+    node: tree_sitter.Node | None = syntax
+    for _ in range(depth):
+        if node is None:
+            return None
+        body = node.child_by_field_name("body")
+        if body is not None:
+            return body
+        node = max(node.named_children, key=lambda c: c.end_byte - c.start_byte, default=None)
+    return None
+
+
+def _first_statement_line(body: tree_sitter.Node | None, attached: frozenset[str]) -> int:
+    """Where the line of the first statement (no comment) of a definition's body begins, or -1
+    (no body, or an empty one)."""
+    if body is None:
+        return -1
+    first = next((c for c in body.named_children if c.type not in attached), None)
+    return -1 if first is None else first.start_byte - first.start_point.column
 
 
 _COMMENT_STARTS = ("//", "#", "/*", "*", "--", '"""', "'''", "@")
