@@ -268,7 +268,8 @@ def test_an_excluded_word_drops_a_hit_found_by_meaning(two_trees: tuple[Path, Pa
     kb, home = two_trees
     found = ids(ra(kb, home, "search", "--json", PORT_QUESTION))
     assert "docs:ports.md#lsof" in found
-    excluded = ra(kb, home, "search", "--json", f"{PORT_QUESTION} -sockets")
+    # a sentence's `-sockets` is a flag, searched: `-(sockets)` excludes the word
+    excluded = ra(kb, home, "search", "--json", f"{PORT_QUESTION} -(sockets)")
     assert excluded.code == 0, excluded.err  # the other pages still answer: a crash is no drop
     assert ids(excluded) and "docs:ports.md#lsof" not in ids(excluded)
 
