@@ -164,6 +164,54 @@ def test_a_chinese_query_finds_a_page_that_writes_its_word_with_one_character_ch
     assert results(kb_search(tmp_path, pages, "统计"))[0]["id"] == "kb:pages.zh/common/wc.md#wc"
 
 
+def test_han_or_kana_written_against_a_latin_word_is_split_from_it() -> None:
+    from ra_query.text.locales import cjk_terms
+
+    assert cjk_terms("用gzip压缩").split() == ["用", "gzip", "压缩", "压", "缩"]
+    assert cjk_terms("在Linux上运行").split()[:2] == ["在", "Linux"]
+    assert cjk_terms("x2に") == "x2 に"
+
+
+def test_a_latin_word_in_a_chinese_query_weighs_as_much_as_a_chinese_word(tmp_path: Path) -> None:
+    # 压缩文件 (compress a file) is seven terms, its pairs and characters; gzip is one
+    pages = {
+        "pages.zh/common/zstd.md": "# zstd\n\n> 压缩文件或解压缩文件。\n\n- 压缩文件：\n\n`zstd {{文件}}`\n\n"
+        "- 解压缩文件：\n\n`zstd -d {{文件}}`\n\n- 压缩文件并删除原文件：\n\n`zstd --rm {{文件}}`\n",
+        "pages.zh/common/gzip.md": "# gzip\n\n> 用 gzip 格式压缩。\n\n`gzip {{文件}}`\n",
+        **{f"pages.{lang}/common/tar.md": "# tar\n\n> Archive, gzip.\n" for lang in ("de", "fr", "es", "it")},
+        **{f"pages.zh/common/{name}.md": f"# {name}\n\n> 显示{name}的内容。\n" for name in "abcdefgh"},
+    }
+    assert results(kb_search(tmp_path, pages, "用gzip压缩文件"))[0]["id"] == "kb:pages.zh/common/gzip.md#gzip"
+
+
+def test_a_page_in_the_language_a_query_says_ranks_before_pages_that_say_its_latin_words_more(
+    tmp_path: Path,
+) -> None:
+    pages = {
+        "pages.ja/common/curl.md": "# curl\n\n> データを転送する。\n\n- JSON のデータを POST で送る:\n\n"
+        "`curl -d '{\"name\": \"bob\"}' -H 'Content-Type: application/json' {{url}}`\n",
+        "pages/common/gh-api.md": "# gh api\n\n> Make authenticated requests to the GitHub API.\n\n"
+        "- POST JSON to the API:\n\n`gh api --method POST --input file.json {{endpoint}}`\n",
+        **{f"pages/common/{name}.md": f"# {name}\n\n> Show {name}.\n" for name in "abcdef"},
+    }
+    assert (
+        results(kb_search(tmp_path, pages, "APIにJSONをPOSTで送る"))[0]["id"]
+        == "kb:pages.ja/common/curl.md#curl"
+    )
+
+
+def test_a_page_with_no_translation_in_the_readers_language_is_shown_in_english(tmp_path: Path) -> None:
+    pages = {
+        "pages/linux/grub-bios-setup.md": "# grub-bios-setup\n\n> Set up a device to use GRUB with a BIOS "
+        "configuration.\n",
+        "pages.ko/linux/grub-bios-setup.md": "# grub-bios-setup\n\n> BIOS 설정.\n",
+        "pages.zh/common/ls.md": "# ls\n\n> 列出目录内容。\n",
+    }
+    found = results(kb_search(tmp_path, pages, "查看BIOS"))
+    assert found[0]["id"] == "kb:pages/linux/grub-bios-setup.md#grub-bios-setup"
+    assert found[0]["translations"] == ["kb:pages.ko/linux/grub-bios-setup.md#grub-bios-setup"]
+
+
 def test_a_languages_own_stemmer_gives_the_stems_it_shortens_each_once() -> None:
     from ra_query.text.locales import language_stems
 

@@ -27,8 +27,9 @@ FORMAT_VERSION: Final = 1
 # Han characters one by one too, after their run's pairs; 9: a docs chunk in a language with a
 # stemmer of its own holds its words' stems in it too (ra_query.text.locales.language_stems); 10:
 # Hangul split from a Latin letter or digit it is written against (`gzip으로`); 11: a docs chunk's
-# Korean words without their particle or ending too (ra_query.text.locales.korean_stems)
-SCHEMA_VERSION: Final = 11
+# Korean words without their particle or ending too (ra_query.text.locales.korean_stems); 12: Han
+# and kana split from a Latin letter or digit they are written against (`用gzip`, `在Linux上`)
+SCHEMA_VERSION: Final = 12
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,

@@ -117,6 +117,12 @@ _FIRST_CJK: Final = "\u3040"
 # (`gzip으로`, `PDF에서`), which the analyzer would keep as one word
 _HANGUL_LATIN: Final = r"(?<=[A-Za-z0-9])(?=[\uac00-\ud7a3])|(?<=[\uac00-\ud7a3])(?=[A-Za-z0-9])"
 _FIRST_HANGUL: Final = "\u1100"
+# where Han or kana meets a Latin letter or a digit (`用gzip`, `在Linux上`): a run of one character
+# gets no pairs, and the analyzer would keep it and the Latin word as one word
+_CJK_LATIN: Final = (
+    r"(?<=[A-Za-z0-9])(?=[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f])"
+    r"|(?<=[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f])(?=[A-Za-z0-9])"
+)
 # a word with a bracketed letter or two inside or in front (`E[x]tract`, `[f]ile`, `g[z]ipped`):
 # letters must follow the last bracket, so `array[i]` is no such word, and a link's `](` never is
 _MNEMONIC = re.compile(r"(?<![\w\]])((?:[^\W\d_]*\[[^\W\d_]{1,2}\])+[^\W\d_]+)(?![\[(])")
@@ -232,13 +238,15 @@ def has_cjk(text: str) -> bool:
 
 def cjk_terms(text: str) -> str:
     """`text` with each run of Chinese or Japanese characters written as its overlapping pairs,
-    then its Han characters one by one, space-separated (a run of one character stays as it is);
+    then its Han characters one by one, space-separated (a run of one character stays as it is,
+    apart from Latin letters and digits written against it: `用gzip` → `用 gzip`);
     Korean words stay as written, apart from Latin letters and digits they are written against
     (`gzip으로` → `gzip 으로`)."""
     if _beyond(text, _FIRST_HANGUL) and _pattern(_HANGUL_LATIN).search(text) is not None:
         text = _pattern(_HANGUL_LATIN).sub(" ", text)
     if not has_cjk(text):
         return text
+    text = _pattern(_CJK_LATIN).sub(" ", text)
 
     def pairs(match: re.Match[str]) -> str:
         run = match[0]
