@@ -53,7 +53,7 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             threads_per_worker=1,
             processes=True,
             memory_limit=0,
-            dashboard_address=None,  # pyright: ignore[reportArgumentType]
+            dashboard_address=":0",  # any free port, not 8787 (machine-wide state)
             silence_logs=logging.CRITICAL,
             local_directory=str(scratch),
             env={"TMPDIR": str(scratch)},
@@ -383,6 +383,22 @@ def test_ra_update_on_a_local_cluster_builds_what_ra_update_builds(tmp_path: Pat
     plain(kb, home, tmp_path / "plain")
     same_tables(tmp_path / "plain", kb / ".ra")
     same_search(tmp_path / "plain", kb / ".ra")
+
+
+def test_a_local_cluster_starts_while_another_program_holds_dasks_dashboard_port() -> None:
+    import socket
+
+    holder = socket.socket()
+    try:
+        holder.bind(("0.0.0.0", 8787))  # Dask's default: its scheduler would warn, or fail, there
+        holder.listen()
+    except OSError:
+        pass  # another program holds it already: the case itself
+    try:
+        with ra_build.pipeline.cluster.connect(parse_spec("local:1")):
+            pass
+    finally:
+        holder.close()
 
 
 def test_a_local_cluster_that_cannot_start_is_a_cluster_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -152,7 +152,7 @@ def connect(spec: ClusterSpec) -> Iterator[Client]:
                     threads_per_worker=1,
                     processes=True,
                     memory_limit=0,  # ra's own processes, as in a plain build: never paused or killed
-                    dashboard_address=None,  # pyright: ignore[reportArgumentType]  (None: no dashboard)
+                    dashboard_address=":0",  # a free port: None still takes 8787, and warns when taken
                     silence_logs=quiet,
                 )
             except (RuntimeError, OSError, TimeoutError) as exc:  # what distributed raises for it
