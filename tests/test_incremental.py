@@ -183,6 +183,59 @@ def test_editing_a_file_rewrites_only_the_shard_that_holds_it(kb: Path, home: Pa
     ]
 
 
+def _forty_pages(tmp_path: Path) -> tuple[Path, Path]:
+    """A one-shard tree of forty pages, built; (kb, home)."""
+    kb, home = tmp_path / "kb", tmp_path / "home"
+    home.mkdir()
+    (kb / "pages").mkdir(parents=True)
+    (kb / ".ra.toml").write_text(
+        'root = true\n[settings]\nindex_shards = 1\n[tree.docs]\npath = "pages"\n', encoding="utf-8"
+    )
+    for k in range(40):
+        (kb / "pages" / f"p{k:02d}.md").write_text(f"# Page {k}\n\nAbout topic {k}.\n", encoding="utf-8")
+    build(kb, home)
+    return kb, home
+
+
+def _edit(kb: Path, pages: range, round_: int) -> None:
+    for k in pages:
+        (kb / "pages" / f"p{k:02d}.md").write_text(f"# Page {k}\n\nRevised {round_}.\n", encoding="utf-8")
+
+
+def _deleted(kb: Path) -> float:
+    from ra_build.artifacts.layout import Layout
+    from ra_build.pipeline.index_stage import deleted_share
+
+    return deleted_share(Layout(kb / ".ra").index_shard(0))
+
+
+def test_an_edit_of_a_few_documents_deletes_their_old_chunks_in_place(tmp_path: Path) -> None:
+    kb, home = _forty_pages(tmp_path)
+    _edit(kb, range(1), 1)
+    build(kb, home)
+    assert 0 < _deleted(kb) < 0.1
+    assert len(index_ids(kb)) == 80  # each page: its own chunk and its heading's
+
+
+def test_an_edit_of_a_tenth_of_a_shards_documents_rebuilds_it_without_deleted_chunks(tmp_path: Path) -> None:
+    kb, home = _forty_pages(tmp_path)
+    _edit(kb, range(4), 1)
+    build(kb, home)
+    assert _deleted(kb) == 0
+    assert len(index_ids(kb)) == 80
+
+
+def test_edits_in_place_stop_once_a_tenth_of_a_shards_chunks_are_deleted(tmp_path: Path) -> None:
+    kb, home = _forty_pages(tmp_path)
+    shares = []
+    for round_ in range(1, 7):
+        _edit(kb, range(round_, round_ + 1), round_)
+        build(kb, home)
+        shares.append(_deleted(kb))
+    assert max(shares) < 0.15 and 0 in shares  # rebuilt once the share reached a tenth
+    assert len(index_ids(kb)) == 80
+
+
 def test_a_corrupt_doit_state_file_is_replaced_and_the_build_still_succeeds(kb: Path, home: Path) -> None:
     build(kb, home)
     (kb / ".ra" / ".doit.db").write_text('{"not": "a database"}', encoding="utf-8")
