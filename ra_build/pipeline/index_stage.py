@@ -13,11 +13,11 @@ Parquet parts. Readers never open a shard: the stage then *publishes* them as on
 indexed document. A run compares it with the chunk tables and, in each shard that holds a
 changed document, deletes its old chunks by `doc_id` and adds the new ones; shards without a
 change are not touched. A shard that a run would change by a tenth of its documents, or whose
-index already counts a tenth of deleted chunks (`REBUILD_SHARE`), is rebuilt afresh instead, so
-the deleted chunks tantivy keeps in its statistics until a merge pass a tenth by one run at most. A change
-of stemmer, of schema or of K, or a missing state (`ra update --full`), rebuilds every shard
-afresh. Readers keep the previous generation until the new
-meta.json replaces it in one rename, so they never see an empty, partial or mixed index.
+index already counts a tenth of deleted chunks (`REBUILD_SHARE`), is rebuilt afresh instead:
+tantivy keeps deleted chunks in its statistics until a merge, and they pass a tenth by one run
+at most. A change of stemmer, of schema or of K, or a missing state (`ra update --full`),
+rebuilds every shard afresh. Readers keep the previous generation until the new meta.json
+replaces it in one rename, so they never see an empty, partial or mixed index.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,6 +189,7 @@ def _jobs(
     changed and removed documents deleted and the changed ones added again."""
     jobs: list[ShardJob] = []
     parts = [p for tree in trees for p in layout.chunk_shards(tree)]
+    held = Counter(entry[1] for entry in diff.old.values())  # documents per shard
     for shard in range(k):
         directory = layout.index_shard(shard)
         everything = tuple((str(p), None) for p in parts if int(p.stem.split("-")[1]) % k == shard)
@@ -198,8 +200,7 @@ def _jobs(
         deletes += sorted(d for d in diff.removed if diff.old[d][1] == shard)
         if not deletes:
             continue
-        held = sum(1 for entry in diff.old.values() if entry[1] == shard)
-        if len(deletes) >= REBUILD_SHARE * held or deleted_share(directory) >= REBUILD_SHARE:
+        if len(deletes) >= REBUILD_SHARE * held[shard] or deleted_share(directory) >= REBUILD_SHARE:
             jobs.append(ShardJob(shard, str(directory), stemmer, True, (), everything))
             continue
         adds = [d for d in diff.changed if diff.new[d][1] == shard]

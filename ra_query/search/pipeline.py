@@ -313,7 +313,8 @@ class _Run:
 
     def boost(self, record: ChunkRecord) -> float:
         """What a chunk's score is multiplied by: `local_boost` outside the global trees;
-        `READER_BOOST` for a docs chunk in the language the query said (its script, --lang);
+        `READER_BOOST` for a docs chunk in the language the query said (its script, its words,
+        --lang);
         `code_boost` for code, which an agent asking how something is done wants before the
         prose about it; and `test_weight` for the code of a test file or of a test module in a
         source file (the code that does something before the tests that call it)."""

@@ -18,9 +18,9 @@ package manager`) separates words. A `-` before one to three ASCII letters or di
 (`-j`, `-xvf`, `-O2`, `-h/--help`) is a command-line flag, not an exclusion: a word, searched
 (an agent asking "where is the -j option declared" wants `j`, and excluding a one-letter word
 would exclude nothing worth naming); `-(js)` excludes a short word. Given the stop words, a
-query that reads as a sentence (a stop word outside fields and phrases) reads every `-word` of
-ASCII letters as a word (`like find -xdev`); `-(word)` still excludes. A field on a group applies to
-every word and phrase in it that names no field of its own.
+query that reads as a sentence (a stop word outside fields, phrases and exclusions) reads every
+`-word` of ASCII letters as a word (`like find -xdev`); `-(word)` still excludes. A field on a
+group applies to every word and phrase in it that names no field of its own.
 
 Every and-group (the whole query, a group, one side of an OR) needs at least one thing that must
 match: a group made only of negations is an error rather than a query that silently matches
@@ -219,8 +219,8 @@ def _lex(query: str) -> list[_Token]:
 
 def _flags_of_a_sentence(tokens: list[_Token], is_stopword: Callable[[str], bool]) -> list[_Token]:
     """`tokens` with each `-word` read as the word (`like find -xdev`) when the query reads as a
-    sentence: one of its words, outside fields, phrases and exclusions, is a stop word. An agent that asks in
-    words what `-xdev` does wants that word found; `-(word)` still excludes it."""
+    sentence: one of its words, outside fields, phrases and exclusions, is a stop word. An agent
+    that asks in words what `-xdev` does wants that word found; `-(word)` still excludes it."""
     # a field's value and an excluded word do not count
     operated = [False, *(t.kind in (_Kind.FIELD, _Kind.MINUS) for t in tokens)][: len(tokens)]
     pairs = zip(tokens, operated, strict=True)
