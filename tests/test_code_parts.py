@@ -109,9 +109,11 @@ def _docstring_and_statements(indent: str, comment: str, statement: str, count: 
 # each a definition whose signature spans lines and whose body alone is within the budget
 LONG_SIGNATURES = {
     "a.py": "def convert(\n    self, value: int, param: str | None, ctx: object | None\n) -> int:\n"
+    + '    """what the function does, line 0 of its long doc comment\n'
+    + "".join(f"    what the function does, line {k} of its long doc comment\n" for k in range(1, 4))
     + '    """\n'
-    + _docstring_and_statements("    ", "", "value_{k} = self.normalize(value, ctx=ctx, param=param)", 9)
-    + '    """\n    return value\n',
+    + "".join(f"    value_{k} = self.normalize(value, ctx=ctx, param=param)\n" for k in range(9))
+    + "    return value\n",
     "b.py": "@decorated\ndef convert(\n    self, value: int, param: str | None, ctx: object | None\n) -> int:\n"
     + _docstring_and_statements("    ", "#", "value_{k} = self.normalize(value, ctx=ctx, param=param)", 10)
     + "    return value\n",
