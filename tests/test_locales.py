@@ -184,6 +184,17 @@ def test_a_latin_word_in_a_chinese_query_weighs_as_much_as_a_chinese_word(tmp_pa
     assert results(kb_search(tmp_path, pages, "用gzip压缩文件"))[0]["id"] == "kb:pages.zh/common/gzip.md#gzip"
 
 
+def test_a_number_in_a_chinese_query_weighs_as_a_word_does_not_three_times(tmp_path: Path) -> None:
+    # 请求5次 (five requests): the page that says 5 most often is not the answer
+    pages = {
+        "pages.zh/common/ping.md": "# ping\n\n> 测试主机是否可达。\n\n- 只发送 5 个请求后停止：\n\n`ping -c 5 {{主机}}`\n",
+        "pages.zh/common/seq.md": "# seq\n\n> 输出数字序列。\n\n- 从 5 数到 50，步长 5：\n\n`seq 5 5 50`\n\n"
+        "- 输出 5 行：\n\n`seq 5`\n",
+        **{f"pages.zh/common/{name}.md": f"# {name}\n\n> 显示{name}的内容。\n" for name in "abcdefgh"},
+    }
+    assert results(kb_search(tmp_path, pages, "请求5次"))[0]["id"] == "kb:pages.zh/common/ping.md#ping"
+
+
 def test_a_page_in_the_language_a_query_says_ranks_before_pages_that_say_its_latin_words_more(
     tmp_path: Path,
 ) -> None:
