@@ -376,3 +376,23 @@ def test_a_definition_the_query_names_is_shown_and_a_part_of_it_that_ranked_high
         "t:a.rs#Opts",
         "t:a.rs#run",
     ]
+
+
+def test_a_search_that_matches_a_long_doc_comment_shows_the_definition_it_documents(tmp_path: Path) -> None:
+    """A doc comment over the budget is parts of its own before the declaration; the words of
+    its first lines find the function, shown from its signature (its line range holds it)."""
+    doc = "/// Walks the lighthouse ledger and reconciles every beacon with its keeper.\n" + "".join(
+        f"/// Remark {k}: the reconciliation is described at length in this paragraph of prose.\n"
+        for k in range(24)
+    )
+    body = "".join(f"    let step_{k} = keeper.len() + {k};\n" for k in range(4))
+    source = f"{doc}pub fn reconcile(keeper: &str) -> usize {{\n{body}    keeper.len()\n}}\n"
+    kb, home = _rust_project(tmp_path, files={"src/ledger.rs": source})
+    build(kb, home)
+    listed = run_cmd("ra", "ls", "chunks", "kb:src/ledger.rs", cwd=kb, home=home)
+    assert "kb:src/ledger.rs#reconcile.1" in listed.out  # the doc comment's first part is a chunk
+    run = run_cmd("ra", "search", "--json", "lighthouse ledger beacon", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    first = json.loads(run.out)["queries"][0]["results"][0]
+    assert first["id"] == "kb:src/ledger.rs#reconcile"
+    assert "pub fn reconcile(keeper: &str)" in first["content"]

@@ -359,7 +359,7 @@ class _Run:
 
     def show(self, results: list[Result], found: list[tuple[ChunkRecord, float]]) -> list[Result]:
         """The pipeline's show step (`_shown`); remembers how each result is shown."""
-        shown = _one_part_each(_shown(self, results, found), self.named)
+        shown = _one_part_each(_declared(self, _shown(self, results, found)), self.named)
         self.shown = {s.id: s for s in shown}
         if self.named:  # what the query names stays first, above a section many matches merged into
             # (a named page with no text of its own is shown as the section under its title)
@@ -675,6 +675,27 @@ def _definition_of(record: ChunkRecord) -> str:
     """The id of the definition a code chunk is a later part of (its parent), else its own."""
     later = record.kind == "code" and is_later_part(record.id.partition("#")[2], record.symbol)
     return (record.parent_id or record.id) if later else record.id
+
+
+def _declared(run: _Run, shown: list[Shown]) -> list[Shown]:
+    """`shown` with each part of a long doc comment shown as the part that declares its
+    definition: a doc comment longer than the budget is parts of its own, before the declaration
+    (ra_build.document.code), and a question its words answer asks for the definition, which an
+    agent reads from its declaration (`ra get` shows the whole)."""
+    out: list[Shown] = []
+    for item in shown:
+        record = item.record
+        if (
+            record.kind == "code"
+            and record.parent_id
+            and not item.result.aggregated
+            and is_later_part(record.id.partition("#")[2], record.symbol)
+        ):
+            head = run.record(record.parent_id)
+            if head is not None and head.body.strip() and record.line_end < head.line_start:
+                item = item._replace(result=item.result._replace(id=head.id), record=head, parts=(head,))
+        out.append(item)
+    return out
 
 
 def _one_part_each(shown: list[Shown], named: frozenset[str]) -> list[Shown]:
