@@ -69,7 +69,11 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
         help="only docs in this natural language (ja, de, pt-br; repeatable), shown in its translation",
     )
     parser.add_argument("--explain", action="store_true", help="show the parsed query, parameters and counts")
-    parser.add_argument("--candidate-limit", type=int, help="candidates fetched before aggregation")
+    parser.add_argument(
+        "--candidate-limit",
+        type=int,
+        help="candidates fetched before aggregation (hybrid: the best half of them fused, at least -n)",
+    )
     parser.add_argument(
         "--cutoff-ratio", type=float, help="elbow: cut where score[i+1]/score[i] falls below this"
     )

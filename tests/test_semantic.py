@@ -591,3 +591,40 @@ def test_a_hybrid_index_searched_read_only_without_the_extra_answers_by_words_wi
         topic = json.loads(run.out)["queries"][0]
         assert run.code == 0 and topic["results"][0]["id"] == "docs:ports.md#lsof"
         assert "the semantic extra is not installed" in topic["note"]
+
+
+def test_a_hybrid_search_aggregates_only_the_best_half_of_its_fused_candidates(tmp_path: Path) -> None:
+    """Sixteen sections of one page, every one near a git question in meaning: twenty fused
+    candidates held three quarters of them and merged them into the page; the best ten cannot,
+    and the section the words found is the first result."""
+    topics = [
+        "stash", "commit", "branch", "merge", "rebase", "tag", "fetch", "pull",
+        "push", "clone", "reset", "revert", "log", "diff", "blame", "bisect",
+    ]  # fmt: skip
+    sections = "".join(
+        f"## {topic.title()}\n\nUse git {topic} to work with changes in the repository history.\n\n"
+        for topic in topics
+    )
+    sections = sections.replace(
+        "Use git stash to work", "Save uncommitted changes aside with git stash, then work"
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = semantic_kb(tmp_path, {"git.md": f"# Git\n\nWorking with git.\n\n{sections}"})
+    assert run_build(load_config(kb, home), kb / ".ra").failures == []
+    run = ra(kb, home, "search", "--json", "save uncommitted changes aside in git")
+    assert run.code == 0, run.err
+    assert ids(run)[0] == "docs:git.md#stash"
+    every = ra(
+        kb, home, "search", "--json", "--candidate-limit", "40", "save uncommitted changes aside in git"
+    )
+    assert ids(every)[0] == "docs:git.md#git"  # twenty of forty fused: the sections merge into the h1
+
+
+def test_the_fused_candidates_aggregated_are_half_the_candidate_limit_within_the_limit() -> None:
+    from ra_query.search.pipeline import SearchParams, fused_candidates
+
+    assert fused_candidates(SearchParams(limit=5, candidate_limit=20)) == 10
+    assert fused_candidates(SearchParams(limit=15, candidate_limit=20)) == 15
+    assert fused_candidates(SearchParams(limit=5, candidate_limit=2)) == 2
+    assert fused_candidates(SearchParams(limit=100, candidate_limit=100)) == 100

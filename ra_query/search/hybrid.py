@@ -11,9 +11,11 @@ The two rankings are fused by min-max normalisation: each list's scores scaled t
 `code_semantic_weight`, 0.45: the model reads prose better than code, docs/code.md) over the top
 50 of each side; a chunk only one side found gets 0 from the other. Chosen with bench/quality.py over
 min-max weights 0.3–0.7, reciprocal-rank fusion, other normalisations and fewer BM25
-candidates (docs/searching.md has the table). The best `candidate_limit` of the fused list
-then go through ra's aggregation, elbow cutoff and limit as BM25's candidates do
-(ra_query.search.pipeline: both sides' 50 let a page's sections merge into the page).
+candidates (docs/searching.md has the table). The best `FUSED_SHARE` of `candidate_limit` of
+the fused list (10 of 20; never fewer than `limit`) then go through ra's aggregation, elbow cutoff
+and limit as BM25's candidates do. A fused list is denser in answers than BM25's: every section of
+a page is near a question about the page in meaning, so 20 of them merged the sections into the
+page (fd's 195-line Installation for a question its "On Ubuntu" answers; ra_query.search.pipeline).
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ if TYPE_CHECKING:
     from ra_query.artifacts.store import Store
 
 DENSE_K = 50  # nearest chunks taken before the constraints see them; BM25 gives as many
+# the share of `candidate_limit` of the fused list that aggregation sees (bench/tune_code.py: of
+# 20, 10 kept the code questions' answers and brought the docs questions' sections up the most
+# safely; 8 more, 6 lost code answers)
+FUSED_SHARE = 0.5
 DEFAULT_SEMANTIC_WEIGHT = 0.55
 NO_EXTRA_NOTE = (
     "this index has vectors but the semantic extra is not installed: searched with BM25 only "

@@ -406,7 +406,7 @@ def search_topic(
     # a query in a language the model does not know would be embedded as if it were English
     words_only = hybrid_on and meaning is None and base(reader) not in EMBEDDED_LANGUAGES
     hybrid_on = hybrid_on and not words_only
-    fused_limit = params.candidate_limit  # what aggregation sees, fused or not
+    fused_limit = fused_candidates(params)  # what aggregation sees of a fused list
     if hybrid_on and store.has_vectors():  # as many BM25 candidates as dense ones: fused fairly
         params = params._replace(candidate_limit=max(params.candidate_limit, DENSE_K))
     run = _Run(store, params)
@@ -519,6 +519,15 @@ def _named(
     return found, named
 
 
+def fused_candidates(params: SearchParams) -> int:
+    """How many of a hybrid search's fused candidates go on to aggregation: `FUSED_SHARE` of
+    `candidate_limit` (ra_query.search.hybrid), never fewer than `limit` nor more than
+    `candidate_limit`."""
+    from ra_query.search.hybrid import FUSED_SHARE
+
+    return min(params.candidate_limit, max(params.limit, round(params.candidate_limit * FUSED_SHARE)))
+
+
 def _hybrid(
     run: _Run,
     node: Node | None,
@@ -568,8 +577,8 @@ def _hybrid(
         run.records.setdefault(record.id, record)
         boosted.append((record, score * run.boost(record)))
     boosted.sort(key=lambda pair: (-pair[1], pair[0].id))
-    # the best `candidate_limit` go on, as BM25's do in a lexical search: aggregation would
-    # otherwise see both sides' 50 and merge sections whose every part is near in meaning
+    # the best `limit` (fused_candidates) go on: aggregation would otherwise see both sides' 50
+    # and merge sections whose every part is near in meaning
     fused = hybrid.fuse(found, boosted, params.semantic_weight, params.code_semantic_weight)[:limit]
     return [(f.record, f.score) for f in fused], {f.record.id: f for f in fused}, None
 
