@@ -8,6 +8,7 @@ import itertools
 import json
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -396,3 +397,32 @@ def test_a_search_that_matches_a_long_doc_comment_shows_the_definition_it_docume
     first = json.loads(run.out)["queries"][0]["results"][0]
     assert first["id"] == "kb:src/ledger.rs#reconcile"
     assert "pub fn reconcile(keeper: &str)" in first["content"]
+
+
+def _code_shown(chunk_id: str, parent: str, symbol: str, lines: tuple[int, int], score: float) -> Any:
+    """A code result as the show step sees it: `chunk_id` in `parent`, over `lines`."""
+    from ra_query.artifacts.models import ChunkRecord
+    from ra_query.search.aggregate import Result
+    from ra_query.search.pipeline import Shown
+
+    record = ChunkRecord(
+        chunk_id, "t", "a.rs", "t:a.rs", parent, "", ("a.rs", symbol), 2, 0, 1,
+        lines[0], lines[1], 0, 9, 9, "text", "code", "rust", symbol,
+    )  # fmt: skip
+    return Shown(Result(chunk_id, score, (), False), record, (record,))
+
+
+@pytest.mark.parametrize("head_first", [True, False])
+def test_a_doc_comment_part_is_shown_once_as_its_declaration_in_its_own_place(head_first: bool) -> None:
+    from ra_query.search.pipeline import _declared
+
+    doc = _code_shown("t:a.rs#run.1", "t:a.rs#run", "run", (1, 20), 3.0)
+    head = _code_shown("t:a.rs#run", "t:a.rs", "run", (21, 30), 1.0)
+    body = _code_shown("t:a.rs#run.3", "t:a.rs#run", "run", (31, 40), 2.0)  # after it: a part of code
+    other = _code_shown("t:a.rs#stop", "t:a.rs", "stop", (41, 45), 1.5)
+    records = {s.id: s.record for s in (doc, head, body, other)}
+    order = [head, doc, body, other] if head_first else [doc, body, head, other]
+    shown = _declared(order, records.get)
+    assert [s.id for s in shown] == ["t:a.rs#run", "t:a.rs#run.3", "t:a.rs#stop"]
+    first = shown[0]
+    assert first.record.line_start == 21 and first.result.score == (1.0 if head_first else 3.0)

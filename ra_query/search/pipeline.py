@@ -359,7 +359,7 @@ class _Run:
 
     def show(self, results: list[Result], found: list[tuple[ChunkRecord, float]]) -> list[Result]:
         """The pipeline's show step (`_shown`); remembers how each result is shown."""
-        shown = _one_part_each(_declared(self, _shown(self, results, found)), self.named)
+        shown = _one_part_each(_declared(_shown(self, results, found), self.record), self.named)
         self.shown = {s.id: s for s in shown}
         if self.named:  # what the query names stays first, above a section many matches merged into
             # (a named page with no text of its own is shown as the section under its title)
@@ -686,12 +686,14 @@ def _definition_of(record: ChunkRecord) -> str:
     return (record.parent_id or record.id) if later else record.id
 
 
-def _declared(run: _Run, shown: list[Shown]) -> list[Shown]:
+def _declared(shown: list[Shown], record_of: Callable[[str], ChunkRecord | None]) -> list[Shown]:
     """`shown` with each part of a long doc comment shown as the part that declares its
-    definition: a doc comment longer than the budget is parts of its own, before the declaration
-    (ra_build.document.code), and a question its words answer asks for the definition, which an
-    agent reads from its declaration (`ra get` shows the whole)."""
+    definition, in the part's place (each id once): a doc comment longer than the budget is parts
+    of its own, before the declaration (ra_build.document.code), and a question its words answer
+    asks for the definition, which an agent reads from its declaration (`ra get` shows the
+    whole). `record_of` reads a chunk by its id."""
     out: list[Shown] = []
+    seen: set[str] = set()
     for item in shown:
         record = item.record
         if (
@@ -700,10 +702,12 @@ def _declared(run: _Run, shown: list[Shown]) -> list[Shown]:
             and not item.result.aggregated
             and is_later_part(record.id.partition("#")[2], record.symbol)
         ):
-            head = run.record(record.parent_id)
+            head = record_of(record.parent_id)
             if head is not None and head.body.strip() and record.line_end < head.line_start:
                 item = item._replace(result=item.result._replace(id=head.id), record=head, parts=(head,))
-        out.append(item)
+        if item.id not in seen:
+            seen.add(item.id)
+            out.append(item)
     return out
 
 
