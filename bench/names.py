@@ -11,7 +11,10 @@
    - **bare**: its last part (`Find`): that definition first, or in the top 3. A bare name that
      several definitions share cannot put each first, so the share whose first result is *a*
      definition of that name is printed too, and the share first among the names that only one
-     definition outside the tests has.
+     definition outside the tests has;
+   - **a type's field as written** (`Opts.hidden`, `Options.Height`): up to `--sample` members
+     of the chunk tables' `members` (seeded; a struct's field, an enum's variant): a hit is the
+     chunk that declares it first, or a definition of that qualified name (a method called so).
 2. Docs: the English tldr pages (`--tldr DIR`, else as bench/quality.py finds them): up to
    `--sample` command names (a page's title, `git commit`; seeded), and apart from them the 40
    POPULAR ones (`ssh`, `git commit`: the prefix of many other pages' names); a hit is a page of
@@ -75,6 +78,42 @@ def definitions(artifacts: Path, count: int) -> list[dict[str, Any]]:
     rows.sort(key=lambda r: r["id"])
     random.Random(SEED).shuffle(rows)
     return [r | {"shared": last[r["symbol"].rsplit(".", 1)[-1]]} for r in rows[:count]]
+
+
+def fields(artifacts: Path, count: int) -> list[dict[str, Any]]:
+    """Up to `count` members of a built corpus's types (seeded: the chunk table's `members`, a
+    struct's field, an enum's variant, outside test files): the member as written (`Opts.hidden`)
+    and the chunk that declares it. None where the tables have no `members` (an older ra)."""
+    import pyarrow.parquet as pq
+
+    from ra_query.search.pipeline import is_test_path
+
+    rows: list[dict[str, Any]] = []
+    for part in sorted((artifacts / "chunks").glob("*/part-*.parquet")):
+        if "members" not in pq.read_schema(part).names:
+            return []
+        for r in pq.read_table(part, columns=["id", "path", "members"]).to_pylist():
+            if not is_test_path(r["path"]):
+                rows += [{"member": m, "id": r["id"]} for m in r["members"] or ()]
+    rows.sort(key=lambda r: (r["member"], r["id"]))
+    random.Random(SEED).shuffle(rows)
+    return rows[:count]
+
+
+def field_figures(store: Any, members: list[dict[str, Any]], mode: str) -> dict[str, Any]:
+    """Each member typed as written: the share whose first result declares it (or is a definition
+    of that qualified name, a method called as the field is)."""
+    params = quality.default_params(store, mode)
+    first = 0
+    misses: list[str] = []
+    for m in members:
+        results = _results(store, params, m["member"])
+        top = results[0] if results else {}
+        ok = top.get("id") == m["id"] or top.get("symbol") == m["member"]
+        first += ok
+        if not ok:
+            misses.append(f"{m['member']} → {top.get('id')}")
+    return {"fields": len(members), "fields@1": round(first / max(1, len(members)), 3), "misses": misses}
 
 
 # commands an agent types most, many of them the prefix of other pages' names (`ssh-add`,
@@ -189,8 +228,13 @@ def main() -> None:
             artifacts = code_search.build(name, folder, args.work, source)
             store = open_store(artifacts)
             defs = definitions(artifacts, args.sample)
+            members = fields(artifacts, args.sample)
             for mode in quality.modes_of(store):
                 figures.setdefault(mode, {})[name] = code_figures(store, defs, mode)
+                if members:
+                    got = field_figures(store, members, mode)
+                    figures[mode][name] |= {k: got[k] for k in ("fields", "fields@1")}
+                    figures[mode][name]["misses"] += got["misses"]
         if not args.no_tldr:
             pages = quality.tldr_pages(args.tldr, args.work)
             if source is None:
@@ -209,8 +253,8 @@ def main() -> None:
         f"{load_after} after{f' — {args.label}' if args.label else ''}",
         "",
         "| mode | set | names | as written first | bare first | bare top 3 | bare: a def of that name first "
-        "| bare, defined once: first (names) | page first |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| bare, defined once: first (names) | a type's field as written first (fields) | page first |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for mode, sets in figures.items():
         for name, f in sets.items():
@@ -222,7 +266,8 @@ def main() -> None:
             cells = [
                 f.get(k, "") for k in ("written@1", "bare@1", "bare@3", "bare: a definition of that name @1")
             ]
-            cells += [once, f.get("page@1", "")]
+            field = f"{f['fields@1']} ({f['fields']})" if "fields" in f else ""
+            cells += [once, field, f.get("page@1", "")]
             lines.append(f"| {mode} | {name} | {f['names']} | " + " | ".join(str(c) for c in cells) + " |")
     report = "\n".join(lines)
     print(report)

@@ -426,3 +426,66 @@ def test_a_doc_comment_part_is_shown_once_as_its_declaration_in_its_own_place(he
     assert [s.id for s in shown] == ["t:a.rs#run", "t:a.rs#run.3", "t:a.rs#stop"]
     first = shown[0]
     assert first.record.line_start == 21 and first.result.score == (1.0 if head_first else 3.0)
+
+
+MEMBER_SOURCES = {
+    "a.go": (
+        "package x\n\ntype Options struct {\n\tInput  chan string\n\tHeight int\n\tEmbedded\n}\n\n"
+        "type Runner interface {\n\tRun(ctx int) error\n}\n",
+        {"Options": ["Options.Input", "Options.Height", "Options.Embedded"], "Runner": ["Runner.Run"]},
+    ),
+    "a.rs": (
+        "pub struct Opts {\n    /// Hidden files.\n    pub hidden: bool,\n    max_depth: Option<usize>,\n}\n"
+        "pub enum Mode { Fast, Slow(u8) }\nimpl Opts { pub fn depth(&self) -> usize { 1 } }\n",
+        {"Opts": ["Opts.hidden", "Opts.max_depth"], "Mode": ["Mode.Fast", "Mode.Slow"], "Opts.depth": []},
+    ),
+    "A.java": (
+        "class Gson {\n  private final int maxDepth;\n  public int get() { return maxDepth; }\n  private Foo foo;\n}\n",
+        {"Gson": ["Gson.maxDepth"], "Gson.get": [], "Gson.foo": ["Gson.foo"]},
+    ),
+    "a.ts": (
+        "interface Options { timeout?: number; retry: number; }\nenum Color { Red, Green = 2 }\n",
+        {"Options": ["Options.timeout", "Options.retry"], "Color": ["Color.Red", "Color.Green"]},
+    ),
+    "a.py": (
+        'class Config:\n    """Doc."""\n    timeout = 5\n    name: str = "x"\n    register(thing)\n\n'
+        "    def run(self):\n        local = 1\n",
+        {"Config": ["Config.timeout", "Config.name"], "Config.run": []},
+    ),
+    "a.c": (
+        "struct point { int x; int *y; char name[10]; };\nenum color { RED, GREEN };\n",
+        {"point": ["point.x", "point.y", "point.name"], "color": ["color.RED", "color.GREEN"]},
+    ),
+}
+
+
+@pytest.mark.parametrize("path", sorted(MEMBER_SOURCES))
+def test_a_types_chunk_lists_the_fields_and_variants_it_declares_and_a_function_none(path: str) -> None:
+    source, expected = MEMBER_SOURCES[path]
+    members = {c.id.partition("#")[2]: list(c.members) for c in chunks_of(path, source) if "#" in c.id}
+    assert {slug: members.get(slug) for slug in expected} == expected
+
+
+def test_each_part_of_a_long_struct_lists_the_fields_it_declares() -> None:
+    chunks = [c for c in chunks_of("cli.rs", OPTS) if c.id.startswith("src:cli.rs#Opts")]
+    declared = [m for c in chunks for m in c.members]
+    assert declared == [f"Opts.option_{k}" for k in range(40)]  # each once, in order, all of them
+    assert all(c.members for c in chunks)
+    assert all(f"pub option_{m.rpartition('_')[2]}:" in c.body for c in chunks for m in c.members)
+
+
+def test_a_member_is_a_name_of_its_chunk_qualified_only() -> None:
+    keys = chunk_keys(kind="code", depth=2, symbol="Opts", title="", path="cli.rs", slug="Opts.3",
+                      members=["Opts.max_depth"])  # fmt: skip
+    assert {"==Opts.max_depth", "=Opts.max_depth", "opts.max_depth", "optsmaxdepth"} <= set(keys)
+    assert not {"max_depth", "maxdepth", "=max_depth"} & set(keys)  # a method called so keeps it
+
+
+def test_a_struct_field_typed_as_written_finds_the_part_that_declares_it(tmp_path: Path) -> None:
+    helpers = "/// Reads option 31 of the options.\npub fn option_31(value: &str) -> usize { value.len() }\n"
+    kb, home = _rust_project(tmp_path, files={"cli.rs": OPTS, "read.rs": helpers})
+    build(kb, home)
+    run = run_cmd("ra", "search", "--json", "Opts.option_31", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    first = json.loads(run.out)["queries"][0]["results"][0]
+    assert first["id"].startswith("kb:cli.rs#Opts") and "pub option_31:" in first["content"]

@@ -85,6 +85,7 @@ CHUNK_SCHEMA = pa.schema(
         ("language", pa.string()),  # markdown, text, python, go, … (ra_query.sources.languages)
         ("symbol", pa.string()),  # a code chunk's qualified name, "" for docs
         ("references", pa.list_(pa.string())),  # the names a code chunk calls or constructs
+        ("members", pa.list_(pa.string())),  # the fields, variants, properties a code chunk declares
         ("frontmatter", pa.string()),
         ("mtime_ns", pa.int64()),
         # a docs chunk's natural language (`en`, `ja`, `pt-br`: ra_query.text.locales), null for code
@@ -192,6 +193,7 @@ def _chunk_row(
         "language": c.language,
         "symbol": c.symbol,
         "references": list(c.references),
+        "members": list(c.members),
         "frontmatter": frontmatter if c.depth == 0 else None,
         "mtime_ns": mtime_ns,
         "locale": locale,

@@ -40,8 +40,9 @@ CHUNKER_VERSION = (
     # 16: angle-bracket text that is no HTML element (`<T>`, `<Foo>`) is text in slugs and titles,
     # every HTML element's tags, custom ones too, are not (`The Result<T> Type!` → `the-resultt-type`);
     # 17 (issue 30): a long definition is never cut before its body's first statement (its
-    # signature alone was a part, its doc comment and code the next)
-    17
+    # signature alone was a part, its doc comment and code the next); 18: the `members` column
+    # (the fields, variants and properties a type's chunk declares)
+    18
 )
 
 

@@ -77,6 +77,7 @@ class Chunk:
     language: str = "markdown"  # ra_query.sources.languages: markdown, text, python, go, …
     symbol: str = ""  # a code chunk's qualified name (`Class.method`); "" for docs
     references: tuple[str, ...] = ()  # the names a code chunk calls or constructs, in order
+    members: tuple[str, ...] = ()  # the fields, variants, properties a code chunk declares (`Opts.hidden`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,7 +351,7 @@ def chunk_code(
                 ids[k], tree, path, doc_id, parent, node.depth, positions[k], siblings, node.slug, node.title,
                 source, crumbs, (), body, file_byte(node.start), file_byte(node.end), lines.of(node.start),
                 lines.of(last), count_tokens(body), content_hash(node.title, crumbs, (), body), "code",
-                language, node.symbol, references[k],
+                language, node.symbol, references[k], node.members,
             )
         )  # fmt: skip
     return Document(

@@ -34,7 +34,7 @@ import bisect
 import itertools
 import operator
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -1068,6 +1068,7 @@ class CodeNode:
     body: str
     start: int
     end: int
+    members: tuple[str, ...] = ()  # the fields, variants and properties it declares, qualified
 
 
 class Lines:
@@ -1118,7 +1119,10 @@ def _emit(
     nodes: list[CodeNode],
     slugs: _Slugs,
     budget: int,
+    members: Sequence[tuple[int, str]] = (),
 ) -> None:
+    """Append the nodes of `item`; `members` are its container's (`_members`), for a block of
+    statements between the container's definitions (a Java field)."""
     if isinstance(item, Span):  # statements; longer than the budget, cut into parts at line breaks
         first = ""
         whole = Span(_line_start(source, item.start), item.end)
@@ -1134,7 +1138,8 @@ def _emit(
             else:
                 slug = slugs.next(f"{first}.{k}")
             crumb = (*crumbs, title)
-            nodes.append(CodeNode(slug, parent, depth, title, "block", "", crumb, body, part.start, part.end))
+            nodes.append(CodeNode(slug, parent, depth, title, "block", "", crumb, body, part.start, part.end,
+                                  _within(members, part)))  # fmt: skip
         return
     start = _line_start(source, item.span.start)
     end = item.body_start if item.children else item.span.end
@@ -1143,11 +1148,12 @@ def _emit(
     slug = slugs.reserved[id(item)]
     breadcrumb = (crumbs[0], *item.crumbs)
     me = len(nodes)
+    declares = _members(item, source)
     if item.children and _fragment(item, source, body_span):
         # `impl Opts {` alone: the node holds its members, and no text of its own
         nodes.append(CodeNode(slug, parent, depth, item.signature, item.kind, symbol, breadcrumb, "",
                               body_span.start, body_span.start))  # fmt: skip
-        _emit_members(item, me, depth, breadcrumb, source, nodes, slugs, budget)
+        _emit_members(item, me, depth, breadcrumb, source, nodes, slugs, budget, declares)
         return
     # a definition (or a class's own part) longer than the budget: cut at its syntax (`_pieces`),
     # its first part is its node, the others its first children
@@ -1160,7 +1166,8 @@ def _emit(
         head = max((k for k, part in enumerate(parts) if part.start <= begins), default=0)
     first = parts[head]
     nodes.append(CodeNode(slug, parent, depth, item.signature, item.kind, symbol, breadcrumb,
-                          _decode(source, first), first.start, first.end))  # fmt: skip
+                          _decode(source, first), first.start, first.end,
+                          _within(declares, first)))  # fmt: skip
     for k, part in enumerate(parts, start=1):
         if k == head + 1:
             continue
@@ -1180,9 +1187,10 @@ def _emit(
                 _decode(source, part),
                 part.start,
                 part.end,
+                _within(declares, part),
             )
         )
-    _emit_members(item, me, depth, breadcrumb, source, nodes, slugs, budget)
+    _emit_members(item, me, depth, breadcrumb, source, nodes, slugs, budget, declares)
 
 
 def _emit_members(
@@ -1194,14 +1202,84 @@ def _emit_members(
     nodes: list[CodeNode],
     slugs: _Slugs,
     budget: int,
+    declares: Sequence[tuple[int, str]] = (),
 ) -> None:
-    """The nodes of `item`'s members, blocks and adopted methods, in document order."""
+    """The nodes of `item`'s members, blocks and adopted methods, in document order; its blocks
+    hold the fields it `declares` within them."""
     members: list[tuple[int, Definition | Span]] = [(c.span.start, c) for c in item.children]
     members += [(b.start, b) for b in item.blocks]
     members += [(a.span.start, a) for a in item.adopted]
     members.sort(key=lambda m: m[0])
     for _, member in members:
-        _emit(member, me, depth + 1, breadcrumb, source, nodes, slugs, budget)
+        _emit(member, me, depth + 1, breadcrumb, source, nodes, slugs, budget, declares)
+
+
+# what a type declares that is no definition of its own: a struct's or class's fields, an enum's
+# variants, an interface's properties and method specs (Go, Rust, Java, C, C++, C#, TypeScript)
+_MEMBER_TYPES = frozenset({
+    "field_declaration", "enum_variant", "enumerator", "property_signature", "public_field_definition",
+    "field_definition", "enum_member_declaration", "enum_assignment", "method_spec", "method_elem",
+})  # fmt: skip
+_TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "type", "union", "record", "trait"})
+_MEMBER_DEPTH = 4  # how deep below the definition its members are looked for (a body, a list)
+
+
+def _members(item: Definition, source: bytes) -> list[tuple[int, str]]:
+    """(where, `Type.name`) of each member a type declares that is no definition of its own (a
+    field, a variant, a property: its chunk names it, so `Opts.max_depth` finds the part of
+    `Opts` that declares it), in document order; none for a function."""
+    if item.syntax is None or item.kind not in _TYPE_KINDS:
+        return []
+    inner = {(c.syntax.start_byte, c.syntax.end_byte) for c in item.children if c.syntax is not None}
+    found: list[tuple[int, str]] = []
+    stack = [(item.syntax, 0)]
+    while stack:
+        node, level = stack.pop()
+        for child in reversed(node.named_children):
+            if (child.start_byte, child.end_byte) in inner:
+                continue  # a member with a chunk of its own
+            bare = child.type == "property_identifier" and node.type == "enum_body"  # TS `enum { A }`
+            if child.type in _MEMBER_TYPES or bare:
+                name = _member_name(child, source)
+                if name:
+                    found.append((child.start_byte, f"{item.qualified}.{name}"))
+            elif child.type == "expression_statement" and _assigned(child) is not None:  # Python's `x = 1`
+                found.append((child.start_byte, f"{item.qualified}.{_member_name(child, source)}"))
+            elif level < _MEMBER_DEPTH and child.named_children:
+                stack.append((child, level + 1))
+    found.sort()
+    return found
+
+
+def _assigned(statement: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The name a statement of a class body assigns (Python's `timeout = 5`, `name: str`), or None."""
+    assignment = statement.named_children[0] if statement.named_children else None
+    if assignment is None or assignment.type != "assignment":
+        return None
+    left = assignment.child_by_field_name("left")
+    return left if left is not None and left.type == "identifier" else None
+
+
+def _member_name(node: tree_sitter.Node, source: bytes) -> str:
+    """The name a member declaration declares (its `name`, its declarator's, what it assigns),
+    or ""."""
+    for _ in range(6):
+        if node.type.endswith("identifier"):
+            return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        inner = _assigned(node) if node.type == "expression_statement" else None
+        for field_name in ("name", "declarator", "property"):
+            inner = inner or node.child_by_field_name(field_name)
+        for suffix in ("declarator", "declaration", "identifier"):  # a declarator before a type's name
+            inner = inner or next((c for c in node.named_children if c.type.endswith(suffix)), None)
+        if inner is None:
+            return ""
+        node = inner
+    return ""
+
+
+def _within(members: Sequence[tuple[int, str]], span: Span) -> tuple[str, ...]:
+    """The members declared in `span`."""
+    return tuple(name for at, name in members if span.start <= at < span.end)
 
 
 # containers that are no type: an `impl` block, a module, a namespace — their own part is often

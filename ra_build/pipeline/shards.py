@@ -175,7 +175,7 @@ def _row_groups_holding(parquet: pq.ParquetFile, ids: list[str]) -> list[int]:
 INDEX_COLUMNS = [
     "id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "title", "tags", "path", "body",
     "depth", "position", "sibling_count", "line_start", "line_end", "byte_start", "byte_end",
-    "tokens", "mtime_ns", "kind", "language", "symbol", "locale", "translation",
+    "tokens", "mtime_ns", "kind", "language", "symbol", "locale", "translation", "members",
 ]  # fmt: skip
 BATCH_ROWS = 8192
 
@@ -228,7 +228,7 @@ def documents(batch: pa.RecordBatch, stemmer: str = "english") -> Iterator[dict[
     cols = batch.to_pydict()
     for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
          siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns, kind, language,
-         symbol, locale, translation) in zip(
+         symbol, locale, translation, members) in zip(
         *(cols[c] for c in INDEX_COLUMNS), strict=True
     ):  # fmt: skip
         yield {
@@ -250,7 +250,13 @@ def documents(batch: pa.RecordBatch, stemmer: str = "english") -> Iterator[dict[
             "translation": translation or "",
             "symbol": symbol or "",
             "name": chunk_keys(
-                kind=kind or "docs", depth=depth, symbol=symbol or "", title=title, path=path, slug=slug
+                kind=kind or "docs",
+                depth=depth,
+                symbol=symbol or "",
+                title=title,
+                path=path,
+                slug=slug,
+                members=members or (),
             ),
             "body": body,
             "depth": depth,

@@ -28,8 +28,9 @@ FORMAT_VERSION: Final = 1
 # stemmer of its own holds its words' stems in it too (ra_query.text.locales.language_stems); 10:
 # Hangul split from a Latin letter or digit it is written against (`gzip으로`); 11: a docs chunk's
 # Korean words without their particle or ending too (ra_query.text.locales.korean_stems); 12: Han
-# and kana split from a Latin letter or digit they are written against (`用gzip`, `在Linux上`)
-SCHEMA_VERSION: Final = 12
+# and kana split from a Latin letter or digit they are written against (`用gzip`, `在Linux上`); 13:
+# a code chunk is named by the members it declares too (`Opts.max_depth`: ra_query.text.names)
+SCHEMA_VERSION: Final = 13
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,

@@ -19,13 +19,19 @@ Both sides build keys with this module, so a query's key is exactly the key the 
   the names it only resembles (`genMan` before `GenMan`, the function `MarkFlagRequired` before
   the method `Command.MarkFlagRequired`, a definition before a heading of its name);
 - a file is named by its path and its file name (`src/cli.rs`, `cli.rs`); a markdown chunk by
-  its title (the page's title, or the heading's text).
+  its title (the page's title, or the heading's text);
+- a code chunk is named by the fields, variants and properties it declares, qualified by their
+  type (`Opts.max_depth`, `Options.Height`: the part of a long struct that declares them), never
+  by their bare name (a method or a function called so keeps it).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MAX_NAME_CHARS: Final = 120  # a longer title is a sentence, not a name
 MAX_QUERY_WORDS: Final = 12  # a longer query is a question, not a name
@@ -114,19 +120,36 @@ def is_later_part(slug: str, symbol: str) -> bool:
     return slug.rpartition(".")[2].isdigit() and not symbol.rpartition(".")[2].isdigit()
 
 
-def chunk_keys(*, kind: str, depth: int, symbol: str, title: str, path: str, slug: str = "") -> list[str]:
+def chunk_keys(
+    *,
+    kind: str,
+    depth: int,
+    symbol: str,
+    title: str,
+    path: str,
+    slug: str = "",
+    members: Sequence[str] = (),
+) -> list[str]:
     """Every key a chunk is found under (deduplicated, in a stable order).
 
     A definition: its symbol's keys. A file's own chunk (depth 0): its path and its file name,
     and for a page also its title. A heading: its title. A code chunk that names nothing (a run of
     statements) has no key, nor has the second or a later part of a long definition (its slug is
-    the definition's, `.2`, `.3`, …): the name is its first part's.
+    the definition's, `.2`, `.3`, …): the name is its first part's. The fields, variants and
+    properties a code chunk declares (`members`: `Opts.max_depth`, qualified by their type) are
+    its names too, qualified: `Opts.max_depth` finds the part of `Opts` that declares it, and
+    `max_depth` alone stays the name of what is defined so (a method, a function).
     """
     keys: list[str] = []
     if symbol and not is_later_part(slug, symbol):
         parts = _parts(symbol)
         keys += [FULL + ".".join(parts), *(EXACT + ".".join(parts[k:]) for k in range(len(parts)))]
         keys += symbol_keys(symbol)
+    for member in members:
+        parts = _parts(member)
+        qualified = [".".join(parts[k:]) for k in range(len(parts) - 1)]  # never the bare name
+        keys += [FULL + ".".join(parts), *(EXACT + name for name in qualified)]
+        keys += [key for name in qualified for key in forms(name)]
     if depth == 0:
         keys += forms(path) + forms(path.rsplit("/", 1)[-1])
     if kind != "code" and title:
