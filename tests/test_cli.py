@@ -172,7 +172,9 @@ def test_inspect_of_a_code_file_lists_its_definitions_with_their_lines(ra: RaFn,
 
 def test_inspect_of_a_code_file_lists_the_fields_a_type_declares(ra: RaFn, tmp_path: Path) -> None:
     source = tmp_path / "opts.go"
-    source.write_text("package x\n\ntype Options struct {\n\tHeight int\n\tPreview string\n}\n", encoding="utf-8")
+    source.write_text(
+        "package x\n\ntype Options struct {\n\tHeight int\n\tPreview string\n}\n", encoding="utf-8"
+    )
     run = ra("inspect", "doc", str(source))
     assert run.code == 0, run.err
     assert '     Symbol: Options\n     Declares: Options.Height, Options.Preview\n     Title: "' in run.out
