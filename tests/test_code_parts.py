@@ -430,9 +430,12 @@ def test_a_doc_comment_part_is_shown_once_as_its_declaration_in_its_own_place(he
 
 MEMBER_SOURCES = {
     "a.go": (
-        "package x\n\ntype Options struct {\n\tInput  chan string\n\tHeight int\n\tEmbedded\n}\n\n"
+        "package x\n\ntype Options struct {\n\tInput  chan string\n\tHeight int\n\tx, y   int\n\tEmbedded\n}\n\n"
         "type Runner interface {\n\tRun(ctx int) error\n}\n",
-        {"Options": ["Options.Input", "Options.Height", "Options.Embedded"], "Runner": ["Runner.Run"]},
+        {
+            "Options": ["Options.Input", "Options.Height", "Options.x", "Options.y", "Options.Embedded"],
+            "Runner": ["Runner.Run"],
+        },
     ),
     "a.rs": (
         "pub struct Opts {\n    /// Hidden files.\n    pub hidden: bool,\n    max_depth: Option<usize>,\n}\n"

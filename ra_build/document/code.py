@@ -1240,8 +1240,7 @@ def _members(item: Definition, source: bytes) -> list[tuple[int, str]]:
                 continue  # a member with a chunk of its own
             bare = child.type == "property_identifier" and node.type == "enum_body"  # TS `enum { A }`
             if child.type in _MEMBER_TYPES or bare:
-                name = _member_name(child, source)
-                if name:
+                for name in _member_names(child, source):
                     found.append((child.start_byte, f"{item.qualified}.{name}"))
             elif child.type == "expression_statement" and _assigned(child) is not None:  # Python's `x = 1`
                 found.append((child.start_byte, f"{item.qualified}.{_member_name(child, source)}"))
@@ -1258,6 +1257,16 @@ def _assigned(statement: tree_sitter.Node) -> tree_sitter.Node | None:
         return None
     left = assignment.child_by_field_name("left")
     return left if left is not None and left.type == "identifier" else None
+
+
+def _member_names(node: tree_sitter.Node, source: bytes) -> list[str]:
+    """The names a member declaration declares: each of `a, b int` (Go), `int x, y;` (C, Java)."""
+    for field_name in ("name", "declarator"):
+        several = node.children_by_field_name(field_name)
+        if len(several) > 1:
+            return [name for one in several if (name := _member_name(one, source))]
+    name = _member_name(node, source)
+    return [name] if name else []
 
 
 def _member_name(node: tree_sitter.Node, source: bytes) -> str:
