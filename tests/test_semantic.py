@@ -628,3 +628,23 @@ def test_the_fused_candidates_aggregated_are_half_the_candidate_limit_within_the
     assert fused_candidates(SearchParams(limit=15, candidate_limit=20)) == 15
     assert fused_candidates(SearchParams(limit=5, candidate_limit=2)) == 2
     assert fused_candidates(SearchParams(limit=100, candidate_limit=100)) == 100
+
+
+def test_a_code_files_docs_are_found_by_its_words_not_its_meaning(tmp_path: Path) -> None:
+    """In an index with vectors, a code file's context searches the pages by its words alone: a
+    code file's meaning, as the English model reads code, points at its explaining page less
+    often than its words (bench/context.py); so a file that shares no word with any page gets
+    none, where by meaning every page was near enough to show."""
+    home = tmp_path / "home"
+    home.mkdir()
+    code = (
+        'def park_drafts(box):\n    """Park the half-finished drafts to hop elsewhere."""\n    return box\n'
+    )
+    kb = semantic_kb(tmp_path, {**PAGES, "park.py": code})
+    config = 'root = true\n[settings]\nsemantic = true\n[tree.docs]\npath = "docs"\ninclude = ["**/*.md", "**/*.py"]\n'
+    (kb / ".ra.toml").write_text(config, encoding="utf-8")
+    assert run_build(load_config(kb, home), kb / ".ra").failures == []
+    run = ra(kb, home, "context", "--json", "docs/park.py")
+    assert run.code in (0, 1), run.err
+    results = json.loads(run.out)["queries"][0]["results"] if run.out.strip() else []
+    assert [r["id"] for r in results if r["kind"] == "docs"] == []
