@@ -456,8 +456,15 @@ MEMBER_SOURCES = {
         {"Config": ["Config.timeout", "Config.name"], "Config.run": []},
     ),
     "a.c": (
-        "struct point { int x; int *y; char name[10]; };\nenum color { RED, GREEN };\n",
-        {"point": ["point.x", "point.y", "point.name"], "color": ["color.RED", "color.GREEN"]},
+        "struct point { int x; int *y; char name[10]; int (*on_move)(int); };\nenum color { RED, GREEN };\n",
+        {
+            "point": ["point.x", "point.y", "point.name", "point.on_move"],
+            "color": ["color.RED", "color.GREEN"],
+        },
+    ),
+    "a.hpp": (  # a method's prototype is no member: its definition is the method
+        "class buffer {\n public:\n  size_t size_, capacity_;\n  void grow(size_t n);\n};\n",
+        {"buffer": ["buffer.size_", "buffer.capacity_"]},
     ),
 }
 

@@ -1246,7 +1246,7 @@ def _members(item: Definition, source: bytes) -> list[tuple[int, str]]:
                 found.append((child.start_byte, f"{item.qualified}.{_member_name(child, source)}"))
             elif level < _MEMBER_DEPTH and child.named_children:
                 stack.append((child, level + 1))
-    found.sort()
+    found.sort(key=lambda member: member[0])  # stable: `a, b int` stays in its order
     return found
 
 
@@ -1260,7 +1260,13 @@ def _assigned(statement: tree_sitter.Node) -> tree_sitter.Node | None:
 
 
 def _member_names(node: tree_sitter.Node, source: bytes) -> list[str]:
-    """The names a member declaration declares: each of `a, b int` (Go), `int x, y;` (C, Java)."""
+    """The names a member declaration declares: each of `a, b int` (Go), `int x, y;` (C, Java);
+    none for a C++ method's prototype (`void grow(size_t n);`: its definition is the method)."""
+    declarator = node.child_by_field_name("declarator")
+    if declarator is not None and declarator.type == "function_declarator":
+        named = declarator.child_by_field_name("declarator")  # `grow`; `(*on_close)` is a field
+        if named is not None and named.type.endswith("identifier"):
+            return []
     for field_name in ("name", "declarator"):
         several = node.children_by_field_name(field_name)
         if len(several) > 1:
