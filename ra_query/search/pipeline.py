@@ -33,7 +33,7 @@ from ra_query.errors import ArtifactError, InputError, QuerySyntaxError
 from ra_query.search.aggregate import Candidate, PipelineTrace, Result, pipeline
 from ra_query.search.compile import Compiler, tree_filter
 from ra_query.search.evidence import Evidence
-from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K
+from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K, FUSED_SHARE
 from ra_query.search.named import named_first
 from ra_query.search.syntax import MAX_DEPTH, Node, parse_query, read_query, render
 from ra_query.semantic import nearby
@@ -523,8 +523,6 @@ def fused_candidates(params: SearchParams) -> int:
     """How many of a hybrid search's fused candidates go on to aggregation: `FUSED_SHARE` of
     `candidate_limit` (ra_query.search.hybrid), never fewer than `limit` nor more than
     `candidate_limit`."""
-    from ra_query.search.hybrid import FUSED_SHARE
-
     return min(params.candidate_limit, max(params.limit, round(params.candidate_limit * FUSED_SHARE)))
 
 
