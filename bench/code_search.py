@@ -5,12 +5,13 @@
 
 1. Corpora: public repositories with their markdown docs, one per language, at a fixed commit
    (CORPORA): pallets/click (Python) and spf13/cobra (Go) (issue 22), sharkdp/fd (Rust),
-   sindresorhus/got (TypeScript) and google/gson (Java) (issue 30: their questions written by
-   agents that had not read the code, no part of the answer's name in the question). `--corpus NAME=DIR`
-   points at a checkout; by default /tmp/code-corpora/NAME (how to get one is printed when it is
-   missing). Every question's answer is checked against the corpus before anything is built: the
-   last part of its symbol must appear in the first lines of its line range, else the corpus is
-   not at the commit the questions were written for.
+   sindresorhus/got (TypeScript), google/gson (Java) and spf13/viper (Go, a library whose API is
+   package-level functions forwarding to a global instance's methods) (issue 30: their questions
+   written by agents that had not read the code, no part of the answer's name in the question).
+   `--corpus NAME=DIR` points at a checkout; by default /tmp/code-corpora/NAME (how to get one is
+   printed when it is missing). Every question's answer is checked against the corpus before
+   anything is built: the last part of its symbol must appear in the first lines of its line
+   range, else the corpus is not at the commit the questions were written for.
 2. Questions: bench/questions/code_NAME.jsonl, written in an agent's words rather than the code's
    (`{"id", "question", "repo", "path", "symbol", "line_start", "line_end", "kind"}`; the line range
    is the whole definition, decorators and doc comment included; a few are answered by a section
@@ -117,6 +118,9 @@ CORPORA: dict[str, Corpus] = {
     "gson": Corpus(
         "google/gson", "9835b6f90192f79cdf5300c528fc6212455fb6c1", "java", ("**/*.java", "**/*.md")
     ),
+    # a second Go set, a library whose package-level functions forward to a global instance's
+    # methods (`func WatchConfig() { v.WatchConfig() }`): written by an agent that had not read it
+    "viper": Corpus("spf13/viper", "528f7416c4b56a4948673984b190bf8713f0c3c4", "go", ("**/*.go", "**/*.md")),
 }
 
 

@@ -128,8 +128,8 @@ title:, tags:, body:, path:, tree:, kind: (docs, code), lang: (python, go, …) 
 `kind` keeps docs or code only. A query with a syntax error is read \
 leniently and its `note` says how. Returns JSON: queries[] → {query, results[], \
 total_matches, note?}, each result with id, breadcrumb, line range, kind, language, score, snippet \
-and content (content is left out with list=true), and `also` (ids of copies of the same text); `tokens` \
-reports the budget used and results omitted."""
+and content (content is left out with list=true), and `also` (ids of copies of the same text, \
+and of wrappers that only call it); `tokens` reports the budget used and results omitted."""
 GET_DESCRIPTION = """\
 Retrieve a specific document or chunk by ID: a chunk by `tree:path#heading-slug`, a whole \
 document in document order by `tree:path` (ids come from search results)."""

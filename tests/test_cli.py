@@ -178,3 +178,11 @@ def test_inspect_of_a_code_file_lists_the_fields_a_type_declares(ra: RaFn, tmp_p
     run = ra("inspect", "doc", str(source))
     assert run.code == 0, run.err
     assert '     Symbol: Options\n     Declares: Options.Height, Options.Preview\n     Title: "' in run.out
+
+
+def test_inspect_of_a_code_file_says_what_a_wrapper_forwards_to(ra: RaFn, tmp_path: Path) -> None:
+    source = tmp_path / "conf.go"
+    source.write_text("package x\n\nfunc Get(key string) any { return v.Get(key) }\n", encoding="utf-8")
+    run = ra("inspect", "doc", str(source))
+    assert run.code == 0, run.err
+    assert '     Symbol: Get\n     Forwards to: v.Get\n     Title: "' in run.out

@@ -86,6 +86,8 @@ CHUNK_SCHEMA = pa.schema(
         ("symbol", pa.string()),  # a code chunk's qualified name, "" for docs
         ("references", pa.list_(pa.string())),  # the names a code chunk calls or constructs
         ("members", pa.list_(pa.string())),  # the fields, variants, properties a code chunk declares
+        # the same-named definition a code chunk's whole body calls, as written (`v.WatchConfig`)
+        ("forwards", pa.string()),
         ("frontmatter", pa.string()),
         ("mtime_ns", pa.int64()),
         # a docs chunk's natural language (`en`, `ja`, `pt-br`: ra_query.text.locales), null for code
@@ -194,6 +196,7 @@ def _chunk_row(
         "symbol": c.symbol,
         "references": list(c.references),
         "members": list(c.members),
+        "forwards": c.forwards,
         "frontmatter": frontmatter if c.depth == 0 else None,
         "mtime_ns": mtime_ns,
         "locale": locale,

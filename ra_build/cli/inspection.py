@@ -63,6 +63,7 @@ def render_inspect(doc: Document, *, display_path: str, max_chunk_size: int) -> 
                 f"  {number}. {chunk.id}",
                 *([f"     Symbol: {chunk.symbol}"] if chunk.symbol else []),
                 *([f"     Declares: {', '.join(chunk.members)}"] if chunk.members else []),
+                *([f"     Forwards to: {chunk.forwards}"] if chunk.forwards else []),
                 f"     Title: {title}",
                 f"     Breadcrumb: {' › '.join(chunk.breadcrumb)}",
                 f"     Parent: {chunk.parent_id or '-'}",

@@ -41,8 +41,9 @@ CHUNKER_VERSION = (
     # every HTML element's tags, custom ones too, are not (`The Result<T> Type!` → `the-resultt-type`);
     # 17 (issue 30): a long definition is never cut before its body's first statement (its
     # signature alone was a part, its doc comment and code the next); 18: the `members` column
-    # (the fields, variants and properties a type's chunk declares)
-    18
+    # (the fields, variants and properties a type's chunk declares); 19: the `forwards` column (the
+    # same-named definition a wrapper's whole body calls)
+    19
 )
 
 

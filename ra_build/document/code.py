@@ -1069,6 +1069,7 @@ class CodeNode:
     start: int
     end: int
     members: tuple[str, ...] = ()  # the fields, variants and properties it declares, qualified
+    forwards: str = ""  # the same-named definition its whole body calls, as written (`_forwards`)
 
 
 class Lines:
@@ -1165,9 +1166,10 @@ def _emit(
     if len(parts) > 1:  # most definitions are one part
         head = max((k for k, part in enumerate(parts) if part.start <= begins), default=0)
     first = parts[head]
+    forwards = _forwards(item, source) if len(parts) == 1 else ""
     nodes.append(CodeNode(slug, parent, depth, item.signature, item.kind, symbol, breadcrumb,
                           _decode(source, first), first.start, first.end,
-                          _within(declares, first)))  # fmt: skip
+                          _within(declares, first), forwards))  # fmt: skip
     for k, part in enumerate(parts, start=1):
         if k == head + 1:
             continue
@@ -1248,6 +1250,59 @@ def _members(item: Definition, source: bytes) -> list[tuple[int, str]]:
                 stack.append((child, level + 1))
     found.sort(key=lambda member: member[0])  # stable: `a, b int` stays in its order
     return found
+
+
+# a call's node type → the field that names what it calls (Python, Go, JavaScript, TypeScript, Rust,
+# C, C++: the callee; Java, PHP: the method's name; Ruby's `call` says `method`)
+_CALLS = {
+    "call_expression": "function",
+    "call": "function",
+    "method_invocation": "name",
+    "invocation_expression": "function",
+    "function_call_expression": "function",
+    "member_call_expression": "name",
+    "scoped_call_expression": "name",
+}
+# what a body's one call may sit in: the body itself, its statement, `return`, `await`, parentheses
+_AROUND_CALL = frozenset(
+    (
+        *("block", "statement_block", "compound_statement", "statement_list", "body_statement"),
+        *("return_statement", "expression_statement", "expression_list"),
+        *("await_expression", "await", "parenthesized_expression"),
+    )
+)
+
+
+def _forwards(item: Definition, source: bytes) -> str:
+    """What a definition's whole body does when it is one call of a function or method of the
+    same name — `func WatchConfig() { v.WatchConfig() }`, an overload that calls the fuller one
+    (`return toJson(src, src.getClass())`), `def get(…): return _default.get(…)` — the callee as
+    written (`v.WatchConfig`); else "". A search shows such a wrapper folded into the definition
+    it calls when both are found (ra_query.search.pipeline)."""
+    body = _body_within(item.syntax) if item.syntax is not None and not item.children else None
+    node = body
+    while node is not None and node.type not in _CALLS:
+        if node.type not in _AROUND_CALL:
+            return ""
+        kids = [c for c in node.named_children if c.type not in item.attached and "comment" not in c.type]
+        if len(kids) > 1 and _docstring(kids[0]):  # Python: the docstring, then the call
+            kids = kids[1:]
+        node = kids[0] if len(kids) == 1 else None
+    if node is None:
+        return ""
+    callee = node.child_by_field_name(_CALLS[node.type]) or node.child_by_field_name("method")
+    if callee is None:
+        return ""
+    called = " ".join(source[callee.start_byte : callee.end_byte].decode("utf-8", "replace").split())
+    names = _WORD.findall(_TEMPLATE_ARGS.sub("", called))
+    own = _WORD.findall(_TEMPLATE_ARGS.sub("", item.name))
+    return called if names and own and names[-1] == own[-1] else ""
+
+
+def _docstring(statement: tree_sitter.Node) -> bool:
+    """Whether a statement is a lone string (a Python docstring)."""
+    kids = statement.named_children
+    return statement.type == "expression_statement" and len(kids) == 1 and kids[0].type == "string"
 
 
 def _assigned(statement: tree_sitter.Node) -> tree_sitter.Node | None:

@@ -175,7 +175,7 @@ def _row_groups_holding(parquet: pq.ParquetFile, ids: list[str]) -> list[int]:
 INDEX_COLUMNS = [
     "id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "title", "tags", "path", "body",
     "depth", "position", "sibling_count", "line_start", "line_end", "byte_start", "byte_end",
-    "tokens", "mtime_ns", "kind", "language", "symbol", "locale", "translation", "members",
+    "tokens", "mtime_ns", "kind", "language", "symbol", "locale", "translation", "members", "forwards",
 ]  # fmt: skip
 BATCH_ROWS = 8192
 
@@ -228,7 +228,7 @@ def documents(batch: pa.RecordBatch, stemmer: str = "english") -> Iterator[dict[
     cols = batch.to_pydict()
     for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
          siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns, kind, language,
-         symbol, locale, translation, members) in zip(
+         symbol, locale, translation, members, forwards) in zip(
         *(cols[c] for c in INDEX_COLUMNS), strict=True
     ):  # fmt: skip
         yield {
@@ -249,6 +249,7 @@ def documents(batch: pa.RecordBatch, stemmer: str = "english") -> Iterator[dict[
             "lang": [language or "markdown", *locale_values(locale)] if locale else language or "markdown",
             "translation": translation or "",
             "symbol": symbol or "",
+            "forwards": forwards or "",
             "name": chunk_keys(
                 kind=kind or "docs",
                 depth=depth,

@@ -37,6 +37,7 @@ class ChunkRecord(NamedTuple):
     symbol: str = ""  # a code chunk's qualified name
     locale: str = ""  # a docs chunk's natural language (`en`, `ja`: ra_query.text.locales)
     translation: str = ""  # what its document's translations share (a path, or a key)
+    forwards: str = ""  # a code chunk whose whole body calls a same-named definition: the callee
 
     @classmethod
     def from_stored(cls, doc: dict[str, list[Any]]) -> "ChunkRecord":
@@ -69,6 +70,7 @@ class ChunkRecord(NamedTuple):
                 doc["symbol"][0],
                 doc["lang"][1] if len(doc["lang"]) > 1 else "",
                 doc["translation"][0],
+                doc["forwards"][0],
             )
         except (KeyError, IndexError):
             return cls._from_partial(doc)
@@ -103,6 +105,7 @@ class ChunkRecord(NamedTuple):
             symbol=str(one("symbol", "")),
             locale=str((doc.get("lang") or ["", ""])[1]) if len(doc.get("lang") or []) > 1 else "",
             translation=str(one("translation", "")),
+            forwards=str(one("forwards", "")),
         )
 
     @property

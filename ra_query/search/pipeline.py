@@ -360,6 +360,7 @@ class _Run:
     def show(self, results: list[Result], found: list[tuple[ChunkRecord, float]]) -> list[Result]:
         """The pipeline's show step (`_shown`); remembers how each result is shown."""
         shown = _one_part_each(_declared(_shown(self, results, found), self.record), self.named)
+        shown = _forwarders_folded(shown, self.named)
         self.shown = {s.id: s for s in shown}
         if self.named:  # what the query names stays first, above a section many matches merged into
             # (a named page with no text of its own is shown as the section under its title)
@@ -723,6 +724,53 @@ def _one_part_each(shown: list[Shown], named: frozenset[str]) -> list[Shown]:
             continue
         seen.add(key)
         out.append(item)
+    return out
+
+
+def _forwarders_folded(shown: list[Shown], named: frozenset[str]) -> list[Shown]:
+    """`shown` with each wrapper folded into the definition it calls: a code chunk whose whole
+    body calls a definition of its own name (`ChunkRecord.forwards`: `func WatchConfig() {
+    v.WatchConfig() }`, an overload calling the fuller one) is listed in `also` of another result
+    of that name in its file (else its folder) that does the work, which takes the better of the
+    two places. Both match a question alike (they share a doc comment), and two of five places
+    would say one thing. A wrapper the query names stays."""
+
+    def last(record: ChunkRecord) -> str:
+        return record.symbol.rpartition(".")[2]
+
+    def folder(path: str) -> str:
+        return path.rpartition("/")[0]
+
+    doers = [s for s in shown if s.record.kind == "code" and s.record.symbol and not s.record.forwards]
+    into: dict[str, str] = {}  # a wrapper's id → the id of the result it folds into
+    for item in shown:
+        record = item.record
+        if not record.forwards or record.kind != "code" or item.id in named:
+            continue
+        alike = [d for d in doers if last(d.record) == last(record) and d.record.tree == record.tree]
+        target = next((d for d in alike if d.record.path == record.path), None) or next(
+            (d for d in alike if folder(d.record.path) == folder(record.path)), None
+        )
+        if target is not None:
+            into[item.id] = target.id
+    if not into:
+        return shown
+    folded = {target: [w for w, t in into.items() if t == target] for target in into.values()}
+    by_id = {s.id: s for s in shown}
+    out: list[Shown] = []
+    placed: set[str] = set()
+    for item in shown:
+        target_id = into.get(item.id, item.id)
+        if target_id in placed:
+            continue
+        placed.add(target_id)
+        target = by_id[target_id]
+        if target_id in folded:
+            best = max(target.result.score, *(by_id[w].result.score for w in folded[target_id]))
+            target = target._replace(
+                result=target.result._replace(score=best), also=(*target.also, *folded[target_id])
+            )
+        out.append(target)
     return out
 
 

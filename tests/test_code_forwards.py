@@ -1,0 +1,135 @@
+"""Wrappers folded into what they call: a definition whose whole body is one call of a
+same-named function or method (`func WatchConfig() { v.WatchConfig() }`, an overload calling the
+fuller one) names the callee in the chunk table's `forwards` column, and a search that finds both
+shows the definition that does the work once, the wrapper in its `also`."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from ra_build.document.chunk import chunk_file
+from tests.conftest import build, run_cmd
+
+
+def forwards_of(path: str, text: str) -> dict[str, str]:
+    """Each definition's symbol → its `forwards` (the last of a symbol defined twice)."""
+    doc, _ = chunk_file("src", path, textwrap.dedent(text).encode())
+    assert doc is not None
+    return {chunk.symbol: chunk.forwards for chunk in doc.chunks[1:]}
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "symbol", "callee"),
+    [
+        ("a.go", "package a\n\n// Watch watches.\nfunc Watch() { v.Watch() }\n", "Watch", "v.Watch"),
+        ("a.go", "package a\n\nfunc Get(key string) any {\n\treturn v.Get(key)\n}\n", "Get", "v.Get"),
+        ("a.py", 'def get(url):\n    """Send a GET."""\n    return _client.get(url)\n', "get", "_client.get"),
+        ("a.py", "async def fetch(url):\n    return await self.fetch(url)\n", "fetch", "self.fetch"),
+        (
+            "G.java",
+            "class G {\n  String toJson(Object src) {\n    return toJson(src, src.getClass());\n  }\n}\n",
+            "G.toJson",
+            "toJson",
+        ),
+        ("a.ts", "export function f(a: number) { return this.inner.f(a); }\n", "f", "this.inner.f"),
+        ("a.ts", "export const g = (x: number) => h.g(x);\n", "g", "h.g"),
+        (
+            "a.rs",
+            "impl A {\n    pub fn len(&self) -> usize {\n        self.inner.len()\n    }\n}\n",
+            "A.len",
+            "self.inner.len",
+        ),
+        ("A.cs", "class A {\n  public int Len() { return inner.Len(); }\n}\n", "A.Len", "inner.Len"),
+        ("a.rb", "class A\n  def get(key)\n    @inner.get(key)\n  end\nend\n", "A.get", "get"),
+    ],
+)
+def test_a_body_that_only_calls_a_definition_of_its_own_name_forwards_to_it(
+    path: str, text: str, symbol: str, callee: str
+) -> None:
+    assert forwards_of(path, text)[symbol] == callee
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "symbol"),
+    [
+        ("a.go", "package a\n\nfunc Get(key string) any { return v.Lookup(key) }\n", "Get"),
+        ("a.go", "package a\n\nfunc Get(key string) any {\n\tlog(key)\n\treturn v.Get(key)\n}\n", "Get"),
+        ("a.py", "def get(url):\n    return 1 + _client.get(url)\n", "get"),
+        ("a.py", "def get(url):\n    if url:\n        return _client.get(url)\n", "get"),
+        ("a.py", "def get(url):\n    return _client.get\n", "get"),
+        ("a.ts", "export function f(a: number) { return new f(a); }\n", "f"),
+    ],
+)
+def test_a_body_that_does_more_or_calls_another_name_forwards_to_nothing(
+    path: str, text: str, symbol: str
+) -> None:
+    assert forwards_of(path, text)[symbol] == ""
+
+
+VIPER_LIKE = """\
+package conf
+
+// SetEnvPrefix sets the prefix that environment variable names start with.
+func SetEnvPrefix(in string) { v.SetEnvPrefix(in) }
+
+// SetEnvPrefix sets the prefix that environment variable names start with.
+func (v *Conf) SetEnvPrefix(in string) {
+	if in != "" {
+		v.envPrefix = in
+	}
+}
+
+// Lookup reads an environment variable with the prefix.
+func (v *Conf) Lookup(key string) string {
+	return os.Getenv(v.envPrefix + key)
+}
+"""
+
+
+def _go_project(tmp_path: Path) -> tuple[Path, Path]:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "conf.go").write_text(VIPER_LIKE, encoding="utf-8")
+    (kb / ".ra.toml").write_text(
+        'root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.go"]\n', encoding="utf-8"
+    )
+    return kb, home
+
+
+def test_the_chunk_table_names_what_a_wrapper_forwards_to(tmp_path: Path) -> None:
+    kb, home = _go_project(tmp_path)
+    build(kb, home)
+    table = pq.read_table(kb / ".ra" / "chunks" / "kb", columns=["symbol", "forwards"]).to_pylist()
+    assert {row["symbol"]: row["forwards"] for row in table if row["symbol"]} == {
+        "SetEnvPrefix": "v.SetEnvPrefix",
+        "Conf.SetEnvPrefix": "",
+        "Conf.Lookup": "",
+    }
+
+
+def test_a_search_shows_the_definition_a_wrapper_calls_once_with_the_wrapper_in_also(tmp_path: Path) -> None:
+    kb, home = _go_project(tmp_path)
+    build(kb, home)
+    run = run_cmd("ra-query", "search", "--json", "prefix of environment variable names", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    results = json.loads(run.out)["queries"][0]["results"]
+    ids = [r["id"] for r in results]
+    assert ids[0] == "kb:conf.go#Conf.SetEnvPrefix"
+    assert "kb:conf.go#SetEnvPrefix" not in ids
+    assert results[0]["also"] == ["kb:conf.go#SetEnvPrefix"]
+
+
+def test_a_wrapper_the_query_names_is_shown_itself(tmp_path: Path) -> None:
+    kb, home = _go_project(tmp_path)
+    build(kb, home)
+    run = run_cmd("ra-query", "search", "--json", "SetEnvPrefix", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    ids = [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
+    assert "kb:conf.go#SetEnvPrefix" in ids and "kb:conf.go#Conf.SetEnvPrefix" in ids
