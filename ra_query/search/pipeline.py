@@ -62,6 +62,17 @@ DEFAULT_PHRASE_BOOST = 0.2
 # their docs (bench/code_search.py, docs/code.md)
 DEFAULT_TEST_WEIGHT = 0.5
 DEFAULT_CODE_BOOST = 1.25
+# a question of how to use the software (`how do I …`, `can I …`, `is there a way to …`) is
+# answered by its docs at least as often as by its code: code's boost is times this for it (1.25
+# → 1.0, no head start). Six codebases' 143 docs and 390 code questions (bench/tune_code.py):
+# docs 0.594 → 0.643 by words, 0.706 → 0.741 hybrid; code 0.559 → 0.556, 0.608 → 0.613
+USAGE_CODE_SHARE = 0.8
+_USAGE = re.compile(
+    r"^\W*(?:how\s+(?:do|can|could|should|would)\s+(?:i|we|you)|(?:can|could|should)\s+(?:i|we)|"
+    r"is\s+there\s+(?:a|any)\s+way|do\s+(?:i|we)\s+need|how\s+to|"
+    r"what(?:'s|\s+is)\s+the\s+(?:best|recommended|right)\s+way)\b",
+    re.IGNORECASE,
+)
 # evidence from a definition's file and from the docs that name it (ra_query.search.evidence)
 DEFAULT_FILE_WEIGHT = 0.0
 DEFAULT_DOCS_WEIGHT = 0.0
@@ -83,6 +94,13 @@ MAX_QUERY_WORDS = 1000
 RELAXED_NOTE = "nothing has every phrase and field term; showing chunks with any of the words"
 NOTHING_TO_SEARCH = "no words to search for (tree: and -word only filter) — add a word"
 _WORD = re.compile(r"\w+")
+
+
+def asks_how_to_use(text: str) -> bool:
+    """Whether a query asks how to use the software (`how do I enable completion`, `can I keep
+    the old name`), not how it works (`how does it pick the subcommand`, `where is …`): its docs
+    answer it as often as its code (`USAGE_CODE_SHARE`)."""
+    return _USAGE.match(text) is not None
 
 
 def is_test_path(path: str) -> bool:
@@ -397,9 +415,7 @@ def search_topic(
     source's text). Without `snippets` the hits have none: a caller that shows a few of many
     (`ra context`) makes theirs with `with_snippet`.
     """
-    params = params._replace(
-        limit=min(params.limit, MAX_LIMIT), candidate_limit=min(params.candidate_limit, MAX_CANDIDATE_LIMIT)
-    )
+    params, explain = _topic_params(params, text)
     hybrid_on = not params.raw and params.semantic_weight > 0
     hybrid_on = hybrid_on and (store.has_vectors() or params.semantic_asked)
     said = params.langs[0] if params.langs else script_locale(text) or latin_locale(text)  # None: unsaid
@@ -412,7 +428,6 @@ def search_topic(
         params = params._replace(candidate_limit=max(params.candidate_limit, DENSE_K))
     run = _Run(store, params)
     run.reader, run.reader_said = reader, said is not None
-    explain: list[str] = []
     relaxed = fuzzy = False
     compiled: tantivy.Query | None = None
     named: tuple[str, ...] = ()
@@ -488,6 +503,19 @@ def search_topic(
     is_stop = stopwords_of(store.stemmer)
     focus = frozenset(t for t in terms if not is_stop(t))
     return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain), focus)
+
+
+def _topic_params(params: SearchParams, text: str) -> tuple[SearchParams, list[str]]:
+    """A topic's params — the limits within bounds; for a question of how to use the software
+    (`asks_how_to_use`), code's boost times `USAGE_CODE_SHARE`: its docs answer it as often as its
+    code — and the --explain lines that say so."""
+    params = params._replace(
+        limit=min(params.limit, MAX_LIMIT), candidate_limit=min(params.candidate_limit, MAX_CANDIDATE_LIMIT)
+    )
+    if params.raw or not asks_how_to_use(text):
+        return params, []
+    params = params._replace(code_boost=params.code_boost * USAGE_CODE_SHARE)
+    return params, [f"asks how to use it: code's boost {params.code_boost:g} (× {USAGE_CODE_SHARE:g})"]
 
 
 def _evidence(

@@ -1,0 +1,87 @@
+"""A question of how to use the software (`how do I …`, `can I …`) gives code no head start over
+the docs: their docs answer it as often as their code (ra_query.search.pipeline.USAGE_CODE_SHARE)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ra_query.search.pipeline import USAGE_CODE_SHARE, asks_how_to_use
+from tests.conftest import build, run_cmd
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how do I retry a request when the server fails",
+        "How can we keep the old setting name working?",
+        "how should I structure my commands",
+        "can I store the settings encrypted",
+        "is there a way to turn off the hints",
+        "do I need my own locking",
+        "how to enable tab completion in zsh",
+        "what's the recommended way to add a subcommand",
+    ],
+)
+def test_a_question_of_how_to_use_it_is_recognised(query: str) -> None:
+    assert asks_how_to_use(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how does it retry a request when the server fails",
+        "where is the retry delay computed",
+        "what happens if the server fails twice",
+        "retry request server",
+        "showhow do I",  # a word that only begins like one
+    ],
+)
+def test_a_question_of_how_it_works_is_not_one_of_use(query: str) -> None:
+    assert not asks_how_to_use(query)
+
+
+def test_a_usage_question_weighs_code_against_the_docs_by_the_usage_share(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "guide.md").write_text(
+        "# Guide\n\n## Retries\n\nA request is retried three times when the server fails.\n", encoding="utf-8"
+    )
+    (kb / "client.py").write_text(
+        'def retried(request):\n    """A request is retried three times when the server fails."""\n'
+        "    return send(request, attempts=3)\n",
+        encoding="utf-8",
+    )
+    (kb / ".ra.toml").write_text(
+        'root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.md", "**/*.py"]\n', encoding="utf-8"
+    )
+    build(kb, home)
+
+    def scores(query: str) -> dict[str, float]:
+        run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", query, cwd=kb, home=home)
+        assert run.code == 0, run.err
+        return {r["kind"]: r["score"] for r in json.loads(run.out)["queries"][0]["results"]}
+
+    # the same words once stop words are left out: only code's boost differs
+    works = scores("how does it retry a request when the server fails")
+    use = scores("how do I retry a request when the server fails")
+    assert works["code"] / works["docs"] == pytest.approx(
+        use["code"] / use["docs"] / USAGE_CODE_SHARE, rel=1e-3
+    )
+
+
+def test_explain_says_a_usage_question_gives_code_no_head_start(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "guide.md").write_text("# Guide\n\nRetry a request when the server fails.\n", encoding="utf-8")
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.kb]\npath = "."\n', encoding="utf-8")
+    build(kb, home)
+    run = run_cmd("ra-query", "search", "--explain", "how do I retry a request", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    assert "asks how to use it: code's boost 1 (× 0.8)" in run.out + run.err
