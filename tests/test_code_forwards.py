@@ -133,3 +133,57 @@ def test_a_wrapper_the_query_names_is_shown_itself(tmp_path: Path) -> None:
     assert run.code == 0, run.err
     ids = [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
     assert "kb:conf.go#SetEnvPrefix" in ids and "kb:conf.go#Conf.SetEnvPrefix" in ids
+
+
+OVERLOADED = '''\
+import typing as t
+
+
+class Context:
+    @t.overload
+    def invoke(self, callback: int) -> int: ...
+
+    @t.overload
+    def invoke(self, callback: str) -> str: ...
+
+    def invoke(self, callback):
+        """Run it with the context's arguments."""
+        value = 1
+        return value
+
+
+class Group:
+    def invoke(self, ctx):
+        """Invoke the callback of each subcommand: a callback invoked, then the next callback."""
+        return ctx
+'''
+
+
+def test_a_python_overload_signature_forwards_to_its_implementation() -> None:
+    doc, _ = chunk_file("src", "core.py", OVERLOADED.encode())
+    assert doc is not None
+    found = [(chunk.symbol, chunk.forwards) for chunk in doc.chunks if chunk.symbol.endswith("invoke")]
+    assert found == [
+        ("Context.invoke", "invoke"),
+        ("Context.invoke", "invoke"),
+        ("Context.invoke", ""),
+        ("Group.invoke", ""),
+    ]
+
+
+def test_overload_signatures_fold_into_the_implementation_of_their_own_qualified_name(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "core.py").write_text(OVERLOADED, encoding="utf-8")
+    (kb / ".ra.toml").write_text(
+        'root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.py"]\n', encoding="utf-8"
+    )
+    build(kb, home)
+    run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", "invoke callback", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    results = json.loads(run.out)["queries"][0]["results"]
+    implementation = next(r for r in results if r["id"] == "kb:core.py#Context.invoke-2")
+    assert sorted(implementation["also"]) == ["kb:core.py#Context.invoke", "kb:core.py#Context.invoke-1"]
+    assert [r["id"] for r in results].count("kb:core.py#Context.invoke") == 0

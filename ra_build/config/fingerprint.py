@@ -42,8 +42,9 @@ CHUNKER_VERSION = (
     # 17 (issue 30): a long definition is never cut before its body's first statement (its
     # signature alone was a part, its doc comment and code the next); 18: the `members` column
     # (the fields, variants and properties a type's chunk declares); 19: the `forwards` column (the
-    # same-named definition a wrapper's whole body calls)
-    19
+    # same-named definition a wrapper's whole body calls); 20: a Python `@overload` signature
+    # forwards to its implementation
+    20
 )
 
 

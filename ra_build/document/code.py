@@ -1277,8 +1277,12 @@ def _forwards(item: Definition, source: bytes) -> str:
     """What a definition's whole body does when it is one call of a function or method of the
     same name — `func WatchConfig() { v.WatchConfig() }`, an overload that calls the fuller one
     (`return toJson(src, src.getClass())`), `def get(…): return _default.get(…)` — the callee as
-    written (`v.WatchConfig`); else "". A search shows such a wrapper folded into the definition
-    it calls when both are found (ra_query.search.pipeline)."""
+    written (`v.WatchConfig`). A Python `@overload` signature does no work either: its work is
+    its implementation's, the definition of its name (`invoke`). Else "". A search shows such a
+    definition folded into the one that does the work when both are found
+    (ra_query.search.pipeline)."""
+    if item.syntax is not None and _overload(item.syntax, source):
+        return _bare(item.name)
     body = _body_within(item.syntax) if item.syntax is not None and not item.children else None
     node = body
     while node is not None and node.type not in _CALLS:
@@ -1297,6 +1301,15 @@ def _forwards(item: Definition, source: bytes) -> str:
     names = _WORD.findall(_TEMPLATE_ARGS.sub("", called))
     own = _WORD.findall(_TEMPLATE_ARGS.sub("", item.name))
     return called if names and own and names[-1] == own[-1] else ""
+
+
+def _overload(syntax: tree_sitter.Node, source: bytes) -> bool:
+    """Whether a definition is a Python typing overload's signature (`@overload`, `@t.overload`)."""
+    decorators = (c for c in syntax.named_children if c.type == "decorator")
+    return syntax.type == "decorated_definition" and any(
+        _WORD.findall(source[c.start_byte : c.end_byte].decode("utf-8", "replace"))[-1:] == ["overload"]
+        for c in decorators
+    )
 
 
 def _docstring(statement: tree_sitter.Node) -> bool:

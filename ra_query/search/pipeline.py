@@ -758,10 +758,11 @@ def _one_part_each(shown: list[Shown], named: frozenset[str]) -> list[Shown]:
 def _forwarders_folded(shown: list[Shown], named: frozenset[str]) -> list[Shown]:
     """`shown` with each wrapper folded into the definition it calls: a code chunk whose whole
     body calls a definition of its own name (`ChunkRecord.forwards`: `func WatchConfig() {
-    v.WatchConfig() }`, an overload calling the fuller one) is listed in `also` of another result
-    of that name in its file (else its folder) that does the work, which takes the better of the
-    two places. Both match a question alike (they share a doc comment), and two of five places
-    would say one thing. A wrapper the query names stays."""
+    v.WatchConfig() }`, an overload calling the fuller one, a Python `@overload` signature) is
+    listed in `also` of another result of that name that does the work — of its qualified name in
+    its file, else in its file, else in its folder — which takes the better of the two places.
+    Both match a question alike (they share a doc comment), and two of five places would say one
+    thing. A wrapper the query names stays."""
 
     def last(record: ChunkRecord) -> str:
         return record.symbol.rpartition(".")[2]
@@ -776,8 +777,11 @@ def _forwarders_folded(shown: list[Shown], named: frozenset[str]) -> list[Shown]
         if not record.forwards or record.kind != "code" or item.id in named:
             continue
         alike = [d for d in doers if last(d.record) == last(record) and d.record.tree == record.tree]
-        target = next((d for d in alike if d.record.path == record.path), None) or next(
-            (d for d in alike if folder(d.record.path) == folder(record.path)), None
+        same_file = [d for d in alike if d.record.path == record.path]
+        target = (
+            next((d for d in same_file if d.record.symbol == record.symbol), None)
+            or next(iter(same_file), None)
+            or next((d for d in alike if folder(d.record.path) == folder(record.path)), None)
         )
         if target is not None:
             into[item.id] = target.id
