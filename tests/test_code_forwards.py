@@ -91,21 +91,27 @@ func (v *Conf) Lookup(key string) string {
 """
 
 
-def _go_project(tmp_path: Path) -> tuple[Path, Path]:
+def _project(tmp_path: Path, name: str, text: str) -> tuple[Path, Path]:
+    """A built project of one file `name` holding `text`: (kb, home)."""
     home = tmp_path / "home"
     home.mkdir()
     kb = tmp_path / "kb"
     kb.mkdir()
-    (kb / "conf.go").write_text(VIPER_LIKE, encoding="utf-8")
+    (kb / name).write_text(text, encoding="utf-8")
+    suffix = name.rsplit(".", 1)[1]
     (kb / ".ra.toml").write_text(
-        'root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.go"]\n', encoding="utf-8"
+        f'root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.{suffix}"]\n', encoding="utf-8"
     )
+    build(kb, home)
     return kb, home
 
 
+def _go_project(tmp_path: Path) -> tuple[Path, Path]:
+    return _project(tmp_path, "conf.go", VIPER_LIKE)
+
+
 def test_the_chunk_table_names_what_a_wrapper_forwards_to(tmp_path: Path) -> None:
-    kb, home = _go_project(tmp_path)
-    build(kb, home)
+    kb, _ = _go_project(tmp_path)
     table = pq.read_table(kb / ".ra" / "chunks" / "kb", columns=["symbol", "forwards"]).to_pylist()
     assert {row["symbol"]: row["forwards"] for row in table if row["symbol"]} == {
         "SetEnvPrefix": "v.SetEnvPrefix",
@@ -116,7 +122,6 @@ def test_the_chunk_table_names_what_a_wrapper_forwards_to(tmp_path: Path) -> Non
 
 def test_a_search_shows_the_definition_a_wrapper_calls_once_with_the_wrapper_in_also(tmp_path: Path) -> None:
     kb, home = _go_project(tmp_path)
-    build(kb, home)
     run = run_cmd("ra-query", "search", "--json", "prefix of environment variable names", cwd=kb, home=home)
     assert run.code == 0, run.err
     results = json.loads(run.out)["queries"][0]["results"]
@@ -128,7 +133,6 @@ def test_a_search_shows_the_definition_a_wrapper_calls_once_with_the_wrapper_in_
 
 def test_a_wrapper_the_query_names_is_shown_itself(tmp_path: Path) -> None:
     kb, home = _go_project(tmp_path)
-    build(kb, home)
     run = run_cmd("ra-query", "search", "--json", "SetEnvPrefix", cwd=kb, home=home)
     assert run.code == 0, run.err
     ids = [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
@@ -172,15 +176,7 @@ def test_a_python_overload_signature_forwards_to_its_implementation() -> None:
 
 
 def test_overload_signatures_fold_into_the_implementation_of_their_own_qualified_name(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    kb = tmp_path / "kb"
-    kb.mkdir()
-    (kb / "core.py").write_text(OVERLOADED, encoding="utf-8")
-    (kb / ".ra.toml").write_text(
-        'root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.py"]\n', encoding="utf-8"
-    )
-    build(kb, home)
+    kb, home = _project(tmp_path, "core.py", OVERLOADED)
     run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", "invoke callback", cwd=kb, home=home)
     assert run.code == 0, run.err
     results = json.loads(run.out)["queries"][0]["results"]
