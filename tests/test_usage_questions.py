@@ -37,6 +37,7 @@ def test_a_question_of_how_to_use_it_is_recognised(query: str) -> None:
         "what happens if the server fails twice",
         "retry request server",
         "showhow do I",  # a word that only begins like one
+        "how do you handle redirects",  # asked of the project: how it does it
     ],
 )
 def test_a_question_of_how_it_works_is_not_one_of_use(query: str) -> None:

@@ -68,7 +68,7 @@ DEFAULT_CODE_BOOST = 1.25
 # docs 0.594 → 0.643 by words, 0.706 → 0.741 hybrid; code 0.559 → 0.556, 0.608 → 0.613
 USAGE_CODE_SHARE = 0.8
 _USAGE = re.compile(
-    r"^\W*(?:how\s+(?:do|can|could|should|would)\s+(?:i|we|you)|(?:can|could|should)\s+(?:i|we)|"
+    r"^\W*(?:how\s+(?:do|can|could|should|would)\s+(?:i|we)|(?:can|could|should)\s+(?:i|we)|"
     r"is\s+there\s+(?:a|any)\s+way|do\s+(?:i|we)\s+need|how\s+to|"
     r"what(?:'s|\s+is)\s+the\s+(?:best|recommended|right)\s+way)\b",
     re.IGNORECASE,
@@ -99,7 +99,8 @@ _WORD = re.compile(r"\w+")
 def asks_how_to_use(text: str) -> bool:
     """Whether a query asks how to use the software (`how do I enable completion`, `can I keep
     the old name`), not how it works (`how does it pick the subcommand`, `where is …`): its docs
-    answer it as often as its code (`USAGE_CODE_SHARE`)."""
+    answer it as often as its code (`USAGE_CODE_SHARE`). `how do you …` is not one: it asks the
+    project how it does something as often as how to do it."""
     return _USAGE.match(text) is not None
 
 
