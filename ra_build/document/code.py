@@ -1263,6 +1263,7 @@ _CALLS = {
     "member_call_expression": "name",
     "scoped_call_expression": "name",
 }
+_MOST_AROUND_CALL = 4  # the children a body of one call may have (its docstring, comments)
 # what a body's one call may sit in: the body itself, its statement, `return`, `await`, parentheses
 _AROUND_CALL = frozenset(
     (
@@ -1286,7 +1287,8 @@ def _forwards(item: Definition, source: bytes) -> str:
     body = _body_within(item.syntax) if item.syntax is not None and not item.children else None
     node = body
     while node is not None and node.type not in _CALLS:
-        if node.type not in _AROUND_CALL:
+        # a body of one call holds it, perhaps a docstring and a comment or two: no more
+        if node.type not in _AROUND_CALL or node.named_child_count > _MOST_AROUND_CALL:
             return ""
         kids = [c for c in node.named_children if c.type not in item.attached and "comment" not in c.type]
         if len(kids) > 1 and _docstring(kids[0]):  # Python: the docstring, then the call
@@ -1305,8 +1307,10 @@ def _forwards(item: Definition, source: bytes) -> str:
 
 def _overload(syntax: tree_sitter.Node, source: bytes) -> bool:
     """Whether a definition is a Python typing overload's signature (`@overload`, `@t.overload`)."""
+    if syntax.type != "decorated_definition":
+        return False
     decorators = (c for c in syntax.named_children if c.type == "decorator")
-    return syntax.type == "decorated_definition" and any(
+    return any(
         _WORD.findall(source[c.start_byte : c.end_byte].decode("utf-8", "replace"))[-1:] == ["overload"]
         for c in decorators
     )
