@@ -91,10 +91,8 @@ func (v *Conf) Lookup(key string) string {
 """
 
 
-def _project(tmp_path: Path, name: str, text: str) -> tuple[Path, Path]:
-    """A built project of one file `name` holding `text`: (kb, home)."""
-    home = tmp_path / "home"
-    home.mkdir()
+def _project(tmp_path: Path, home: Path, name: str, text: str) -> Path:
+    """A built project of one file `name` holding `text`."""
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / name).write_text(text, encoding="utf-8")
@@ -103,15 +101,11 @@ def _project(tmp_path: Path, name: str, text: str) -> tuple[Path, Path]:
         f'root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.{suffix}"]\n', encoding="utf-8"
     )
     build(kb, home)
-    return kb, home
+    return kb
 
 
-def _go_project(tmp_path: Path) -> tuple[Path, Path]:
-    return _project(tmp_path, "conf.go", VIPER_LIKE)
-
-
-def test_the_chunk_table_names_what_a_wrapper_forwards_to(tmp_path: Path) -> None:
-    kb, _ = _go_project(tmp_path)
+def test_the_chunk_table_names_what_a_wrapper_forwards_to(tmp_path: Path, home: Path) -> None:
+    kb = _project(tmp_path, home, "conf.go", VIPER_LIKE)
     table = pq.read_table(kb / ".ra" / "chunks" / "kb", columns=["symbol", "forwards"]).to_pylist()
     assert {row["symbol"]: row["forwards"] for row in table if row["symbol"]} == {
         "SetEnvPrefix": "v.SetEnvPrefix",
@@ -120,8 +114,10 @@ def test_the_chunk_table_names_what_a_wrapper_forwards_to(tmp_path: Path) -> Non
     }
 
 
-def test_a_search_shows_the_definition_a_wrapper_calls_once_with_the_wrapper_in_also(tmp_path: Path) -> None:
-    kb, home = _go_project(tmp_path)
+def test_a_search_shows_the_definition_a_wrapper_calls_once_with_the_wrapper_in_also(
+    tmp_path: Path, home: Path
+) -> None:
+    kb = _project(tmp_path, home, "conf.go", VIPER_LIKE)
     run = run_cmd("ra-query", "search", "--json", "prefix of environment variable names", cwd=kb, home=home)
     assert run.code == 0, run.err
     results = json.loads(run.out)["queries"][0]["results"]
@@ -131,8 +127,8 @@ def test_a_search_shows_the_definition_a_wrapper_calls_once_with_the_wrapper_in_
     assert results[0]["also"] == ["kb:conf.go#SetEnvPrefix"]
 
 
-def test_a_wrapper_the_query_names_is_shown_itself(tmp_path: Path) -> None:
-    kb, home = _go_project(tmp_path)
+def test_a_wrapper_the_query_names_is_shown_itself(tmp_path: Path, home: Path) -> None:
+    kb = _project(tmp_path, home, "conf.go", VIPER_LIKE)
     run = run_cmd("ra-query", "search", "--json", "SetEnvPrefix", cwd=kb, home=home)
     assert run.code == 0, run.err
     ids = [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
@@ -175,8 +171,10 @@ def test_a_python_overload_signature_forwards_to_its_implementation() -> None:
     ]
 
 
-def test_overload_signatures_fold_into_the_implementation_of_their_own_qualified_name(tmp_path: Path) -> None:
-    kb, home = _project(tmp_path, "core.py", OVERLOADED)
+def test_overload_signatures_fold_into_the_implementation_of_their_own_qualified_name(
+    tmp_path: Path, home: Path
+) -> None:
+    kb = _project(tmp_path, home, "core.py", OVERLOADED)
     run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", "invoke callback", cwd=kb, home=home)
     assert run.code == 0, run.err
     results = json.loads(run.out)["queries"][0]["results"]

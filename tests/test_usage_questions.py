@@ -44,9 +44,8 @@ def test_a_question_of_how_it_works_is_not_one_of_use(query: str) -> None:
     assert not asks_how_to_use(query)
 
 
-def test_a_usage_question_weighs_code_against_the_docs_by_the_usage_share(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
+def _built(tmp_path: Path, home: Path) -> Path:
+    """A built project of a docs section and a function that say the same sentence."""
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / "guide.md").write_text(
@@ -61,6 +60,11 @@ def test_a_usage_question_weighs_code_against_the_docs_by_the_usage_share(tmp_pa
         'root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.md", "**/*.py"]\n', encoding="utf-8"
     )
     build(kb, home)
+    return kb
+
+
+def test_a_usage_question_weighs_code_against_the_docs_by_the_usage_share(tmp_path: Path, home: Path) -> None:
+    kb = _built(tmp_path, home)
 
     def scores(query: str) -> dict[str, float]:
         run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", query, cwd=kb, home=home)
@@ -75,14 +79,8 @@ def test_a_usage_question_weighs_code_against_the_docs_by_the_usage_share(tmp_pa
     )
 
 
-def test_explain_says_a_usage_question_gives_code_no_head_start(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    kb = tmp_path / "kb"
-    kb.mkdir()
-    (kb / "guide.md").write_text("# Guide\n\nRetry a request when the server fails.\n", encoding="utf-8")
-    (kb / ".ra.toml").write_text('root = true\n\n[tree.kb]\npath = "."\n', encoding="utf-8")
-    build(kb, home)
+def test_explain_says_a_usage_question_gives_code_no_head_start(tmp_path: Path, home: Path) -> None:
+    kb = _built(tmp_path, home)
     run = run_cmd("ra-query", "search", "--explain", "how do I retry a request", cwd=kb, home=home)
     assert run.code == 0, run.err
     assert "asks how to use it: code's boost 1 (× 0.8)" in run.out + run.err

@@ -1284,8 +1284,7 @@ def _forwards(item: Definition, source: bytes) -> str:
     (ra_query.search.pipeline)."""
     if item.syntax is not None and _overload(item.syntax, source):
         return _bare(item.name)
-    body = _body_within(item.syntax) if item.syntax is not None and not item.children else None
-    node = body
+    node = _body_within(item.syntax) if item.syntax is not None and not item.children else None
     while node is not None and node.type not in _CALLS:
         # a body of one call holds it, perhaps a docstring and a comment or two: no more
         if node.type not in _AROUND_CALL or node.named_child_count > _MOST_AROUND_CALL:

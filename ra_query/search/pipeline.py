@@ -771,8 +771,11 @@ def _forwarders_folded(shown: list[Shown], named: frozenset[str]) -> list[Shown]
     def folder(path: str) -> str:
         return path.rpartition("/")[0]
 
+    if not any(s.record.forwards for s in shown):  # most searches: nothing to fold
+        return shown
     doers = [s for s in shown if s.record.kind == "code" and s.record.symbol and not s.record.forwards]
     into: dict[str, str] = {}  # a wrapper's id → the id of the result it folds into
+    folded: dict[str, list[str]] = {}  # the id of a result → the wrappers folded into it
     for item in shown:
         record = item.record
         if not record.forwards or record.kind != "code" or item.id in named:
@@ -786,9 +789,9 @@ def _forwarders_folded(shown: list[Shown], named: frozenset[str]) -> list[Shown]
         )
         if target is not None:
             into[item.id] = target.id
+            folded.setdefault(target.id, []).append(item.id)
     if not into:
         return shown
-    folded = {target: [w for w, t in into.items() if t == target] for target in into.values()}
     by_id = {s.id: s for s in shown}
     out: list[Shown] = []
     placed: set[str] = set()
