@@ -202,6 +202,29 @@ def test_a_fresh_tantivy_index_has_the_meta_json_layout_publishing_reads(tmp_pat
     assert any(n.endswith(".del") for n in segment_files(shard, segment))
 
 
+def test_a_fresh_shard_is_written_when_a_dying_writer_leaves_a_file_after_the_first_removal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shard = tmp_path / "shard"
+    write_shard(shard, "english", [batch([("a.md", "alpha")])], fresh=True)
+    from ra_build.pipeline import shards
+
+    real_rmtree = shutil.rmtree
+    calls: list[Path] = []
+
+    def rmtree_then_a_late_write(path: Path, ignore_errors: bool = False) -> None:
+        real_rmtree(path, ignore_errors=ignore_errors)
+        calls.append(path)
+        if len(calls) == 1:  # the killed build's writer finishes one last write
+            Path(path).mkdir()
+            (Path(path) / "late.tmp").write_bytes(b"x")
+
+    monkeypatch.setattr(shards.shutil, "rmtree", rmtree_then_a_late_write)
+    write_shard(shard, "english", [batch([("b.md", "beta")])], fresh=True)
+    assert len(calls) == 2 and not (shard / "late.tmp").exists()
+    assert read_meta(shard)["segments"][0]["max_doc"] == 1
+
+
 def test_an_unknown_meta_json_key_stops_publishing_with_a_clear_error(tmp_path: Path) -> None:
     shard = tmp_path / "shard"
     write_shard(shard, "english", [batch([("a.md", "alpha")])], fresh=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,7 +89,7 @@ def write_shard(
     `batches` carry the chunk-table columns of `INDEX_COLUMNS`.
     """
     if fresh:
-        shutil.rmtree(directory, ignore_errors=True)
+        _removed(directory)
         directory.mkdir(parents=True)
     else:
         drop_leftovers(directory)
@@ -101,6 +102,23 @@ def write_shard(
     writer.commit()
     writer.wait_merging_threads()
     return added
+
+
+# a killed build's shard writer dies with it, but not at once: a file it was writing can appear
+# after the next build emptied the shard's directory (CI: `FileExistsError` on the mkdir after)
+REMOVE_TRIES = 20
+REMOVE_PAUSE_S = 0.05
+
+
+def _removed(directory: Path) -> None:
+    """Remove `directory` and everything in it, trying again while something still appears in it
+    (REMOVE_TRIES times, REMOVE_PAUSE_S apart); the last try says why it failed."""
+    for _ in range(REMOVE_TRIES - 1):
+        shutil.rmtree(directory, ignore_errors=True)
+        if not directory.exists():
+            return
+        time.sleep(REMOVE_PAUSE_S)
+    shutil.rmtree(directory, ignore_errors=False)
 
 
 def add_rows(writer: tantivy.IndexWriter, batches: Iterable[pa.RecordBatch], stemmer: str = "english") -> int:
