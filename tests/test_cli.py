@@ -166,7 +166,7 @@ def test_inspect_of_a_code_file_lists_its_definitions_with_their_lines(ra: RaFn,
     assert run.code == 0, run.err
     assert run.err == ""
     assert "Type: code (python)" in run.out
-    assert '     Symbol: main\n     Title: "def main()"' in run.out
+    assert '     Symbol: main (function)\n     Title: "def main()"' in run.out
     assert "     Lines: 1-3" in run.out
 
 
@@ -177,7 +177,10 @@ def test_inspect_of_a_code_file_lists_the_fields_a_type_declares(ra: RaFn, tmp_p
     )
     run = ra("inspect", "doc", str(source))
     assert run.code == 0, run.err
-    assert '     Symbol: Options\n     Declares: Options.Height, Options.Preview\n     Title: "' in run.out
+    assert (
+        '     Symbol: Options (type)\n     Declares: Options.Height, Options.Preview\n     Title: "'
+        in run.out
+    )
 
 
 def test_inspect_of_a_code_file_says_what_a_wrapper_forwards_to(ra: RaFn, tmp_path: Path) -> None:
@@ -185,4 +188,4 @@ def test_inspect_of_a_code_file_says_what_a_wrapper_forwards_to(ra: RaFn, tmp_pa
     source.write_text("package x\n\nfunc Get(key string) any { return v.Get(key) }\n", encoding="utf-8")
     run = ra("inspect", "doc", str(source))
     assert run.code == 0, run.err
-    assert '     Symbol: Get\n     Forwards to: v.Get\n     Title: "' in run.out
+    assert '     Symbol: Get (function)\n     Forwards to: v.Get\n     Title: "' in run.out

@@ -760,6 +760,11 @@ def test_a_semantic_weight_past_one_names_its_file_and_line(project: Path, home:
     assert error_of(project, home) == f"{config}:2: [search] semantic_weight must be between 0 and 1, got 2.0"
 
 
+def test_a_type_weight_past_one_names_its_file_and_line(project: Path, home: Path) -> None:
+    config = write(project / ".ra.toml", "[tree.docs]\npath = 'docs'\n[search]\ntype_weight = 1.5\n")
+    assert error_of(project, home) == f"{config}:4: [search] type_weight must be between 0 and 1, got 1.5"
+
+
 def test_a_negative_code_words_weight_names_its_file_and_line(project: Path, home: Path) -> None:
     config = write(project / ".ra.toml", "[tree.docs]\npath = 'docs'\n[search]\ncode_words = -1\n")
     assert error_of(project, home) == f"{config}:4: [search] code_words must be between 0 and 1000, got -1.0"

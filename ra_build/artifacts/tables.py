@@ -88,6 +88,9 @@ CHUNK_SCHEMA = pa.schema(
         ("members", pa.list_(pa.string())),  # the fields, variants, properties a code chunk declares
         # the same-named definition a code chunk's whole body calls, as written (`v.WatchConfig`)
         ("forwards", pa.string()),
+        # what a code chunk is in its file's syntax: the kind of definition (`function`, `method`,
+        # `class`, `struct`, `type`, …), `part` of a longer one, `block` of statements, `file`; "" for docs
+        ("defines", pa.string()),
         ("frontmatter", pa.string()),
         ("mtime_ns", pa.int64()),
         # a docs chunk's natural language (`en`, `ja`, `pt-br`: ra_query.text.locales), null for code
@@ -197,6 +200,7 @@ def _chunk_row(
         "references": list(c.references),
         "members": list(c.members),
         "forwards": c.forwards,
+        "defines": c.defines,
         "frontmatter": frontmatter if c.depth == 0 else None,
         "mtime_ns": mtime_ns,
         "locale": locale,

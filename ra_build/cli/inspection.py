@@ -61,7 +61,11 @@ def render_inspect(doc: Document, *, display_path: str, max_chunk_size: int) -> 
         lines.extend(
             [
                 f"  {number}. {chunk.id}",
-                *([f"     Symbol: {chunk.symbol}"] if chunk.symbol else []),
+                *(
+                    [f"     Symbol: {chunk.symbol}" + (f" ({chunk.defines})" if chunk.defines else "")]
+                    if chunk.symbol
+                    else []
+                ),
                 *([f"     Declares: {', '.join(chunk.members)}"] if chunk.members else []),
                 *([f"     Forwards to: {chunk.forwards}"] if chunk.forwards else []),
                 f"     Title: {title}",

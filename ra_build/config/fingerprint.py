@@ -43,8 +43,8 @@ CHUNKER_VERSION = (
     # signature alone was a part, its doc comment and code the next); 18: the `members` column
     # (the fields, variants and properties a type's chunk declares); 19: the `forwards` column (the
     # same-named definition a wrapper's whole body calls); 20: a Python `@overload` signature
-    # forwards to its implementation
-    20
+    # forwards to its implementation; 21: the `defines` column (a code chunk's kind of definition)
+    21
 )
 
 
@@ -161,5 +161,6 @@ def search_defaults(config: Config) -> dict[str, Any]:
         "code_words": s.code_words,
         "code_boost": s.code_boost,
         "test_weight": s.test_weight,
+        "type_weight": s.type_weight,
         "agent_max_tokens": config.settings.agent_max_tokens,  # not a SearchParams field: MCP's budget
     }

@@ -110,6 +110,7 @@ KEYS: tuple[Key, ...] = (
     Key("search", "code_words", float, "code_words", _between(0, 1000)),
     Key("search", "code_boost", float, "code_boost", _between(0, 1000)),
     Key("search", "test_weight", float, "test_weight", _between(0, 1)),
+    Key("search", "type_weight", float, "type_weight", _between(0, 1)),
     Key("search.boost", "text", float, "boost_text", _not_negative),
     Key("search.boost", "title", float, "boost_title", _not_negative),
     Key("search.boost", "tags", float, "boost_tags", _not_negative),

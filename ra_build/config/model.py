@@ -115,6 +115,7 @@ class SearchSettings:
     # (bench/code_search.py, docs/code.md)
     code_boost: float = 1.25
     test_weight: float = 0.5
+    type_weight: float = 0.8  # a type's own chunk (a class, struct, interface): its score times this
 
 
 @dataclass(frozen=True)

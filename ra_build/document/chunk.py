@@ -79,6 +79,7 @@ class Chunk:
     references: tuple[str, ...] = ()  # the names a code chunk calls or constructs, in order
     members: tuple[str, ...] = ()  # the fields, variants, properties a code chunk declares (`Opts.hidden`)
     forwards: str = ""  # the same-named definition a code chunk's whole body calls (`v.WatchConfig`)
+    defines: str = ""  # a code chunk's kind of definition (`method`, `struct`), `part`, `block` or `file`
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +353,7 @@ def chunk_code(
                 ids[k], tree, path, doc_id, parent, node.depth, positions[k], siblings, node.slug, node.title,
                 source, crumbs, (), body, file_byte(node.start), file_byte(node.end), lines.of(node.start),
                 lines.of(last), count_tokens(body), content_hash(node.title, crumbs, (), body), "code",
-                language, node.symbol, references[k], node.members, node.forwards,
+                language, node.symbol, references[k], node.members, node.forwards, node.kind,
             )
         )  # fmt: skip
     return Document(

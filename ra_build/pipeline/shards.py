@@ -194,6 +194,7 @@ INDEX_COLUMNS = [
     "id", "doc_id", "parent_id", "tree", "slug", "breadcrumb", "title", "tags", "path", "body",
     "depth", "position", "sibling_count", "line_start", "line_end", "byte_start", "byte_end",
     "tokens", "mtime_ns", "kind", "language", "symbol", "locale", "translation", "members", "forwards",
+    "defines",
 ]  # fmt: skip
 BATCH_ROWS = 8192
 
@@ -246,7 +247,7 @@ def documents(batch: pa.RecordBatch, stemmer: str = "english") -> Iterator[dict[
     cols = batch.to_pydict()
     for (id_, doc_id, parent_id, tree, slug, breadcrumb, title, tags, path, body, depth, position,
          siblings, line_start, line_end, byte_start, byte_end, tokens, mtime_ns, kind, language,
-         symbol, locale, translation, members, forwards) in zip(
+         symbol, locale, translation, members, forwards, defines) in zip(
         *(cols[c] for c in INDEX_COLUMNS), strict=True
     ):  # fmt: skip
         yield {
@@ -268,6 +269,7 @@ def documents(batch: pa.RecordBatch, stemmer: str = "english") -> Iterator[dict[
             "translation": translation or "",
             "symbol": symbol or "",
             "forwards": forwards or "",
+            "defines": defines or "",
             "name": chunk_keys(
                 kind=kind or "docs",
                 depth=depth,

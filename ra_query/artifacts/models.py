@@ -38,6 +38,7 @@ class ChunkRecord(NamedTuple):
     locale: str = ""  # a docs chunk's natural language (`en`, `ja`: ra_query.text.locales)
     translation: str = ""  # what its document's translations share (a path, or a key)
     forwards: str = ""  # a code chunk whose whole body calls a same-named definition: the callee
+    defines: str = ""  # a code chunk's kind of definition (`method`, `struct`), `part`, `block`, `file`
 
     @classmethod
     def from_stored(cls, doc: dict[str, list[Any]]) -> "ChunkRecord":
@@ -71,6 +72,7 @@ class ChunkRecord(NamedTuple):
                 doc["lang"][1] if len(doc["lang"]) > 1 else "",
                 doc["translation"][0],
                 doc["forwards"][0],
+                doc["defines"][0],
             )
         except (KeyError, IndexError):
             return cls._from_partial(doc)
@@ -106,6 +108,7 @@ class ChunkRecord(NamedTuple):
             locale=str((doc.get("lang") or ["", ""])[1]) if len(doc.get("lang") or []) > 1 else "",
             translation=str(one("translation", "")),
             forwards=str(one("forwards", "")),
+            defines=str(one("defines", "")),
         )
 
     @property

@@ -30,8 +30,9 @@ FORMAT_VERSION: Final = 1
 # Korean words without their particle or ending too (ra_query.text.locales.korean_stems); 12: Han
 # and kana split from a Latin letter or digit they are written against (`用gzip`, `在Linux上`); 13:
 # a code chunk is named by the members it declares too (`Opts.max_depth`: ra_query.text.names); 14:
-# `forwards`, the same-named definition a code chunk's whole body calls (a wrapper, folded into it)
-SCHEMA_VERSION: Final = 14
+# `forwards`, the same-named definition a code chunk's whole body calls (a wrapper, folded into it);
+# 15: `defines`, a code chunk's kind of definition (a type's weighs less: ra_query.search.pipeline)
+SCHEMA_VERSION: Final = 15
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,
@@ -46,7 +47,7 @@ RAW_FIELDS: Final = ("id", "doc_id", "tree", "kind", "lang")
 # stored for what a result shows and never looked up, so not indexed (issue 24: indexing them
 # was a seventh of the build's CPU and a fifth of the index, README "Build cost"). Every word of
 # `body` is in `text`, which `body:` searches; the others are only ever read.
-STORED_ONLY: Final = ("body", "parent_id", "slug", "breadcrumb", "symbol", "translation", "forwards")
+STORED_ONLY: Final = ("body", "parent_id", "slug", "breadcrumb", "symbol", "translation", "forwards", "defines")
 # the raw fields a query filters on (`tree:x`, `kind:code`, `lang:go`): fast, matched whole
 FILTER_FIELDS: Final = ("tree", "kind", "lang")
 # indexed, never stored: the keys a chunk is found under when a query is its name (issue 30)

@@ -62,6 +62,20 @@ DEFAULT_PHRASE_BOOST = 0.2
 # their docs (bench/code_search.py, docs/code.md)
 DEFAULT_TEST_WEIGHT = 0.5
 DEFAULT_CODE_BOOST = 1.25
+# a type's own chunk — a class's or struct's declaration, its doc comment and fields, an interface,
+# an enum — matches a question's words in its doc comment and field names, but the code that does
+# what a question asks about is a function or method: six codebases' 390 code questions, the
+# definition in the top 5 (bench/tune_code.py, docs/code.md): 0.556 → 0.574 by words, 0.613 →
+# 0.623 hybrid at 0.8; no codebase lost one. A question that asks which class or type (`which
+# exception class …`) keeps its types' weight
+DEFAULT_TYPE_WEIGHT = 0.8
+TYPE_DEFINITIONS = frozenset(
+    {"class", "struct", "type", "interface", "enum", "trait", "impl", "union", "record", "annotation"}
+)
+_ASKS_FOR_TYPE = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:class|struct|interface|enum|trait|type)(?:es|s)?\b",
+    re.IGNORECASE,
+)
 # a question of how to use the software (`how do I …`, `can I …`, `is there a way to …`) is
 # answered by its docs at least as often as by its code: code's boost is times this for it (1.25
 # → 1.0, no head start). Six codebases' 143 docs and 390 code questions (bench/tune_code.py):
@@ -94,6 +108,12 @@ MAX_QUERY_WORDS = 1000
 RELAXED_NOTE = "nothing has every phrase and field term; showing chunks with any of the words"
 NOTHING_TO_SEARCH = "no words to search for (tree: and -word only filter) — add a word"
 _WORD = re.compile(r"\w+")
+
+
+def asks_for_a_type(text: str) -> bool:
+    """Whether a query asks which class, struct, interface, enum, trait or type (`which exception
+    class is raised …`, `what type holds …`): its types keep their weight (`type_weight`)."""
+    return _ASKS_FOR_TYPE.search(text) is not None
 
 
 def asks_how_to_use(text: str) -> bool:
@@ -149,6 +169,7 @@ class SearchParams(NamedTuple):
     code_semantic_weight: float = DEFAULT_CODE_SEMANTIC_WEIGHT  # the same, of a code chunk
     semantic_asked: bool = False  # the caller asked for hybrid: say so when it cannot be had
     test_weight: float = DEFAULT_TEST_WEIGHT  # a test file's code chunks: their score times this
+    type_weight: float = DEFAULT_TYPE_WEIGHT  # a type's own chunk (class, struct): its score times this
     code_boost: float = DEFAULT_CODE_BOOST  # code chunks' score times this (matters beside docs)
     file_weight: float = DEFAULT_FILE_WEIGHT  # a definition's file's own match lends it this share
     docs_weight: float = DEFAULT_DOCS_WEIGHT  # a docs chunk naming a definition lends it this share
@@ -196,6 +217,7 @@ def _setting_problem(name: str, value: object) -> str | None:
         "semantic_weight": (0, 1, False),
         "code_semantic_weight": (0, 1, False),
         "test_weight": (0, 1, False),
+        "type_weight": (0, 1, False),
         "code_boost": (0, 1000, False),
         "file_weight": (0, 1000, False),
         "docs_weight": (0, 1000, False),
@@ -330,13 +352,16 @@ class _Run:
             return clauses[0] if clauses else None
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, c) for c in clauses])
 
-    def boost(self, record: ChunkRecord) -> float:
+    def boost(self, record: ChunkRecord, *, types: bool = True) -> float:
         """What a chunk's score is multiplied by: `local_boost` outside the global trees;
         `READER_BOOST` for a docs chunk in the language the query said (its script, its words,
         --lang);
         `code_boost` for code, which an agent asking how something is done wants before the
-        prose about it; and `test_weight` for the code of a test file or of a test module in a
-        source file (the code that does something before the tests that call it)."""
+        prose about it; `test_weight` for the code of a test file or of a test module in a
+        source file (the code that does something before the tests that call it); and
+        `type_weight` for a type's own chunk (the functions that do the work before the class
+        that declares them) unless `types` is False (a query that is a name: `decoder` finds
+        the class `Decoder` before the function `decode_r`)."""
         params = self.params
         boost = 1.0 if record.tree in params.global_trees else params.local_boost
         if self.reader_said and record.locale and base(record.locale) == base(self.reader):
@@ -345,6 +370,8 @@ class _Run:
             boost *= params.code_boost
             if params.test_weight != 1.0 and (is_test_path(record.path) or is_test_symbol(record.symbol)):
                 boost *= params.test_weight
+            if types and params.type_weight != 1.0 and record.defines in TYPE_DEFINITIONS:
+                boost *= params.type_weight
         return boost
 
     def candidates(self, query: "tantivy.Query") -> tuple[list[tuple[ChunkRecord, float]], int]:
@@ -509,14 +536,23 @@ def search_topic(
 def _topic_params(params: SearchParams, text: str) -> tuple[SearchParams, list[str]]:
     """A topic's params — the limits within bounds; for a question of how to use the software
     (`asks_how_to_use`), code's boost times `USAGE_CODE_SHARE`: its docs answer it as often as its
-    code — and the --explain lines that say so."""
+    code; for one that asks which class or type (`asks_for_a_type`), types at their full weight —
+    and the --explain lines that say so."""
     params = params._replace(
         limit=min(params.limit, MAX_LIMIT), candidate_limit=min(params.candidate_limit, MAX_CANDIDATE_LIMIT)
     )
-    if params.raw or not asks_how_to_use(text):
+    if params.raw:
         return params, []
-    params = params._replace(code_boost=params.code_boost * USAGE_CODE_SHARE)
-    return params, [f"asks how to use it: code's boost {params.code_boost:g} (× {USAGE_CODE_SHARE:g})"]
+    said: list[str] = []
+    if asks_how_to_use(text):
+        params = params._replace(code_boost=params.code_boost * USAGE_CODE_SHARE)
+        said.append(f"asks how to use it: code's boost {params.code_boost:g} (× {USAGE_CODE_SHARE:g})")
+    if params.type_weight != 1.0 and asks_for_a_type(text):
+        said.append(
+            f"asks which type: a type's chunk keeps its weight (type_weight {params.type_weight:g} → 1)"
+        )
+        params = params._replace(type_weight=1.0)
+    return params, said
 
 
 def _evidence(
@@ -540,8 +576,9 @@ def _named(
 ) -> tuple[list[tuple[ChunkRecord, float]], tuple[str, ...]]:
     """The candidates with the chunks `text` names first (ra_query.search.named), and their ids."""
     found, named = named_first(
-        run.store, run.searcher, text, found, ranked=compiled, filters=run.filters(), boost=run.boost
-    )
+        run.store, run.searcher, text, found, ranked=compiled, filters=run.filters(),
+        boost=lambda record: run.boost(record, types=False),
+    )  # fmt: skip
     if named:
         run.named = frozenset(named)
         explain.append("named: " + " ".join(named))
