@@ -66,8 +66,8 @@ DEFAULT_CODE_BOOST = 1.25
 # an enum — matches a question's words in its doc comment and field names, but the code that does
 # what a question asks about is a function or method: six codebases' 390 code questions, the
 # definition in the top 5 (bench/tune_code.py, docs/code.md): 0.556 → 0.574 by words, 0.613 →
-# 0.623 hybrid at 0.8; no codebase lost one. A question that asks which class or type (`which
-# exception class …`) keeps its types' weight
+# 0.626 hybrid at 0.8; no codebase lost one. A question that asks which class or type (`which
+# exception class …`) keeps its types' weight; a query that is a name orders its chunks without it
 DEFAULT_TYPE_WEIGHT = 0.8
 TYPE_DEFINITIONS = frozenset(
     {"class", "struct", "type", "interface", "enum", "trait", "impl", "union", "record", "annotation"}
