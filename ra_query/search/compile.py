@@ -25,6 +25,11 @@ with bench/quality.py (docs/searching.md has the table). `body:x` searches `text
 stored, not indexed, and every word of it is in `text`, so `body:x` is x in the chunk's
 searchable text (its body, breadcrumb and tags).
 
+Words written together: a plain word of `COMPOUND_MIN` letters or more that no chunk holds, but
+that is two or three words chunks hold joined (German `Shellskript`, `Zwischenrechner`; a linking
+`s`, `es`, `n`, `en` or `e` allowed), is searched as those words, each at the word's weight
+(`_compound`: the cut whose rarest part is the most common). Only a word no cut fits is a typo.
+
 Typos (`fuzzy_distance` > 0): a plain word of four letters or more that no chunk holds matches
 the words within that Levenshtein distance, with a tiny constant score (tantivy scores fuzzy
 matches with a constant), so a chunk with the misspelt word ranks above one without it, but
@@ -75,6 +80,14 @@ STEM_WEIGHT = 1.0
 # `BIOS` beside `版本` weighs what `版本` does (bench/locales.py, with the Latin words split from
 # the CJK text around them: Chinese hit@5 0.657 → 0.714; 2: 0.686); a number is no word (`5回`)
 CJK_QUERY_OTHER_WEIGHT = 3.0
+# a word no chunk holds may be words written together (German `Shellskript`, `Logdatei`,
+# `shellscript`): at least this long, in parts of at least COMPOUND_PART characters that chunks
+# hold, joined directly or by a linking letter or two (`Arbeit·s·verzeichnis`); at most
+# MAX_COMPOUNDS such words a query (each tries every cut: a pasted page must not try thousands)
+COMPOUND_MIN = 8
+MAX_COMPOUNDS = 16
+COMPOUND_PART = 4
+COMPOUND_LINKS = ("", "s", "es", "n", "en", "e")
 
 
 class Compiler:
@@ -117,6 +130,8 @@ class Compiler:
         self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
         self.dropped: list[str] = []  # stop words left out
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
+        self.compounds: dict[str, list[str]] = {}  # a word no chunk holds → the words it is made of
+        self._cut_tries = 0  # words `_compound` tried to cut (MAX_COMPOUNDS)
         self.required = False  # whether any compiled part is required
         self._drop_stopwords = False
         self._negated = 0  # inside a `-x`: exclude exactly what it names (see the module docstring)
@@ -288,6 +303,19 @@ class Compiler:
         if (
             not self.fuzzy
             and not self._negated
+            and self.searcher is not None
+            and len(token) >= COMPOUND_MIN
+            and token.isalpha()
+            and self._cut_tries < MAX_COMPOUNDS
+            and self.searcher.doc_freq("text", token) == 0
+            and (parts := self._cut(token))
+        ):
+            self.compounds[word] = parts
+            self.terms.update(parts)
+            return _any([_boosted(self._scored(fields, [part], fuzzy_ok=False), weight) for part in parts])
+        if (
+            not self.fuzzy
+            and not self._negated
             and self.fuzzy_distance > 0
             and self.searcher is not None
             and len(token) >= MIN_FUZZY_LENGTH
@@ -298,6 +326,51 @@ class Compiler:
             fuzzy = tantivy.Query.fuzzy_term_query(self.schema, "text", token, distance=self.fuzzy_distance)
             return _boosted(fuzzy, TYPO_SCORE * weight)
         return _boosted(self._scored(fields, [token], fuzzy_ok=True), weight)
+
+    def _cut(self, token: str) -> list[str] | None:
+        """`_compound`, counted against MAX_COMPOUNDS."""
+        self._cut_tries += 1
+        return self._compound(token)
+
+    def _compound(self, token: str, depth: int = 2) -> list[str] | None:
+        """`token` (no chunk holds it) as the words it is made of that chunks hold, at most three
+        (`shellskript` → `shell`, `skript`): of the ways to cut it, the one whose rarest part is
+        the most common, a cut without a linking letter before one with; None when none fits."""
+        best: tuple[bool, int, list[str]] | None = None
+        for cut in range(COMPOUND_PART, len(token) - COMPOUND_PART + 1):
+            left = self._held(token[:cut])
+            if left is None:
+                continue
+            rest = token[cut:]
+            for link in COMPOUND_LINKS:
+                right = rest[len(link) :]
+                if not rest.startswith(link) or len(right) < COMPOUND_PART:
+                    continue
+                whole = self._held(right)
+                parts = [left, whole] if whole is not None else None
+                if parts is None and depth > 1 and len(right) >= 2 * COMPOUND_PART:
+                    more = self._compound(right, depth - 1)
+                    parts = [left, *more] if more else None
+                if parts is None:
+                    continue
+                rarest = min(self._df(part) for part in parts)
+                key = (not link, rarest, parts)
+                if best is None or key[:2] > best[:2]:
+                    best = key
+        return best[2] if best is not None else None
+
+    def _df(self, token: str) -> int:
+        """How many chunks hold `token` in `text`."""
+        assert self.searcher is not None
+        return int(self.searcher.doc_freq("text", token))
+
+    def _held(self, text: str) -> str | None:
+        """`text` as the one analyzed token some chunk holds, else None."""
+        assert self.searcher is not None
+        tokens: list[str] = self.analyzer.analyze(text)
+        if len(tokens) != 1 or self.searcher.doc_freq("text", tokens[0]) == 0:
+            return None
+        return tokens[0]
 
     def _or(self, node: Or) -> tuple[tantivy.Query | None, bool]:
         import tantivy

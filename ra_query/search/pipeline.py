@@ -687,6 +687,9 @@ def _reading(compiler: Compiler) -> list[str]:
     lines: list[str] = []
     if compiler.dropped:
         lines.append("stop words left out: " + " ".join(compiler.dropped))
+    if compiler.compounds:
+        lines.append("in no chunk, matched as its words: " + "; ".join(
+            f"{word} → {' '.join(parts)}" for word, parts in compiler.compounds.items()))  # fmt: skip
     if compiler.typos:
         lines.append("in no chunk, matched as typos: " + " ".join(compiler.typos))
     if compiler.synonyms:
