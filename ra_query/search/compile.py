@@ -132,6 +132,7 @@ class Compiler:
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
         self.compounds: dict[str, list[str]] = {}  # a word no chunk holds → the words it is made of
         self._cut_tries = 0  # words `_compound` tried to cut (MAX_COMPOUNDS)
+        self._held_as: dict[str, str | None] = {}  # `_held`'s answers: a cut tries each part often
         self.required = False  # whether any compiled part is required
         self._drop_stopwords = False
         self._negated = 0  # inside a `-x`: exclude exactly what it names (see the module docstring)
@@ -367,10 +368,11 @@ class Compiler:
     def _held(self, text: str) -> str | None:
         """`text` as the one analyzed token some chunk holds, else None."""
         assert self.searcher is not None
-        tokens: list[str] = self.analyzer.analyze(text)
-        if len(tokens) != 1 or self.searcher.doc_freq("text", tokens[0]) == 0:
-            return None
-        return tokens[0]
+        if text not in self._held_as:
+            tokens: list[str] = self.analyzer.analyze(text)
+            held = len(tokens) == 1 and self.searcher.doc_freq("text", tokens[0]) > 0
+            self._held_as[text] = tokens[0] if held else None
+        return self._held_as[text]
 
     def _or(self, node: Or) -> tuple[tantivy.Query | None, bool]:
         import tantivy
