@@ -342,6 +342,14 @@ def test_a_phrase_is_required_when_something_has_it(find: Search) -> None:
     assert ids(topic) == ["docs:deploy.md#building-the-image"] and not topic.relaxed
 
 
+def test_a_sentence_whose_phrase_few_chunks_have_shows_them_first_then_the_rest(find: Search) -> None:
+    sentence = 'how do we roll out the "container image" to the canary cluster'
+    topic = find(sentence, aggregation=False, cutoff_ratio=0.0)
+    assert ids(topic)[0] == "docs:deploy.md#building-the-image"
+    assert len(ids(topic)) > 1 and topic.relaxed
+    assert topic.note == "only 1 chunk has every phrase and field term; chunks with any of the words follow"
+
+
 def test_strict_requires_every_word_and_does_not_relax(find: Search) -> None:
     topic = find("canary dashboards", strict=True)
     assert topic.hits == () and not topic.relaxed

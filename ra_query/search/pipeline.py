@@ -35,7 +35,7 @@ from ra_query.search.compile import Compiler, tree_filter
 from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K, FUSED_SHARE
 from ra_query.search.named import named_first
-from ra_query.search.syntax import MAX_DEPTH, Node, parse_query, read_query, render
+from ra_query.search.syntax import MAX_DEPTH, And, Node, Or, Term, parse_query, read_query, render
 from ra_query.semantic import nearby
 from ra_query.text.locales import (
     DEFAULT_LOCALE,
@@ -106,6 +106,11 @@ MAX_LIMIT = 1000
 MAX_CANDIDATE_LIMIT = 10_000
 MAX_QUERY_WORDS = 1000
 RELAXED_NOTE = "nothing has every phrase and field term; showing chunks with any of the words"
+# a question that quotes an example value (`where is a value like "10mb" turned into bytes`) is a
+# sentence with a phrase that few chunks hold: when fewer than the limit have it, the chunks that
+# have it come first and those with any of the words follow
+FEW_NOTE = "only {n} {chunks} every phrase and field term; chunks with any of the words follow"
+SENTENCE_WORDS = 4  # a query's plain words (outside phrases and fields), one a stop word: a sentence
 NOTHING_TO_SEARCH = "no words to search for (tree: and -word only filter) — add a word"
 _WORD = re.compile(r"\w+")
 
@@ -481,15 +486,12 @@ def search_topic(
             return TopicResult(text, (), 0, terms, note=_also(note, NOTHING_TO_SEARCH))
         found, total = run.candidates(compiled) if compiled is not None else ([], 0)
         fuzzy = bool(found and compiler.typos)
-        if not found and node is not None and compiler.required and not params.strict:
-            relaxer = run.compiler(relax=True)
-            loose = relaxer.compile(node)
-            found, total = run.candidates(loose) if loose is not None else ([], 0)
-            if found:
-                relaxed = True
-                fuzzy = bool(relaxer.typos)
-                note = _also(note, RELAXED_NOTE)
-                explain += [f"relaxed: {line}" for line in _reading(relaxer)]
+        if node is not None and compiler.required and not params.strict:
+            relaxing = _relaxed(run, node, found)
+            if relaxing is not None:
+                found, more_total, relaxed_note, fuzzy, read = relaxing
+                total, relaxed, note = max(total, more_total), True, _also(note, relaxed_note)
+                explain += [f"relaxed: {line}" for line in read]
         if not found and node is not None and params.fuzzy_distance > 0:
             fuzzy_query = run.compiler(fuzzy=True, relax=not params.strict).compile(node)
             if fuzzy_query is not None:
@@ -531,6 +533,56 @@ def search_topic(
     is_stop = stopwords_of(store.stemmer)
     focus = frozenset(t for t in terms if not is_stop(t))
     return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain), focus)
+
+
+def _relaxed(
+    run: _Run, node: Node, found: list[tuple[ChunkRecord, float]]
+) -> tuple[list[tuple[ChunkRecord, float]], int, str, bool, list[str]] | None:
+    """A query whose phrases or field terms no chunk has — or, read as a sentence, fewer chunks
+    than the limit (`_reads_as_a_sentence`: a quoted example value) — searched with every part
+    ranked: (its candidates, those that had every part first; their count; the note; whether a
+    typo matched; the --explain lines), or None when that finds no more."""
+    if found and not (len(found) < run.params.limit and _reads_as_a_sentence(node, run.store.stemmer)):
+        return None
+    relaxer = run.compiler(relax=True)
+    loose = relaxer.compile(node)
+    more, total = run.candidates(loose) if loose is not None else ([], 0)
+    if len(more) <= len(found):
+        return None
+    chunks = "chunks have" if len(found) > 1 else "chunk has"
+    note = FEW_NOTE.format(n=len(found), chunks=chunks) if found else RELAXED_NOTE
+    return _having_first(found, more), total, note, bool(relaxer.typos), _reading(relaxer)
+
+
+def _reads_as_a_sentence(node: Node, stemmer: str) -> bool:
+    """Whether a query reads as a sentence: `SENTENCE_WORDS` plain words or more outside its
+    phrases, fields and exclusions, one of them a stop word."""
+    words: list[str] = []
+
+    def visit(item: Node) -> None:
+        if isinstance(item, Term) and item.field is None:
+            words.append(item.text.lower())
+        elif isinstance(item, And | Or):
+            for child in item.items:
+                visit(child)
+
+    visit(node)
+    return len(words) >= SENTENCE_WORDS and any(map(stopwords_of(stemmer), words))
+
+
+def _having_first(
+    having: list[tuple[ChunkRecord, float]], more: list[tuple[ChunkRecord, float]]
+) -> list[tuple[ChunkRecord, float]]:
+    """The chunks that have every phrase (`having`) first, then the rest of `more` (a relaxed
+    search's): each of `having` scores its relaxed score plus `more`'s best."""
+    top = max((score for _, score in more), default=0.0)
+    scores = {record.id: score for record, score in more}
+    records = {record.id: record for record, _ in more}
+    for record, score in having:
+        records[record.id] = record
+        scores[record.id] = scores.get(record.id, score) + top
+    ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+    return [(records[i], score) for i, score in ranked]
 
 
 def _topic_params(params: SearchParams, text: str) -> tuple[SearchParams, list[str]]:
