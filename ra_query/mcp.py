@@ -122,7 +122,8 @@ SEARCH_DESCRIPTION = """\
 Search the knowledge base. Use an array of queries for multi-topic research in one call: each \
 query is a topic with its own results, a chunk appears once, and max_tokens spans all topics.
 Query language: plain words are ranked (chunks with more of them first, so a whole sentence \
-or a pasted error message works); "exact phrase" (required); -excluded (a flag such as -j or \
+or a pasted error message works); "exact phrase" (required; in a sentence that few chunks \
+match with it, those come first and the rest follow); -excluded (a flag such as -j or \
 -xvf, or a -word in a sentence, is a word, searched); a OR b; ( groups ); \
 title:, tags:, body:, path:, tree:, kind: (docs, code), lang: (python, go, …) fields; term^2 boosts; \
 `kind` keeps docs or code only. A query with a syntax error is read \

@@ -370,7 +370,7 @@ class Compiler:
         assert self.searcher is not None
         if text not in self._held_as:
             tokens: list[str] = self.analyzer.analyze(text)
-            held = len(tokens) == 1 and self.searcher.doc_freq("text", tokens[0]) > 0
+            held = len(tokens) == 1 and self._df(tokens[0]) > 0
             self._held_as[text] = tokens[0] if held else None
         return self._held_as[text]
 

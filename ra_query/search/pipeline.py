@@ -556,12 +556,13 @@ def _relaxed(
 
 def _reads_as_a_sentence(node: Node, stemmer: str) -> bool:
     """Whether a query reads as a sentence: `SENTENCE_WORDS` plain words or more outside its
-    phrases, fields and exclusions, one of them a stop word."""
+    phrases, fields and exclusions, one of them a stop word (the parser's test for a `-word` in a
+    sentence, ra_query.search.syntax, with a floor on the words)."""
     words: list[str] = []
 
     def visit(item: Node) -> None:
         if isinstance(item, Term) and item.field is None:
-            words.append(item.text.lower())
+            words.append(item.text)
         elif isinstance(item, And | Or):
             for child in item.items:
                 visit(child)
