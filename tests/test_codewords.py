@@ -25,6 +25,12 @@ CODE = {
             """Add the values up."""
             return sum(values)
         ''',
+    "src/flags.py": """\
+        def check_required(seen, ctx):
+            for name in ctx.flags:
+                if name not in seen:
+                    raise SystemExit(ctx.msg)
+        """,
 }
 DOCS = {
     "docs/walking.md": """\
@@ -85,6 +91,14 @@ def test_a_word_finds_the_chunks_that_only_use_its_code_words(code_store: Store)
         "kb:docs/walking.md#walking",
         "kb:src/walker.py#skip_dotfiles",
     ]
+
+
+def test_a_word_finds_the_code_that_abbreviates_it(code_store: Store) -> None:
+    assert _ids(code_store, "context message") == ["kb:src/flags.py#check_required"]
+
+
+def test_a_word_finds_the_code_that_says_it_another_way(code_store: Store) -> None:
+    assert _ids(code_store, "mandatory") == ["kb:src/flags.py#check_required"]
 
 
 def test_code_words_are_off_at_zero(code_store: Store) -> None:
