@@ -7,7 +7,11 @@
    (CORPORA): pallets/click (Python) and spf13/cobra (Go) (issue 22), sharkdp/fd (Rust),
    sindresorhus/got (TypeScript), google/gson (Java) and spf13/viper (Go, a library whose API is
    package-level functions forwarding to a global instance's methods) (issue 30: their questions
-   written by agents that had not read the code, no part of the answer's name in the question).
+   written by agents that had not read the code, no part of the answer's name in the question),
+   and a harder pair, encode/starlette (Python) and urfave/cli (Go): each question written from
+   the docs alone before the code was read, then answered from the code, any word of the
+   answer's name in it reworded (a search-box question about behaviour, as the held-out sets of
+   issue 30 are asked).
    `--corpus NAME=DIR` points at a checkout; by default /tmp/code-corpora/NAME (how to get one is
    printed when it is missing). Every question's answer is checked against the corpus before
    anything is built: the last part of its symbol must appear in the first lines of its line
@@ -121,6 +125,12 @@ CORPORA: dict[str, Corpus] = {
     # a second Go set, a library whose package-level functions forward to a global instance's
     # methods (`func WatchConfig() { v.WatchConfig() }`): written by an agent that had not read it
     "viper": Corpus("spf13/viper", "528f7416c4b56a4948673984b190bf8713f0c3c4", "go", ("**/*.go", "**/*.md")),
+    # a harder Python and Go pair: each question written from the docs alone, before the code
+    # was read, then answered from the code (the held-out sets of issue 30 are Python and Go)
+    "starlette": Corpus(
+        "encode/starlette", "cb8f84f5284dc301ca7a31eb732b9e140769dd48", "python", ("**/*.py", "**/*.md")
+    ),
+    "cli": Corpus("urfave/cli", "1305a08200f7c4d873e28bd2bbad1ff257c6cfc4", "go", ("**/*.go", "**/*.md")),
 }
 
 
