@@ -19,7 +19,10 @@ English part.
      command would type it, without its name; each answer's page checked): hit@1 and hit@5 on
      the whole corpus; and the Korean ones typed as a search box is, each noun without its
      particle and each verb without its ending (bench/questions/locales_ko_nouns.jsonl: the same
-     35, each shortened from its `from`, by rule and then by hand).
+     35, each shortened from its `from`, by rule and then by hand); and a second set in Chinese
+     and in Korean (bench/questions/locales_zh2.jsonl, locales_ko2.jsonl: 30 each, other pages,
+     written by agents that had seen neither ra's code nor the first sets, after the words of
+     one meaning were chosen: ra_query.text.samewords).
 4. A table, `bench/results/locales.json` (the latest, with the misses) and the table appended
    to `bench/results/locales.txt` with the commit, date and load.
 """
@@ -46,6 +49,7 @@ RESULTS_JSON = REPO / "bench" / "results" / "locales.json"
 RESULTS_TXT = REPO / "bench" / "results" / "locales.txt"
 QUESTIONS = REPO / "bench" / "questions"
 LANGUAGES = ("ja", "zh", "ko", "de", "fr")
+SECOND_SETS = ("zh", "ko")  # bench/questions/locales_LANG2.jsonl
 
 
 def all_pages(work: Path) -> Path:
@@ -174,6 +178,10 @@ def main() -> None:
                     sets["all: ko known items, nouns without their particle"] = known_figures(
                         store, params, language_items("ko_nouns")
                     )
+                    for language in SECOND_SETS:
+                        sets[f"all: {language} known items, second set"] = known_figures(
+                            store, params, language_items(f"{language}2")
+                        )
         load_after = quality.load()
     stamp = dt.datetime.now(dt.UTC).replace(microsecond=0)
     lines = [

@@ -49,6 +49,7 @@ from ra_query.errors import InputError
 from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
 from ra_query.sources.languages import KINDS, LANGUAGES, canonical_language
 from ra_query.text.locales import has_cjk, normalized
+from ra_query.text.samewords import SAME_WORDS_WEIGHT, same_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -109,6 +110,7 @@ class Compiler:
         code_words: Mapping[str, tuple[tuple[str, str], ...]] | None = None,
         code_words_weight: float = 0.0,
         stems: Callable[[str], str] | None = None,
+        same_words_language: str | None = None,
     ) -> None:
         self.schema = schema
         self.analyzer = analyzer
@@ -126,7 +128,11 @@ class Compiler:
         # English index) or is Korean (the word without its particle): the documents in it hold
         # theirs (ra_query.text.locales.language_stems, korean_stems)
         self.stems = stems
+        # the Chinese, Japanese or Korean query's language: its words of one meaning are searched
+        # too (ra_query.text.samewords)
+        self.same_words_language = same_words_language
         self.synonyms: dict[str, tuple[str, str]] = {}  # token searched → (query word, its code word)
+        self.same: dict[str, list[str]] = {}  # a word of the query → its words of one meaning searched
         self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
         self.dropped: list[str] = []  # stop words left out
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
@@ -266,11 +272,45 @@ class Compiler:
         fields = self._fields(None)
         ranked = [self._ranked_token(fields, token, w, typed[token]) for token, w in weights.items()]
         ranked += self._code_synonyms(weights, typed)
+        ranked += self._same_words(words, weights)
         bonus = [
             _boosted(self._scored({"text": 1.0}, list(tokens), fuzzy_ok=False), boost * SPLIT_PHRASE_BOOST)
             for tokens, boost in phrases.items()
         ]
         return ranked, bonus + self._proximity(sequence)
+
+    def _same_words(self, words: list[Term], weights: Mapping[str, float]) -> list[tantivy.Query]:
+        """The words of one meaning (ra_query.text.samewords) of what a Chinese, Japanese or
+        Korean query says, that some chunk holds, each weighing what the word it stands for
+        weighs (`SAME_WORDS_WEIGHT`): a Chinese or Japanese one as its pairs of characters (its
+        single characters would match anything)."""
+        if not self.same_words_language or self._negated:
+            return []
+        text = " ".join(word.text for word in words)
+        extra: dict[str, float] = {}
+        for word, other in same_words(text, self.same_words_language):
+            tokens = self.analyzer.analyze(other)
+            tokens = [t for t in tokens if len(t) > 1 or not has_cjk(t)]
+            held = [
+                t for t in tokens
+                if t not in weights and (self.searcher is None or self.searcher.doc_freq("text", t) > 0)
+            ]  # fmt: skip
+            if not held:
+                continue
+            # a word of three characters is two pairs, one of two a single pair: each pair of the
+            # shorter word weighs as many of the longer's
+            own = [t for t in self.analyzer.analyze(word) if len(t) > 1 or not has_cjk(t)]
+            weight = SAME_WORDS_WEIGHT * max(1.0, len(own) / len(tokens))
+            for token in held:
+                extra[token] = max(extra.get(token, 0.0), weight)
+            self.same.setdefault(word, []).append(other)
+        if not extra:
+            return []
+        self.terms.update(extra)
+        fields = self._fields(None)
+        return [
+            _boosted(self._scored(fields, [token], fuzzy_ok=False), weight) for token, weight in extra.items()
+        ]
 
     def _code_synonyms(self, weights: Mapping[str, float], typed: Mapping[str, str]) -> list[tantivy.Query]:
         """The code synonyms of the ranked tokens (`folder` → `dir`, `directory`) that some chunk

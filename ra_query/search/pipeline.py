@@ -323,7 +323,16 @@ class _Run:
             code_words=code_words_of(self.store.stemmer) if self._code_words() else None,
             code_words_weight=self.params.code_words,
             stems=self._stems(),
+            same_words_language=self._same_words_language(),
         )
+
+    def _same_words_language(self) -> str | None:
+        """The reader's language when it was said and has words of one meaning
+        (ra_query.text.samewords: Chinese, Japanese, Korean)."""
+        from ra_query.text.samewords import GROUPS
+
+        language = base(self.reader) if self.reader_said else None
+        return language if language in GROUPS else None
 
     def _stems(self) -> Callable[[str], str] | None:
         """A query word's stems in the reader's language, when it was said and has a stemmer of
@@ -750,6 +759,9 @@ def _reading(compiler: Compiler) -> list[str]:
         for typed, word in compiler.synonyms.values():
             said.setdefault(typed, []).append(word)
         lines.append("code words: " + "; ".join(f"{w} → {', '.join(t)}" for w, t in said.items()))
+    if compiler.same:
+        same = "; ".join(f"{word} → {', '.join(others)}" for word, others in compiler.same.items())
+        lines.append(f"words of the same meaning: {same}")
     return lines
 
 
