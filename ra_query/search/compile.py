@@ -49,6 +49,7 @@ from ra_query.errors import InputError
 from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
 from ra_query.sources.languages import KINDS, LANGUAGES, canonical_language
 from ra_query.text.locales import has_cjk, normalized
+from ra_query.text.platforms import PLATFORM_WEIGHT, platform_folders
 from ra_query.text.samewords import SAME_WORDS_WEIGHT, same_words
 
 if TYPE_CHECKING:
@@ -133,6 +134,7 @@ class Compiler:
         self.same_words_language = same_words_language
         self.synonyms: dict[str, tuple[str, str]] = {}  # token searched → (query word, its code word)
         self.same: dict[str, list[str]] = {}  # a word of the query → its words of one meaning searched
+        self.platforms: list[str] = []  # the path folders of the systems the query names
         self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
         self.dropped: list[str] = []  # stop words left out
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
@@ -277,7 +279,7 @@ class Compiler:
             _boosted(self._scored({"text": 1.0}, list(tokens), fuzzy_ok=False), boost * SPLIT_PHRASE_BOOST)
             for tokens, boost in phrases.items()
         ]
-        return ranked, bonus + self._proximity(sequence)
+        return ranked, bonus + self._proximity(sequence) + self._platforms(words)
 
     def _same_words(self, words: list[Term], weights: Mapping[str, float]) -> list[tantivy.Query]:
         """The words of one meaning (ra_query.text.samewords) of what a Chinese, Japanese or
@@ -311,6 +313,23 @@ class Compiler:
         return [
             _boosted(self._scored(fields, [token], fuzzy_ok=False), weight) for token, weight in extra.items()
         ]
+
+    def _platforms(self, words: list[Term]) -> list[tantivy.Query]:
+        """A bonus for the path folders of the operating systems the query names (`맥에서` →
+        `osx/`, `macos/`; ra_query.text.platforms) that some chunk's path has, each weighing a
+        word: a chunk its words found ranks higher in one, and no chunk is found for its path
+        alone."""
+        if self._negated:
+            return []
+        folders = [
+            folder for folder in platform_folders(" ".join(word.text for word in words))
+            if self.searcher is None or self.searcher.doc_freq("path_components", folder) > 0
+        ]  # fmt: skip
+        if not folders:
+            return []
+        self.platforms = folders
+        path = {"path": 1.0}  # the path and its components
+        return [_boosted(self._scored(path, [folder], fuzzy_ok=False), PLATFORM_WEIGHT) for folder in folders]
 
     def _code_synonyms(self, weights: Mapping[str, float], typed: Mapping[str, str]) -> list[tantivy.Query]:
         """The code synonyms of the ranked tokens (`folder` → `dir`, `directory`) that some chunk

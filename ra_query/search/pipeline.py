@@ -762,6 +762,8 @@ def _reading(compiler: Compiler) -> list[str]:
     if compiler.same:
         same = "; ".join(f"{word} → {', '.join(others)}" for word, others in compiler.same.items())
         lines.append(f"words of the same meaning: {same}")
+    if compiler.platforms:
+        lines.append("the system it names, in paths: " + ", ".join(f"{f}/" for f in compiler.platforms))
     return lines
 
 
