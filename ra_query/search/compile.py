@@ -316,9 +316,9 @@ class Compiler:
 
     def _platforms(self, words: list[Term]) -> list[tantivy.Query]:
         """A bonus for the path folders of the operating systems the query names (`맥에서` →
-        `osx/`, `macos/`; ra_query.text.platforms) that some chunk's path has, each weighing a
-        word: a chunk its words found ranks higher in one, and no chunk is found for its path
-        alone."""
+        `osx/`, `macos/`; ra_query.text.platforms) that some chunk's path has, each weighing
+        `PLATFORM_WEIGHT` words: a chunk its words found ranks higher in one, and no chunk is
+        found for its path alone."""
         if self._negated:
             return []
         folders = [

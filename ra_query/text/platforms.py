@@ -20,12 +20,13 @@ from typing import Final
 PLATFORM_WEIGHT: Final = 2.0
 
 # (the folder names a system's pages are kept under, the words that name it: Latin words whole,
-# lower case; Hangul, Han and kana as written, found inside the query's words: `맥에서`)
+# lower case; Hangul, Han and kana as written (Latin in them lower case), found inside the
+# query's words: `맥에서`)
 _PLATFORMS: Final = (
     (
         ("osx", "macos"),
         ("mac", "macos", "macbook", "imac", "osx", "darwin"),
-        ("맥북", "맥에서", "맥의", "맥용", "맥os", "맥OS", "맥에", "맥으로", "苹果电脑", "マック"),
+        ("맥북", "맥에서", "맥의", "맥용", "맥os", "맥에", "맥으로", "苹果电脑", "マック"),
     ),
     (
         ("windows",),
@@ -54,7 +55,7 @@ def _latin() -> dict[str, tuple[str, ...]]:
 
 
 def platform_folders(text: str) -> tuple[str, ...]:
-    """The folder names of the systems `text` names (`맥에서 dmg 열기` → `osx`, `macos`, `mac`),
+    """The folder names of the systems `text` names (`맥에서 dmg 열기` → `osx`, `macos`),
     each once, in the order of `_PLATFORMS`; empty when it names none."""
     latin = _latin()
     lowered = _MAC_ADDRESS.sub(" ", text.lower())
