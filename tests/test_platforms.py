@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ra_query.text.platforms import platform_folders
 from tests.conftest import run_cmd
@@ -30,6 +32,13 @@ def test_a_query_that_names_a_system_gives_its_folders(query: str, folders: tupl
 @pytest.mark.parametrize("query", ["MAC address of eth0", "MAC 주소 확인", "맥락을 파악", "tar a folder"])
 def test_a_mac_address_or_a_word_that_starts_like_a_system_names_none(query: str) -> None:
     assert platform_folders(query) == ()
+
+
+@given(st.text(max_size=40))
+def test_any_text_names_only_known_folders_each_once(text: str) -> None:
+    folders = platform_folders(text)
+    assert set(folders) <= {"osx", "macos", "windows", "linux", "android"}
+    assert len(folders) == len(set(folders))
 
 
 MOUNTS = {

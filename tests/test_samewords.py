@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ra_query.text.samewords import GROUPS, same_words
 from tests.conftest import run_cmd
@@ -24,6 +26,18 @@ def test_no_word_is_in_two_groups_of_a_language(language: str) -> None:
 @pytest.mark.parametrize("language", sorted(GROUPS))
 def test_every_word_is_two_characters_or_more(language: str) -> None:
     assert [w for group in GROUPS[language] for w in group if len(w) < 2] == []
+
+
+WORDS = [word for groups in GROUPS.values() for group in groups for word in group]
+
+
+@given(st.lists(st.sampled_from(WORDS) | st.text(max_size=8), max_size=6), st.sampled_from(sorted(GROUPS)))
+def test_a_word_named_is_of_the_words_group_and_not_in_the_text(parts: list[str], language: str) -> None:
+    text = "".join(parts)
+    groups = GROUPS[language]
+    for word, other in same_words(text, language):
+        assert word in text.lower() and other.lower() not in text.lower()
+        assert any(word in (w.lower() for w in g) and other in g for g in groups)
 
 
 def test_a_word_of_the_query_names_the_rest_of_its_group() -> None:
