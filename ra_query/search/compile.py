@@ -293,10 +293,7 @@ class Compiler:
         for word, other in same_words(text, self.same_words_language):
             tokens = self.analyzer.analyze(other)
             tokens = [t for t in tokens if len(t) > 1 or not has_cjk(t)]
-            held = [
-                t for t in tokens
-                if t not in weights and (self.searcher is None or self.searcher.doc_freq("text", t) > 0)
-            ]  # fmt: skip
+            held = [t for t in tokens if t not in weights and self._held_somewhere(t)]
             if not held:
                 continue
             # a word of three characters is two pairs, one of two a single pair: each pair of the
@@ -306,13 +303,8 @@ class Compiler:
             for token in held:
                 extra[token] = max(extra.get(token, 0.0), weight)
             self.same.setdefault(word, []).append(other)
-        if not extra:
-            return []
         self.terms.update(extra)
-        fields = self._fields(None)
-        return [
-            _boosted(self._scored(fields, [token], fuzzy_ok=False), weight) for token, weight in extra.items()
-        ]
+        return self._extra_words(extra)
 
     def _platforms(self, words: list[Term]) -> list[tantivy.Query]:
         """A bonus for the path folders of the operating systems the query names (`맥에서` →
@@ -323,7 +315,7 @@ class Compiler:
             return []
         folders = [
             folder for folder in platform_folders(" ".join(word.text for word in words))
-            if self.searcher is None or self.searcher.doc_freq("path_components", folder) > 0
+            if self._held_somewhere(folder, "path_components")
         ]  # fmt: skip
         if not folders:
             return []
@@ -340,19 +332,22 @@ class Compiler:
         extra: dict[str, float] = {}
         for token, weight in weights.items():
             for other, word in self.code_words.get(token, ()):
-                if other in weights or (
-                    self.searcher is not None and self.searcher.doc_freq("text", other) == 0
-                ):
+                if other in weights or not self._held_somewhere(other):
                     continue
                 if weight * self.code_words_weight > extra.get(other, 0.0):
                     extra[other] = weight * self.code_words_weight
                     self.synonyms[other] = (typed[token], word)
-        if not extra:
-            return []
+        return self._extra_words(extra)
+
+    def _extra_words(self, weights: Mapping[str, float]) -> list[tantivy.Query]:
+        """Words the query did not type (code words, words of one meaning), each ranked at its
+        weight in every scored field."""
         fields = self._fields(None)
-        return [
-            _boosted(self._scored(fields, [token], fuzzy_ok=False), weight) for token, weight in extra.items()
-        ]
+        return [_boosted(self._scored(fields, [token], fuzzy_ok=False), w) for token, w in weights.items()]
+
+    def _held_somewhere(self, token: str, field: str = "text") -> bool:
+        """Whether some chunk holds `token` in `field` (always, without a searcher to ask)."""
+        return self.searcher is None or self.searcher.doc_freq(field, token) > 0
 
     def _ranked_token(
         self, fields: Mapping[str, float], token: str, weight: float, word: str
