@@ -64,3 +64,16 @@ def test_explain_names_the_folders_of_the_system(tmp_path: Path) -> None:
     kb_search(tmp_path, MOUNTS, "마운트")
     run = run_cmd("ra", "search", "--explain", "맥에서 마운트", cwd=tmp_path, home=tmp_path / "home")
     assert "the system it names, in paths: osx/" in run.out + run.err
+
+
+SHUTDOWNS = {
+    "pages.ko/windows/shutdown.md": "# shutdown\n\n> 컴퓨터를 종료합니다.\n\n- 종료 시퀀스 중단:\n\n`shutdown /a`\n",
+    "pages.ko/linux/shutdown.md": "# shutdown\n\n> 시스템 종료.\n\n- 예약된 종료 취소:\n\n`shutdown -c`\n",
+    **{f"pages.ko/common/{name}.md": f"# {name}\n\n> {name}의 내용을 출력합니다.\n" for name in "abcdefgh"},
+}
+
+
+def test_a_folder_whose_name_the_index_stems_still_gets_its_system(tmp_path: Path) -> None:
+    # paths are indexed stemmed: the folder `windows` is the token `window`
+    found = results(kb_search(tmp_path, SHUTDOWNS, "윈도우 종료 취소"))
+    assert found[0]["id"] == "kb:pages.ko/windows/shutdown.md#shutdown"

@@ -313,15 +313,17 @@ class Compiler:
         found for its path alone."""
         if self._negated:
             return []
-        folders = [
-            folder for folder in platform_folders(" ".join(word.text for word in words))
-            if self._held_somewhere(folder, "path_components")
+        # a path is indexed as its words are, stemmed: the folder `windows` is the token `window`
+        found = [
+            (folder, tokens) for folder in platform_folders(" ".join(word.text for word in words))
+            if (tokens := self.analyzer.analyze(folder))
+            and all(self._held_somewhere(token, "path_components") for token in tokens)
         ]  # fmt: skip
-        if not folders:
+        if not found:
             return []
-        self.platforms = folders
+        self.platforms = [folder for folder, _ in found]
         path = {"path": 1.0}  # the path and its components
-        return [_boosted(self._scored(path, [folder], fuzzy_ok=False), PLATFORM_WEIGHT) for folder in folders]
+        return [_boosted(self._scored(path, tokens, fuzzy_ok=False), PLATFORM_WEIGHT) for _, tokens in found]
 
     def _code_synonyms(self, weights: Mapping[str, float], typed: Mapping[str, str]) -> list[tantivy.Query]:
         """The code synonyms of the ranked tokens (`folder` → `dir`, `directory`) that some chunk
