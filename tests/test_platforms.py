@@ -18,6 +18,7 @@ from tests.test_locales import kb_search, results
     ("query", "folders"),
     [
         ("맥에서 dmg 파일 마운트하는 방법", ("osx", "macos")),
+        ("맥 외장하드 마운트 해제", ("osx", "macos")),
         ("eject a disk on a Mac", ("osx", "macos")),
         ("윈도우 예약 종료 취소", ("windows",)),
         ("Linux查看显卡驱动", ("linux",)),
@@ -29,7 +30,7 @@ def test_a_query_that_names_a_system_gives_its_folders(query: str, folders: tupl
     assert platform_folders(query) == folders
 
 
-@pytest.mark.parametrize("query", ["MAC address of eth0", "MAC 주소 확인", "맥락을 파악", "tar a folder"])
+@pytest.mark.parametrize("query", ["MAC address of eth0", "MAC 주소 확인", "맥락을 파악", "맥박 측정", "tar a folder"])
 def test_a_mac_address_or_a_word_that_starts_like_a_system_names_none(query: str) -> None:
     assert platform_folders(query) == ()
 

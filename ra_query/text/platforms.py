@@ -44,7 +44,10 @@ _PLATFORMS: Final = (
         ("안드로이드", "安卓", "アンドロイド"),
     ),
 )
+# words that name a system only standing alone: `맥 터미널` is a Mac's, `맥락` (context) is not
+_ALONE: Final = {"맥": ("osx", "macos")}
 _LATIN_WORD: Final = re.compile(r"[a-z0-9]+")
+_WORD: Final = re.compile(r"\w+")
 # a network card's MAC address is no Mac
 _MAC_ADDRESS: Final = re.compile(r"mac\s*(?:address|addr|주소|地址|アドレス)")
 
@@ -61,4 +64,5 @@ def platform_folders(text: str) -> tuple[str, ...]:
     lowered = _MAC_ADDRESS.sub(" ", text.lower())
     named = {latin[word] for word in _LATIN_WORD.findall(lowered) if word in latin}
     named.update(folders for folders, _, written in _PLATFORMS if any(w in lowered for w in written))
+    named.update(_ALONE[word] for word in _WORD.findall(lowered) if word in _ALONE)
     return tuple(folder for folders, _, _ in _PLATFORMS if folders in named for folder in folders)
