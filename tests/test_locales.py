@@ -489,6 +489,23 @@ def test_a_korean_word_finds_the_page_that_writes_it_with_another_particle(
     assert [str(r["id"]).split("#")[0] for r in found] == ["kb:pages.ko/common/tar.md"]
 
 
+def test_a_korean_word_no_chunk_holds_beside_words_that_match_is_no_typo(tmp_path: Path) -> None:
+    # 이어받기 (resume) is in no page; a syllable is a morpheme, so one syllable away is another
+    # word: the search is not marked fuzzy, and --explain says why the word matched nothing
+    query = json.loads(kb_search(tmp_path, KOREAN_TAR, "압축 아카이브 이어받기").out)["queries"][0]
+    assert str(query["results"][0]["id"]).startswith("kb:pages.ko/common/tar.md")
+    assert not query["fuzzy"]
+    run = run_cmd("ra", "search", "--explain", "압축 아카이브 이어받기", cwd=tmp_path, home=tmp_path / "home")
+    assert "a Korean word is not matched as a typo: 이어받기" in run.out + run.err
+
+
+def test_a_misspelt_korean_word_alone_is_still_matched_as_a_typo(tmp_path: Path) -> None:
+    # nothing found: the whole-query retry matches within one syllable (아카이브 as 아카이부)
+    query = json.loads(kb_search(tmp_path, KOREAN_TAR, "아카이부").out)["queries"][0]
+    assert query["fuzzy"]
+    assert str(query["results"][0]["id"]).startswith("kb:pages.ko/common/tar.md")
+
+
 def test_a_query_in_another_script_is_searched_by_words_only_where_there_are_vectors(tmp_path: Path) -> None:
     pytest.importorskip("onnxruntime")
     kb = tmp_path / "kb"

@@ -30,7 +30,9 @@ def test_a_query_that_names_a_system_gives_its_folders(query: str, folders: tupl
     assert platform_folders(query) == folders
 
 
-@pytest.mark.parametrize("query", ["MAC address of eth0", "MAC 주소 확인", "맥락을 파악", "맥박 측정", "tar a folder"])
+@pytest.mark.parametrize(
+    "query", ["MAC address of eth0", "MAC 주소 확인", "맥락을 파악", "맥박 측정", "tar a folder"]
+)
 def test_a_mac_address_or_a_word_that_starts_like_a_system_names_none(query: str) -> None:
     assert platform_folders(query) == ()
 

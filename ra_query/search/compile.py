@@ -48,7 +48,7 @@ from ra_query.artifacts.schema import FILTER_FIELDS
 from ra_query.errors import InputError
 from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
 from ra_query.sources.languages import KINDS, LANGUAGES, canonical_language
-from ra_query.text.locales import has_cjk, normalized
+from ra_query.text.locales import has_cjk, has_hangul, normalized
 from ra_query.text.platforms import PLATFORM_WEIGHT, platform_folders
 from ra_query.text.samewords import SAME_WORDS_WEIGHT, same_words
 
@@ -138,6 +138,7 @@ class Compiler:
         self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
         self.dropped: list[str] = []  # stop words left out
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
+        self.unmatched: list[str] = []  # Korean words no chunk holds: not typos (a syllable is a morpheme)
         self.compounds: dict[str, list[str]] = {}  # a word no chunk holds → the words it is made of
         self._cut_tries = 0  # words `_compound` tried to cut (MAX_COMPOUNDS)
         self._held_as: dict[str, str | None] = {}  # `_held`'s answers: a cut tries each part often
@@ -379,6 +380,9 @@ class Compiler:
             and len(self.typos) < MAX_TYPOS
             and self.searcher.doc_freq("text", token) == 0
         ):
+            if has_hangul(token):  # a syllable is a morpheme: one edit away is another word
+                self.unmatched.append(word)
+                return _boosted(self._scored(fields, [token], fuzzy_ok=False), weight)
             self.typos.append(word)
             fuzzy = tantivy.Query.fuzzy_term_query(self.schema, "text", token, distance=self.fuzzy_distance)
             return _boosted(fuzzy, TYPO_SCORE * weight)

@@ -117,6 +117,7 @@ _FIRST_CJK: Final = "\u3040"
 # (`gzip으로`, `PDF에서`), which the analyzer would keep as one word
 _HANGUL_LATIN: Final = r"(?<=[A-Za-z0-9])(?=[\uac00-\ud7a3])|(?<=[\uac00-\ud7a3])(?=[A-Za-z0-9])"
 _FIRST_HANGUL: Final = "\u1100"
+_HANGUL_SYLLABLE: Final = r"[\uac00-\ud7a3]"
 # where Han or kana meets a Latin letter or a digit (`用gzip`, `在Linux上`): a run of one character
 # gets no pairs, and the analyzer would keep it and the Latin word as one word
 _CJK_LATIN: Final = (
@@ -232,8 +233,14 @@ def translation_key(path: str, meta: Mapping[str, object] | None = None) -> str:
 
 
 def has_cjk(text: str) -> bool:
-    """Whether `text` holds a character of Chinese, Japanese or Korean."""
+    """Whether `text` holds a Han or kana character (Chinese, Japanese, or Korean written in
+    Han): the scripts written without spaces."""
     return _beyond(text, _FIRST_CJK) and _pattern(_CJK_ANY).search(text) is not None
+
+
+def has_hangul(text: str) -> bool:
+    """Whether `text` holds a Hangul syllable."""
+    return _beyond(text, _FIRST_HANGUL) and _pattern(_HANGUL_SYLLABLE).search(text) is not None
 
 
 def cjk_terms(text: str) -> str:
