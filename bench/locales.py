@@ -22,7 +22,9 @@ English part.
      35, each shortened from its `from`, by rule and then by hand); and a second set in Chinese
      and in Korean (bench/questions/locales_zh2.jsonl, locales_ko2.jsonl: 30 each, other pages,
      written by agents that had seen neither ra's code nor the first sets, after the words of
-     one meaning were chosen: ra_query.text.samewords).
+     one meaning were chosen: ra_query.text.samewords); and the German and French ones typed
+     without accents, as many readers type them (`creer`, `Grosse`: the same queries, their
+     accents stripped by rule).
 4. A table, `bench/results/locales.json` (the latest, with the misses) and the table appended
    to `bench/results/locales.txt` with the commit, date and load.
 """
@@ -36,6 +38,7 @@ import os
 import sys
 import tarfile
 import time
+import unicodedata
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -50,6 +53,7 @@ RESULTS_TXT = REPO / "bench" / "results" / "locales.txt"
 QUESTIONS = REPO / "bench" / "questions"
 LANGUAGES = ("ja", "zh", "ko", "de", "fr")
 SECOND_SETS = ("zh", "ko")  # bench/questions/locales_LANG2.jsonl
+UNACCENTED = ("de", "fr")  # these sets again, typed without accents (`telecharger`, `Grosse`)
 
 
 def all_pages(work: Path) -> Path:
@@ -133,6 +137,17 @@ def english_items(prefix: str) -> list[tuple[str, str, set[str]]]:
     return [(r["id"], r["question"], {prefix + a for a in r["answers"]}) for r in rows]
 
 
+def unaccented(items: list[tuple[str, str, set[str]]]) -> list[tuple[str, str, set[str]]]:
+    """`items` with their queries typed as many readers type them, without accents (`créer` as
+    `creer`, `Größe` as `Grosse`)."""
+
+    def plain(text: str) -> str:
+        decomposed = unicodedata.normalize("NFD", text.replace("ß", "ss"))
+        return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+    return [(item_id, plain(query), answers) for item_id, query, answers in items]
+
+
 def language_items(language: str) -> list[tuple[str, str, set[str]]]:
     path = QUESTIONS / f"locales_{language}.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
@@ -181,6 +196,10 @@ def main() -> None:
                     for language in SECOND_SETS:
                         sets[f"all: {language} known items, second set"] = known_figures(
                             store, params, language_items(f"{language}2")
+                        )
+                    for language in UNACCENTED:
+                        sets[f"all: {language} known items, typed without accents"] = known_figures(
+                            store, params, unaccented(language_items(language))
                         )
         load_after = quality.load()
     stamp = dt.datetime.now(dt.UTC).replace(microsecond=0)

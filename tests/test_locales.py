@@ -300,6 +300,27 @@ def test_a_query_in_a_language_with_its_own_stemmer_finds_the_words_inflected_ot
     assert results(kb_search(tmp_path, pages, query))[0]["id"] == found
 
 
+def test_accented_letters_are_indexed_and_searched_as_ascii() -> None:
+    from ra_query.artifacts.schema import build_analyzer
+
+    analyze = build_analyzer("english").analyze
+    assert analyze("Télécharger") == analyze("telecharger") == ["telecharg"]
+    assert analyze("Größe") == analyze("Grosse")
+    assert analyze("폴더를 ファイル") == ["폴더를", "ファ", "ァイ", "イル"]  # other scripts: not folded
+
+
+def test_a_query_typed_without_accents_finds_the_page_written_with_them(tmp_path: Path) -> None:
+    # (German needs it less: its stemmer drops umlauts and writes ß as ss in the stems it adds)
+    pages = {
+        "pages.fr/common/wget.md": "# wget\n\n> Télécharger un fichier depuis le web.\n",
+        "pages.fr/common/cat.md": "# cat\n\n> Affiche un fichier.\n",
+    }
+    assert (
+        results(kb_search(tmp_path, pages, "telecharger un fichier"))[0]["id"]
+        == "kb:pages.fr/common/wget.md#wget"
+    )
+
+
 def test_mnemonic_brackets_give_the_whole_word_and_leave_indexes_and_links_alone() -> None:
     from ra_query.text.locales import mnemonic_words
 

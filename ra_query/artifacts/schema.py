@@ -31,8 +31,9 @@ FORMAT_VERSION: Final = 1
 # and kana split from a Latin letter or digit they are written against (`用gzip`, `在Linux上`); 13:
 # a code chunk is named by the members it declares too (`Opts.max_depth`: ra_query.text.names); 14:
 # `forwards`, the same-named definition a code chunk's whole body calls (a wrapper, folded into it);
-# 15: `defines`, a code chunk's kind of definition (a type's weighs less: ra_query.search.pipeline)
-SCHEMA_VERSION: Final = 15
+# 15: `defines`, a code chunk's kind of definition (a type's weighs less: ra_query.search.pipeline);
+# 16: letters folded to ASCII before stemming (`télécharger`, `telecharger` → `telecharg`)
+SCHEMA_VERSION: Final = 16
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,
@@ -122,12 +123,14 @@ def build_analyzer(stemmer: str) -> Analyzer:
 
 
 def tantivy_analyzer(stemmer: str) -> tantivy.TextAnalyzer:
-    """Split on non-alphanumerics, drop tokens of 40+ chars, lowercase, stem (DECISIONS 17)."""
+    """Split on non-alphanumerics, drop tokens of 40+ chars, lowercase, fold accented letters to
+    ASCII (a reader types `telecharger` for `télécharger`, `Grosse` for `Größe`), stem (DECISIONS 17)."""
     import tantivy
 
     builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
     builder = builder.filter(tantivy.Filter.remove_long(MAX_TOKEN_LENGTH))
     builder = builder.filter(tantivy.Filter.lowercase())
+    builder = builder.filter(tantivy.Filter.ascii_fold())
     builder = builder.filter(tantivy.Filter.stemmer(stemmer))
     return builder.build()
 
