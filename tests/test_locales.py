@@ -510,6 +510,29 @@ def test_a_korean_word_finds_the_page_that_writes_it_with_another_particle(
     assert [str(r["id"]).split("#")[0] for r in found] == ["kb:pages.ko/common/tar.md"]
 
 
+def test_korean_nouns_written_together_find_the_page_that_spaces_them(tmp_path: Path) -> None:
+    # Korean writes a compound noun with or without its space: 파일이름 is 파일 이름 (file name)
+    pages = {
+        "pages.ko/common/mv.md": "# mv\n\n> 파일 이름을 바꿉니다.\n",
+        "pages.ko/common/cp.md": "# cp\n\n> 파일을 복사합니다.\n",
+        "pages.ko/common/ls.md": "# ls\n\n> 파일 목록을 봅니다.\n",
+    }
+    query = json.loads(kb_search(tmp_path, pages, "파일이름 확인").out)["queries"][0]
+    assert query["results"][0]["id"] == "kb:pages.ko/common/mv.md#mv"
+
+
+def test_a_korean_word_is_not_cut_before_its_particle_or_ending(tmp_path: Path) -> None:
+    from ra_query.text.locales import korean_ending_first
+
+    assert korean_ending_first("하기") and korean_ending_first("으로") and korean_ending_first("하려면")
+    assert not korean_ending_first("이름") and not korean_ending_first("디스크")
+    # 백업하기 is 백업 with the ending 하기, which its stem leaves off: not the words 백업 and 하기
+    pages = {"pages.ko/common/a.md": "# a\n\n> 백업 하기.\n", "pages.ko/common/b.md": "# b\n\n> 백업.\n"}
+    kb_search(tmp_path, pages, "백업")
+    run = run_cmd("ra", "search", "--explain", "백업하기", cwd=tmp_path, home=tmp_path / "home")
+    assert "matched as its words" not in run.out + run.err
+
+
 def test_a_korean_word_no_chunk_holds_beside_words_that_match_is_no_typo(tmp_path: Path) -> None:
     # 이어받기 (resume) is in no page; a syllable is a morpheme, so one syllable away is another
     # word: the search is not marked fuzzy, and --explain says why the word matched nothing

@@ -48,7 +48,7 @@ from ra_query.artifacts.schema import FILTER_FIELDS
 from ra_query.errors import InputError
 from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
 from ra_query.sources.languages import KINDS, LANGUAGES, canonical_language
-from ra_query.text.locales import has_cjk, has_hangul, normalized
+from ra_query.text.locales import has_cjk, has_hangul, korean_ending_first, normalized
 from ra_query.text.platforms import PLATFORM_WEIGHT, platform_folders
 from ra_query.text.samewords import SAME_WORDS_WEIGHT, same_words
 
@@ -89,6 +89,8 @@ CJK_QUERY_OTHER_WEIGHT = 3.0
 COMPOUND_MIN = 8
 MAX_COMPOUNDS = 16
 COMPOUND_PART = 4
+HANGUL_COMPOUND_MIN = 4
+HANGUL_COMPOUND_PART = 2
 COMPOUND_LINKS = ("", "s", "es", "n", "en", "e")
 
 
@@ -362,7 +364,7 @@ class Compiler:
             not self.fuzzy
             and not self._negated
             and self.searcher is not None
-            and len(token) >= COMPOUND_MIN
+            and len(token) >= (HANGUL_COMPOUND_MIN if has_hangul(token) else COMPOUND_MIN)
             and token.isalpha()
             and self._cut_tries < MAX_COMPOUNDS
             and self.searcher.doc_freq("text", token) == 0
@@ -398,18 +400,20 @@ class Compiler:
         (`shellskript` → `shell`, `skript`): of the ways to cut it, the one whose rarest part is
         the most common, a cut without a linking letter before one with; None when none fits."""
         best: tuple[bool, int, list[str]] | None = None
-        for cut in range(COMPOUND_PART, len(token) - COMPOUND_PART + 1):
+        hangul = has_hangul(token)
+        least, links = (HANGUL_COMPOUND_PART, ("",)) if hangul else (COMPOUND_PART, COMPOUND_LINKS)
+        for cut in range(least, len(token) - least + 1):
             left = self._held(token[:cut])
             if left is None:
                 continue
             rest = token[cut:]
-            for link in COMPOUND_LINKS:
+            for link in links:
                 right = rest[len(link) :]
-                if not rest.startswith(link) or len(right) < COMPOUND_PART:
-                    continue
+                if not rest.startswith(link) or len(right) < least or (hangul and korean_ending_first(right)):
+                    continue  # (a Korean word's particle or ending: its stem is searched already)
                 whole = self._held(right)
                 parts = [left, whole] if whole is not None else None
-                if parts is None and depth > 1 and len(right) >= 2 * COMPOUND_PART:
+                if parts is None and depth > 1 and len(right) >= 2 * least:
                     more = self._compound(right, depth - 1)
                     parts = [left, *more] if more else None
                 if parts is None:

@@ -331,6 +331,12 @@ _KOREAN_ENDINGS: Final = (
 _HANGUL_WORD: Final = r"[\uac00-\ud7a3]{3,}"
 
 
+def korean_ending_first(word: str) -> bool:
+    """Whether a Korean `word` begins with a particle or a verb's ending of two syllables or
+    more (`하기`, `으로`), or is one of one syllable: the end of another word, not a word."""
+    return word in _KOREAN_ENDINGS or any(word.startswith(e) for e in _KOREAN_ENDINGS if len(e) > 1)
+
+
 def korean_stems(text: str) -> str:
     """The Korean words of `text` that end in a particle or a verb's ending (`_KOREAN_ENDINGS`),
     without it, space-separated, each once: `폴더를 압축해서` → `폴더 압축`; two syllables stay at
