@@ -540,7 +540,7 @@ def test_a_korean_word_no_chunk_holds_beside_words_that_match_is_no_typo(tmp_pat
     assert str(query["results"][0]["id"]).startswith("kb:pages.ko/common/tar.md")
     assert not query["fuzzy"]
     run = run_cmd("ra", "search", "--explain", "압축 아카이브 이어받기", cwd=tmp_path, home=tmp_path / "home")
-    assert "in no chunk as typed (Korean: not matched as a typo): 이어받기" in run.out + run.err
+    assert "in no chunk as typed, and words, not typos: 이어받기" in run.out + run.err
 
 
 def test_a_misspelt_korean_word_alone_is_still_matched_as_a_typo(tmp_path: Path) -> None:

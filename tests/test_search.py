@@ -313,6 +313,21 @@ def test_every_exact_match_outranks_every_typo_only_match(find: Search) -> None:
     assert max(order.index(i) for i in exact) < min(order.index(i) for i in fuzzy_only)
 
 
+def test_an_english_word_no_chunk_holds_is_a_word_not_a_typo(find: Search) -> None:
+    # `mandatory` is in no chunk; one edit away is another word, so nothing is typo-matched
+    topic = find("canary mandatory", aggregation=False, cutoff_ratio=0.0, limit=20)
+    assert set(ids(topic)) == {"docs:deploy.md#rolling-back", "docs:deploy.md#rolling-out"}
+    assert not topic.fuzzy
+    assert "in no chunk as typed, and words, not typos: mandatory" in topic.explain
+
+
+def test_an_english_word_is_known_in_any_case_and_with_punctuation_around_it() -> None:
+    from ra_query.text.dictionary import is_english_word
+
+    assert is_english_word("Mandatory,") and is_english_word("(nearest)")
+    assert not is_english_word("kubernetis") and not is_english_word("recieve")
+
+
 def test_a_query_that_matched_through_a_typo_is_marked_fuzzy(find: Search) -> None:
     topic = find("canary kubernetis", aggregation=False, cutoff_ratio=0.0, limit=20)
     assert "docs:kubernetes.md#scheduling" in ids(topic)  # reachable only through the typo

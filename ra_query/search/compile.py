@@ -48,6 +48,7 @@ from ra_query.artifacts.schema import FILTER_FIELDS
 from ra_query.errors import InputError
 from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
 from ra_query.sources.languages import KINDS, LANGUAGES, canonical_language
+from ra_query.text.dictionary import is_english_word
 from ra_query.text.locales import has_cjk, has_hangul, korean_ending_first, normalized
 from ra_query.text.platforms import PLATFORM_WEIGHT, platform_folders
 from ra_query.text.samewords import SAME_WORDS_WEIGHT, same_words
@@ -140,7 +141,7 @@ class Compiler:
         self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
         self.dropped: list[str] = []  # stop words left out
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
-        self.unmatched: list[str] = []  # Korean words no chunk holds: not typos (a syllable is a morpheme)
+        self.unmatched: list[str] = []  # words no chunk holds that are words, not typos (Korean, English)
         self.compounds: dict[str, list[str]] = {}  # a word no chunk holds → the words it is made of
         self._cut_tries = 0  # words `_compound` tried to cut (MAX_COMPOUNDS)
         self._held_as: dict[str, str | None] = {}  # `_held`'s answers: a cut tries each part often
@@ -382,7 +383,9 @@ class Compiler:
             and len(self.typos) < MAX_TYPOS
             and self.searcher.doc_freq("text", token) == 0
         ):
-            if has_hangul(token):  # a syllable is a morpheme: one edit away is another word
+            if has_hangul(token) or is_english_word(word):
+                # a word, not a typo: one edit away is another word (a Hangul syllable is a
+                # morpheme; ra_query.text.dictionary)
                 self.unmatched.append(word)
                 return _boosted(self._scored(fields, [token], fuzzy_ok=False), weight)
             self.typos.append(word)

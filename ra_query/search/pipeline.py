@@ -756,7 +756,7 @@ def _reading(compiler: Compiler) -> list[str]:
         lines.append("in no chunk, matched as typos: " + " ".join(compiler.typos))
     if compiler.unmatched:
         unmatched = " ".join(compiler.unmatched)
-        lines.append(f"in no chunk as typed (Korean: not matched as a typo): {unmatched}")
+        lines.append(f"in no chunk as typed, and words, not typos: {unmatched}")
     if compiler.synonyms:
         said: dict[str, list[str]] = {}
         for typed, word in compiler.synonyms.values():
