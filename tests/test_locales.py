@@ -533,6 +533,13 @@ def test_a_korean_word_is_not_cut_before_its_particle_or_ending(tmp_path: Path) 
     assert "matched as its words" not in run.out + run.err
 
 
+@given(st.text(alphabet=st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3), max_size=6))
+def test_a_hangul_word_that_begins_with_an_ending_of_two_syllables_or_more_is_an_ending(word: str) -> None:
+    from ra_query.text.locales import korean_ending_first
+
+    assert korean_ending_first("하기" + word) and korean_ending_first("에서" + word)
+
+
 def test_a_korean_word_no_chunk_holds_beside_words_that_match_is_no_typo(tmp_path: Path) -> None:
     # 이어받기 (resume) is in no page; a syllable is a morpheme, so one syllable away is another
     # word: the search is not marked fuzzy, and --explain says why the word matched nothing

@@ -328,6 +328,13 @@ def test_an_english_word_is_known_in_any_case_and_with_punctuation_around_it() -
     assert not is_english_word("kubernetis") and not is_english_word("recieve")
 
 
+@given(st.text(alphabet=st.sampled_from("abcdeimnorstuyzABCZ.,'()- "), max_size=12))
+def test_any_text_is_an_english_word_or_not_and_a_word_of_it_so_in_any_case(text: str) -> None:
+    from ra_query.text.dictionary import is_english_word
+
+    assert is_english_word(text) == is_english_word(text.upper()) == is_english_word(f"({text},")
+
+
 def test_a_query_that_matched_through_a_typo_is_marked_fuzzy(find: Search) -> None:
     topic = find("canary kubernetis", aggregation=False, cutoff_ratio=0.0, limit=20)
     assert "docs:kubernetes.md#scheduling" in ids(topic)  # reachable only through the typo
