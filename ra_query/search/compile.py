@@ -48,7 +48,7 @@ from ra_query.artifacts.schema import FILTER_FIELDS
 from ra_query.errors import InputError
 from ra_query.search.syntax import And, Node, Not, Or, Phrase, Term
 from ra_query.sources.languages import KINDS, LANGUAGES, canonical_language
-from ra_query.text.dictionary import is_english_word
+from ra_query.text.dictionary import is_english_word, spelling_variants
 from ra_query.text.locales import has_cjk, has_hangul, korean_ending_first, normalized
 from ra_query.text.platforms import PLATFORM_WEIGHT, platform_folders
 from ra_query.text.samewords import SAME_WORDS_WEIGHT, same_words
@@ -141,6 +141,7 @@ class Compiler:
         self.terms: set[str] = set()  # analyzed tokens of every searched word, for highlighting
         self.dropped: list[str] = []  # stop words left out
         self.typos: list[str] = []  # words no chunk holds, matched within the fuzzy distance
+        self.spellings: dict[str, str] = {}  # a word no chunk holds → its other spelling searched
         self.unmatched: list[str] = []  # words no chunk holds that are words, not typos (Korean, English)
         self.compounds: dict[str, list[str]] = {}  # a word no chunk holds → the words it is made of
         self._cut_tries = 0  # words `_compound` tried to cut (MAX_COMPOUNDS)
@@ -377,6 +378,16 @@ class Compiler:
         if (
             not self.fuzzy
             and not self._negated
+            and self.searcher is not None
+            and self.searcher.doc_freq("text", token) == 0
+            and (spelt := self._other_spelling(word)) is not None
+        ):
+            self.spellings[word] = spelt
+            self.terms.add(spelt)
+            return _boosted(self._scored(fields, [spelt], fuzzy_ok=False), weight)
+        if (
+            not self.fuzzy
+            and not self._negated
             and self.fuzzy_distance > 0
             and self.searcher is not None
             and len(token) >= MIN_FUZZY_LENGTH
@@ -392,6 +403,15 @@ class Compiler:
             fuzzy = tantivy.Query.fuzzy_term_query(self.schema, "text", token, distance=self.fuzzy_distance)
             return _boosted(fuzzy, TYPO_SCORE * weight)
         return _boosted(self._scored(fields, [token], fuzzy_ok=True), weight)
+
+    def _other_spelling(self, word: str) -> str | None:
+        """The token of `word`'s other spelling (`color` → `colour`, `serialise` → `serialize`;
+        ra_query.text.dictionary) that some chunk holds, or None."""
+        for variant in spelling_variants(word):
+            held = self._held(variant)
+            if held is not None:
+                return held
+        return None
 
     def _cut(self, token: str) -> list[str] | None:
         """`_compound`, counted against MAX_COMPOUNDS."""

@@ -754,6 +754,9 @@ def _reading(compiler: Compiler) -> list[str]:
             f"{word} → {' '.join(parts)}" for word, parts in compiler.compounds.items()))  # fmt: skip
     if compiler.typos:
         lines.append("in no chunk, matched as typos: " + " ".join(compiler.typos))
+    if compiler.spellings:
+        spelt = "; ".join(f"{word} → {other}" for word, other in compiler.spellings.items())
+        lines.append(f"in no chunk, searched as spelt otherwise: {spelt}")
     if compiler.unmatched:
         unmatched = " ".join(compiler.unmatched)
         lines.append(f"in no chunk as typed, and words, not typos: {unmatched}")
