@@ -359,50 +359,38 @@ class Compiler:
     def _ranked_token(
         self, fields: Mapping[str, float], token: str, weight: float, word: str
     ) -> tantivy.Query:
-        """One ranked token: scored in `fields`, or as a typo of `word` when no chunk holds it."""
+        """One ranked token: scored in `fields`; when no chunk holds it, as the words it is written
+        together from, as its other spelling, as itself (a word, not a typo) or as a typo of `word`."""
         import tantivy
 
+        def as_is() -> tantivy.Query:
+            return _boosted(self._scored(fields, [token], fuzzy_ok=True), weight)
+
+        if self.fuzzy or self._negated or self.searcher is None or self._held_somewhere(token):
+            return as_is()
         if (
-            not self.fuzzy
-            and not self._negated
-            and self.searcher is not None
-            and len(token) >= (HANGUL_COMPOUND_MIN if has_hangul(token) else COMPOUND_MIN)
+            len(token) >= (HANGUL_COMPOUND_MIN if has_hangul(token) else COMPOUND_MIN)
             and token.isalpha()
             and self._cut_tries < MAX_COMPOUNDS
-            and self.searcher.doc_freq("text", token) == 0
             and (parts := self._cut(token))
         ):
             self.compounds[word] = parts
             self.terms.update(parts)
             return _any([_boosted(self._scored(fields, [part], fuzzy_ok=False), weight) for part in parts])
-        if (
-            not self.fuzzy
-            and not self._negated
-            and self.searcher is not None
-            and self.searcher.doc_freq("text", token) == 0
-            and (spelt := self._other_spelling(word)) is not None
-        ):
+        if (spelt := self._other_spelling(word)) is not None:
             self.spellings[word] = spelt
             self.terms.add(spelt)
             return _boosted(self._scored(fields, [spelt], fuzzy_ok=False), weight)
-        if (
-            not self.fuzzy
-            and not self._negated
-            and self.fuzzy_distance > 0
-            and self.searcher is not None
-            and len(token) >= MIN_FUZZY_LENGTH
-            and len(self.typos) < MAX_TYPOS
-            and self.searcher.doc_freq("text", token) == 0
-        ):
-            if has_hangul(token) or is_english_word(word):
-                # a word, not a typo: one edit away is another word (a Hangul syllable is a
-                # morpheme; ra_query.text.dictionary)
-                self.unmatched.append(word)
-                return _boosted(self._scored(fields, [token], fuzzy_ok=False), weight)
-            self.typos.append(word)
-            fuzzy = tantivy.Query.fuzzy_term_query(self.schema, "text", token, distance=self.fuzzy_distance)
-            return _boosted(fuzzy, TYPO_SCORE * weight)
-        return _boosted(self._scored(fields, [token], fuzzy_ok=True), weight)
+        if self.fuzzy_distance <= 0 or len(token) < MIN_FUZZY_LENGTH or len(self.typos) >= MAX_TYPOS:
+            return as_is()
+        if has_hangul(token) or is_english_word(word):
+            # a word, not a typo: one edit away is another word (a Hangul syllable is a morpheme;
+            # ra_query.text.dictionary)
+            self.unmatched.append(word)
+            return as_is()
+        self.typos.append(word)
+        fuzzy = tantivy.Query.fuzzy_term_query(self.schema, "text", token, distance=self.fuzzy_distance)
+        return _boosted(fuzzy, TYPO_SCORE * weight)
 
     def _other_spelling(self, word: str) -> str | None:
         """The token of `word`'s other spelling (`color` → `colour`, `serialise` → `serialize`;
