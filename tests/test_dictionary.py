@@ -33,6 +33,16 @@ def test_a_word_has_its_other_spelling(word: str, other: str) -> None:
     assert other in spelling_variants(word)
 
 
+def test_the_word_list_is_the_whole_words_of_the_shipped_models_vocabulary() -> None:
+    import orjson
+
+    from ra_query.text.dictionary import english_words
+
+    tokenizer = Path(__file__).parent.parent / "ra_query" / "semantic" / "model" / "tokenizer.json"
+    vocabulary = orjson.loads(tokenizer.read_bytes())["model"]["vocab"]
+    assert english_words() == {word for word in vocabulary if word.isascii() and word.isalpha()}
+
+
 @given(st.text(max_size=20))
 def test_any_text_gives_other_spellings_of_letters_never_the_word_itself(text: str) -> None:
     variants = spelling_variants(text)
