@@ -177,3 +177,25 @@ def test_a_reworded_question_is_answered_by_its_pages_in_the_tldr_tree() -> None
     assert question.answers[0].answers(
         {"id": "tldr:common/git-stash.md#stash", "path": "common/git-stash.md"}
     )
+
+
+def test_an_e_g_in_a_question_is_how_it_is_written_not_a_word_to_search(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    kb = tmp_path / "kb"
+    (kb / "docs").mkdir(parents=True)
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    (kb / "docs" / "watch.md").write_text(
+        "# Watching\n\nThe live reload follows a symlink when the settings file is replaced.\n",
+        encoding="utf-8",
+    )
+    (kb / "docs" / "prefix.md").write_text(
+        "# Prefix\n\nThe prefix, e.g. APP, that the names start with, i.e. APP_PORT.\n",
+        encoding="utf-8",
+    )
+    build(kb, tmp_path / "home")
+    store = open_store(kb / ".ra")
+    question = (
+        "does the live reload notice a replaced settings file, e.g. when a volume is updated, i.e. swapped?"
+    )
+    topic = search_topic(store, question, SearchParams(cutoff_ratio=0.0))
+    assert [hit.record.path for hit in topic.hits] == ["watch.md"]
