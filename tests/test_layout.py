@@ -169,3 +169,22 @@ def test_the_version_ra_reports_is_the_one_both_distributions_declare() -> None:
     for pyproject in (REPO / "pyproject.toml", REPO / "packages" / "ra-query" / "pyproject.toml"):
         declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
         assert declared == __version__, pyproject
+
+
+def test_the_architecture_map_names_every_module_of_each_room_and_counts_them() -> None:
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    build_part, query_part = text.split("### `ra_query`", 1)
+    wrong: list[str] = []
+    for package, part in (("ra_build", build_part), ("ra_query", query_part)):
+        for line in part.splitlines():
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            if len(cells) != 3 or not (cells[0].startswith("`") and cells[0].endswith("/`")):
+                continue
+            room = cells[0].strip("`/")
+            if not (REPO / package / room / "__init__.py").is_file():
+                continue  # a row of the artifacts' table (`index/`, `chunks/<tree>/…`)
+            names = sorted(p.stem for p in (REPO / package / room).glob("*.py") if p.stem != "__init__")
+            unnamed = [name for name in names if f"`{name}`" not in cells[1]]
+            if unnamed or cells[2] != str(len(names)):
+                wrong.append(f"{package}/{room}: says {cells[2]}, holds {len(names)}, unnamed {unnamed}")
+    assert wrong == []

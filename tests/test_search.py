@@ -602,12 +602,12 @@ def versions(tmp_path_factory: pytest.TempPathFactory) -> Store:
     return open_store(kb / ".ra")
 
 
-def test_copies_of_a_chunk_are_shown_once_listing_the_others(versions: Store) -> None:
+def test_copies_of_a_chunk_are_shown_once_as_the_newest_version_listing_the_others(versions: Store) -> None:
     topic = search_topic(versions, "open sprocket", SearchParams())
     first = topic.hits[0]
     assert (first.id, first.also) == (
-        "docs:v1/api.md#connect",
-        ("docs:v2/api.md#connect", "docs:v3/api.md#connect"),
+        "docs:v3/api.md#connect",
+        ("docs:v1/api.md#connect", "docs:v2/api.md#connect"),
     )
 
 

@@ -36,6 +36,7 @@ from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K, FUSED_SHARE
 from ra_query.search.named import named_first
 from ra_query.search.syntax import MAX_DEPTH, And, Node, Or, Term, parse_query, read_query, render
+from ra_query.search.versions import named_version, newest_first, pairs, same_page, version_of
 from ra_query.semantic import nearby
 from ra_query.text.locales import (
     DEFAULT_LOCALE,
@@ -307,6 +308,7 @@ class _Run:
         self.reader = DEFAULT_LOCALE  # the query's natural language: its translation is shown
         self.reader_said = False  # by --lang, its script or its words (else the default: a guess)
         self.named: frozenset[str] = frozenset()  # the chunks the query is the name of
+        self.words: frozenset[str] = frozenset()  # the query's words, lower-cased (a version it names)
 
     def compiler(self, *, fuzzy: bool = False, relax: bool = False) -> Compiler:
         return Compiler(
@@ -470,6 +472,7 @@ def search_topic(
         params = params._replace(candidate_limit=max(params.candidate_limit, DENSE_K))
     run = _Run(store, params)
     run.reader, run.reader_said = reader, said is not None
+    run.words = frozenset(word.strip(".") for word in re.findall(r"[\w.-]+", text.lower()))
     relaxed = fuzzy = False
     compiled: tantivy.Query | None = None
     named: tuple[str, ...] = ()
@@ -998,7 +1001,64 @@ def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, floa
         out.append(shown)
     # a result that yielded to a better descendant may now outrank the one before it
     out.sort(key=lambda s: (-s.result.score, s.id))
-    return _translations(out, run.reader, run.reader_said)
+    return _versions(_translations(out, run.reader, run.reader_said), run.words, run.record)
+
+
+def _versions(
+    out: list[Shown], words: frozenset[str], record_of: Callable[[str], ChunkRecord | None]
+) -> list[Shown]:
+    """Ranked results with the versions of one docs page folded into one (ra_query.search.versions):
+    a docs result whose path says another release than an earlier one's, in the same tree, with
+    mostly the same text, is listed in its `also`, as are copies with the very same text (`_shown`
+    folded them); the version the query names (`words`), else the newest, is the one shown, at the
+    place of the best of them. `record_of` reads a chunk by its id."""
+    if not any(s.record.kind != "code" and version_of(s.record.path) is not None for s in out):
+        return out  # most trees keep one version of their docs
+    groups: list[list[Shown]] = []
+    texts: list[frozenset[tuple[str, str]]] = []  # each group's first member's word pairs
+    for shown in out:
+        record = shown.record
+        group = None
+        if record.kind != "code" and not shown.result.aggregated:
+            version, mine = version_of(record.path), None
+            for i, members in enumerate(groups):
+                first = members[0].record
+                if first.kind == "code" or members[0].result.aggregated or first.tree != record.tree:
+                    continue
+                if first.doc_id == record.doc_id or version_of(first.path) == version:
+                    continue
+                mine = mine if mine is not None else pairs(record.body)
+                if same_page(texts[i], mine):
+                    group = members
+                    break
+        if group is not None:
+            group.append(shown)
+            continue
+        groups.append([shown])
+        texts.append(pairs(record.body) if record.kind != "code" else frozenset())
+    return [_version_shown(members, words, record_of) for members in groups]
+
+
+def _version_shown(
+    members: list[Shown], words: frozenset[str], record_of: Callable[[str], ChunkRecord | None]
+) -> Shown:
+    """One result for the versions of a page (`members`, best first, and the copies each lists in
+    `also`): the one the query names, else the newest, at the best one's score, listing the
+    others."""
+    first = members[0]
+    if first.record.kind == "code" or first.result.aggregated:
+        return first
+    options = [(m, m.record) for m in members]
+    options += [(m, r) for m in members for i in m.also if (r := record_of(i)) is not None]
+    if len(options) == 1:
+        return first
+    named = [o for o in options if named_version(o[1].path, words)]
+    owner, record = named[0] if named else min(options, key=lambda o: newest_first(o[1].path))
+    shown = owner
+    if record is not owner.record:  # a copy with the same text: shown in its place
+        shown = owner._replace(result=owner.result._replace(id=record.id), record=record, parts=(record,))
+    others = tuple(r.id for _, r in options if r.id != record.id)
+    return shown._replace(result=shown.result._replace(score=first.result.score), also=others)
 
 
 # a query in Latin script does not say its language: the default language's translation is shown

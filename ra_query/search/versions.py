@@ -1,0 +1,71 @@
+"""The versions of one docs page: a site that keeps a copy of its docs per release.
+
+Versioned documentation keeps each release's pages in a folder of its own — `docs/v1/`,
+`docs/v2/`, `docs/v3/` (urfave/cli), Docusaurus's `versioned_docs/version-2.1/` beside `docs/`,
+`1.x/` — and a page changes little from one release to the next, so a question matches every
+copy alike and they take the top five as if they were different answers. Two docs results are
+versions of one page (`same_page`) when their paths say different versions and their texts are
+mostly the same (`SAME_PAGE_OVERLAP` of their pairs of consecutive words). The search shows one
+of them: the version the query names (`in v2, …`), else the newest — a path with no version is
+the current docs, newest of all — at the place of the best of them, with the others listed under
+it (ra_query.search.pipeline).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from typing import Final
+
+# a folder that names a release: v2, v3.1, version-2.1, version_1.0.0, 1.x, 2.0 (not a bare 2:
+# numbered folders are chapters as often as releases)
+_VERSION_FOLDER: Final = re.compile(
+    r"(?:v|version[-_]?)(\d+(?:\.\d+)*)(?:\.x)?|(\d+(?:\.\d+)+|\d+\.x)", re.IGNORECASE
+)
+# the share of two texts' pairs of consecutive words they have in common (Jaccard) above which
+# they are one page: urfave/cli's v1, v2 and v3 copies of a page share 0.6-1.0 of theirs; its
+# different pages with code examples in common, under 0.6 (bench/code_search.py's cli docs)
+SAME_PAGE_OVERLAP: Final = 0.6
+_WORD: Final = re.compile(r"\w+")
+
+
+def version_of(path: str) -> tuple[float, ...] | None:
+    """The release a docs path is the copy of, as numbers (`docs/v2/x.md` → (2,),
+    `versioned_docs/version-1.4/x.md` → (1, 4)), or None when no folder of it names one."""
+    for folder in path.split("/")[:-1]:
+        match = _VERSION_FOLDER.fullmatch(folder)
+        if match is not None:
+            digits = (match.group(1) or match.group(2)).removesuffix(".x")
+            return tuple(float(part) for part in digits.split("."))
+    return None
+
+
+def named_version(path: str, words: frozenset[str]) -> bool:
+    """Whether a query of `words` (lower-cased) names the release of `path`'s folder: `v2` or
+    `version-2.1` typed as the folder is, or its number after `version`."""
+    for folder in path.split("/")[:-1]:
+        if _VERSION_FOLDER.fullmatch(folder) is not None:
+            folder = folder.lower()
+            number = re.sub(r"^(?:version[-_]?|v)", "", folder)
+            return folder in words or ("version" in words and number in words)
+    return False
+
+
+def newest_first(path: str) -> tuple[float, ...]:
+    """A sort key that puts the newest version first: a path with no version folder is the
+    current docs."""
+    version = version_of(path)
+    return (-math.inf,) if version is None else tuple(-part for part in version)
+
+
+def pairs(text: str) -> frozenset[tuple[str, str]]:
+    """The pairs of consecutive words of `text`, lower-cased."""
+    words = [word.lower() for word in _WORD.findall(text)]
+    return frozenset(itertools.pairwise(words))
+
+
+def same_page(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> bool:
+    """Whether two texts' word pairs (`pairs`) are mostly the same."""
+    union = len(a | b)
+    return union > 0 and len(a & b) / union >= SAME_PAGE_OVERLAP

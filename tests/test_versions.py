@@ -1,0 +1,114 @@
+"""The versions of one docs page: one result, the newest or the one the query names, the others
+listed under it (ra_query.search.versions)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ra_query.artifacts.store import Store, open_store
+from ra_query.search.pipeline import SearchParams, search_topic
+from ra_query.search.versions import named_version, newest_first, pairs, same_page, version_of
+from tests.conftest import build
+
+CATEGORIES = """# Categories
+
+For apps with many subcommands, give each command a category: the help lists the commands of one
+category together under its heading, sorted by name.
+
+```go
+cmd := &cli.{root}{{
+    Commands: []*cli.Command{{
+        {{Name: "noop"}},
+        {{Name: "add", Category: "template"}},
+        {{Name: "remove", Category: "template"}},
+    }},
+}}
+```
+"""
+
+ALIASES = """# Aliases
+
+A subcommand can have short aliases: `add` answers to `a` as well, and the help lists the
+aliases after the name of each command, separated by commas.
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "version"),
+    [
+        ("docs/v2/examples/flags.md", (2.0,)),
+        ("docs/v3.1/flags.md", (3.0, 1.0)),
+        ("versioned_docs/version-1.4/intro.md", (1.0, 4.0)),
+        ("website/versioned_docs/version_2.0.0/intro.md", (2.0, 0.0, 0.0)),
+        ("docs/2.x/guide.md", (2.0,)),
+        ("docs/1.10/guide.md", (1.0, 10.0)),
+    ],
+)
+def test_a_folder_that_names_a_release_gives_the_paths_version(path: str, version: tuple[float, ...]) -> None:
+    assert version_of(path) == version
+
+
+@pytest.mark.parametrize("path", ["docs/guide.md", "docs/2/chapter.md", "src/v2ray/notes.md", "docs/v2.md"])
+def test_a_path_without_a_release_folder_has_no_version(path: str) -> None:
+    assert version_of(path) is None
+
+
+def test_the_newest_version_sorts_first_and_the_unversioned_docs_before_every_release() -> None:
+    paths = ["docs/v1/a.md", "docs/v10/a.md", "docs/v2/a.md", "docs/a.md"]
+    assert sorted(paths, key=newest_first) == ["docs/a.md", "docs/v10/a.md", "docs/v2/a.md", "docs/v1/a.md"]
+
+
+def test_a_query_names_a_version_as_its_folder_is_written_or_as_version_and_its_number() -> None:
+    assert named_version("docs/v2/a.md", frozenset({"in", "v2", "flags"}))
+    assert named_version("versioned_docs/version-1.4/a.md", frozenset({"version", "1.4"}))
+    assert not named_version("docs/v2/a.md", frozenset({"v3", "flags"}))
+    assert not named_version("docs/a.md", frozenset({"v2"}))
+
+
+def test_two_copies_of_a_page_are_the_same_page_and_two_pages_are_not() -> None:
+    v2, v3 = CATEGORIES.format(root="App"), CATEGORIES.format(root="Command")
+    assert same_page(pairs(v2), pairs(v3))
+    assert not same_page(pairs(v3), pairs(ALIASES))
+    assert not same_page(frozenset(), frozenset())
+
+
+@pytest.fixture(scope="module")
+def versioned(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    root = tmp_path_factory.mktemp("versioned")
+    (root / "home").mkdir()
+    kb = root / "kb"
+    (kb / ".ra.toml").parent.mkdir(parents=True)
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    for version, name in (("v1", "App"), ("v2", "App"), ("v3", "Command")):
+        folder = kb / "docs" / version
+        folder.mkdir(parents=True)
+        (folder / "categories.md").write_text(CATEGORIES.format(root=name), encoding="utf-8")
+        (folder / "aliases.md").write_text(ALIASES, encoding="utf-8")
+    build(kb, root / "home")
+    return open_store(kb / ".ra")
+
+
+def _paths(store: Store, query: str) -> list[tuple[str, tuple[str, ...]]]:
+    topic = search_topic(store, query, SearchParams(cutoff_ratio=0.0))
+    return [(hit.record.path, hit.also) for hit in topic.hits]
+
+
+def test_the_versions_of_a_page_are_one_result_the_newest_listing_the_others(versioned: Store) -> None:
+    results = _paths(versioned, "how are subcommands grouped under a category heading in the help")
+    assert results[0] == (
+        "v3/categories.md",
+        ("docs:v1/categories.md#categories", "docs:v2/categories.md#categories"),
+    )
+    assert [path for path, _ in results].count("v3/aliases.md") <= 1
+    assert not any(path.endswith("categories.md") for path, _ in results[1:])
+
+
+def test_a_query_that_names_a_version_is_shown_that_version(versioned: Store) -> None:
+    results = _paths(versioned, "in v2, how are subcommands grouped under a category heading")
+    assert results[0][0] == "v2/categories.md"
+    assert set(results[0][1]) == {"docs:v1/categories.md#categories", "docs:v3/categories.md#categories"}
+
+
+def test_different_pages_under_the_version_folders_stay_apart(versioned: Store) -> None:
+    results = _paths(versioned, "subcommands help category aliases commas")
+    assert {"v3/categories.md", "v3/aliases.md"} <= {path for path, _ in results}
