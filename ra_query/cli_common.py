@@ -54,7 +54,8 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
         "--whole",
         action="store_true",
         help="print every result whole (a long prose result is otherwise an excerpt: its lead and "
-        "the blocks with the query's words, ⋯ for what is left out)",
+        "the blocks with the query's words; a code file's long outline, its matching lines; ⋯ for "
+        "what is left out)",
     )
     parser.add_argument("-o", "--output", choices=("full", "list", "matches", "json"), help="output mode")
     parser.add_argument("-t", "--tree", action="append", default=[], help="only this tree (repeatable)")

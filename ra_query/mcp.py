@@ -192,7 +192,8 @@ Whole = Annotated[
     Field(
         strict=True,
         description="Return every result's full content; otherwise a long docs result is an excerpt "
-        "(its lead and the blocks with the query's words, ⋯ for the rest; get has it all) (default: false)",
+        "(its lead and the blocks with the query's words, ⋯ for the rest; get has it all), and so is a "
+        "code file's long outline (its matching lines) (default: false)",
     ),
 ]
 ChunkId = Annotated[str, Field(description="Chunk ID (tree:path#heading) or document ID (tree:path)")]

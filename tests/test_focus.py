@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ra_query.artifacts.schema import build_analyzer
-from ra_query.search.focus import GAP, blocks_of, focused
+from ra_query.search.focus import GAP, blocks_of, focused, outlined
 from tests.conftest import BIN, Run, build, run_cmd
 from tests.test_mcp import serve
 
@@ -227,3 +227,71 @@ def test_a_kept_block_brings_the_nearest_heading_above_it() -> None:
         shown
         == f"# Guide\n\nLead paragraph.\n\n{GAP}\n\n## Retry policy\n\n{GAP}\n\nRetries back off twice.\n\n{GAP}"
     )
+
+
+# ---- a code file's own chunk: its leading lines, and the outline lines that match -----------------
+
+OUTLINE_ROWS = [
+    f"  def handler_{i}(request: Request, timeout: float = 5.0) -> Response  L{10 * i}-{10 * i + 8}"
+    for i in range(12)
+]
+OUTLINE_ROWS[4] = "  def parse_color(name: str) -> tuple[int, int, int]  L40-48"
+OUTLINE_ROWS[9] = "  def color_escape(rgb: tuple[int, int, int]) -> str  L90-98"
+FILE_HEAD = '"""Terminal helpers."""\n\nimport os'
+FILE_BODY = FILE_HEAD + "\n\noutline:\n" + "\n".join(OUTLINE_ROWS)
+
+
+def test_a_files_excerpt_keeps_its_leading_lines_and_the_outline_lines_that_match() -> None:
+    shown = outlined(FILE_BODY, "src/term.py", words("color"), ANALYZER)
+    assert shown == "\n".join(
+        [
+            FILE_HEAD,
+            "",
+            "outline:",
+            f"  {GAP}",
+            OUTLINE_ROWS[4],
+            f"  {GAP}",
+            OUTLINE_ROWS[9],
+            f"  {GAP} 10 of 12 lines left out (ra get shows them)",
+        ]
+    )
+
+
+def test_a_file_the_query_names_or_whose_every_outline_line_matches_is_shown_whole() -> None:
+    assert outlined(FILE_BODY, "src/color.py", words("color"), ANALYZER) is None
+    every = FILE_HEAD + "\n\noutline:\n" + "\n".join(OUTLINE_ROWS[4::5])  # the two color lines
+    assert outlined(every, "src/term.py", words("color"), ANALYZER) is None  # none left out
+    assert outlined(FILE_HEAD, "src/term.py", words("terminal"), ANALYZER) is None  # no outline
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tree with one Python file of forty functions under a module docstring; built once."""
+    base = tmp_path_factory.mktemp("outline")
+    root, home = base / "kb", base / "home"
+    (root / "src").mkdir(parents=True)
+    home.mkdir()
+    (root / ".ra.toml").write_text('[tree.src]\npath = "src"\ninclude = ["**/*.py"]\n')
+    functions = "".join(
+        f"\n\ndef step_{i}(source: str, target: str, retries: int = 3) -> bool:\n"
+        f"    return source.startswith(target[:{i}])\n"
+        for i in range(40)
+    )
+    (root / "src" / "pipeline.py").write_text(
+        '"""Copies the quarterly ledgers between warehouses."""\n' + functions
+    )
+    build(root, home)
+    return root, home
+
+
+def test_search_prints_a_long_file_chunk_as_its_leading_lines_and_matching_outline(
+    big_file: tuple[Path, Path],
+) -> None:
+    run = rq(big_file, "search", "--json", "quarterly ledgers")
+    file_chunk = next(r for r in json.loads(run.out)["queries"][0]["results"] if r["id"] == "src:pipeline.py")
+    assert file_chunk["excerpt"] is True
+    assert file_chunk["content"].startswith('"""Copies the quarterly ledgers between warehouses."""')
+    assert "def step_8(" not in file_chunk["content"]
+    assert file_chunk["content"].endswith(f"outline:\n  {GAP} 40 of 40 lines left out (ra get shows them)")
+    whole = rq(big_file, "get", "src:pipeline.py")
+    assert "def step_8(" in whole.out and GAP not in whole.out

@@ -7,11 +7,12 @@ grep + reading five files on the reworded tldr questions. A search result (full 
 each with the nearest heading above it (a section merged into its page holds its sub-headings),
 in document order; each run of blocks left out is one `⋯` line, and the JSON says `excerpt`. A
 block is a run of lines between blank lines; a fenced code block is one block, and a block that
-ends with `:` (an example's description) takes the block after it along. Code chunks, `ra get`,
-`ra context` and `--whole` are never cut. Measured (bench/quality.py, reworded): tokens 0.84× ->
-0.49× of grep + read; the line the answer quotes stays visible for 72 of 83 found answers (79
-whole): a paraphrase that shares no word with its line shows the wrong lines, and `ra get` has
-the rest.
+ends with `:` (an example's description) takes the block after it along. A code file's own
+chunk longer than `OUTLINE_FOCUS_TOKENS` is cut as its outline's lines (`outlined`); every other
+code chunk, `ra get`, `ra context` and `--whole` are never cut. Measured (bench/quality.py,
+reworded): tokens 0.84× -> 0.49× of grep + read; the line the answer quotes stays visible for
+72 of 83 found answers (79 whole): a paraphrase that shares no word with its line shows the
+wrong lines, and `ra get` has the rest.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ from ra_query.search.pipeline import TopicResult, matching_words
 
 FOCUS_TOKENS = 100  # a chunk at most this long (stored cl100k count) is shown whole
 FOCUS_BLOCKS = 2  # matching units shown beside the lead: a block, or a description and its example
+# a code file's own chunk (its leading lines and the outline of its definitions) at most this long
+# is shown whole; a longer one, its leading lines and the FOCUS_ROWS outline lines that match
+OUTLINE_FOCUS_TOKENS = 300
+FOCUS_ROWS = 8
+OUTLINE_MARKER = "outline:\n"  # what begins a file's outline (ra_build.document.code._outline)
 GAP = "⋯"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
@@ -67,10 +73,45 @@ def with_excerpts(topics: Sequence[TopicResult], analyzer: Any) -> list[TopicRes
 
 def excerpt_of(record: ChunkRecord, words: frozenset[str], analyzer: Any) -> str | None:
     """What a search shows of `record` in place of its content, or None to show it whole: a
-    prose chunk longer than FOCUS_TOKENS, with the query's content `words` (none: whole)."""
-    if not words or record.kind == "code" or record.tokens <= FOCUS_TOKENS:
+    prose chunk longer than FOCUS_TOKENS, or a code file's own chunk longer than
+    OUTLINE_FOCUS_TOKENS (`outlined`), with the query's content `words` (none: whole)."""
+    if not words:
+        return None
+    if record.kind == "code":
+        if record.defines != "file" or record.tokens <= OUTLINE_FOCUS_TOKENS:
+            return None
+        return outlined(record.body, record.path, words, analyzer)
+    if record.tokens <= FOCUS_TOKENS:
         return None
     return focused(record.heading_line, record.body, words, analyzer)
+
+
+def outlined(body: str, path: str, words: frozenset[str], analyzer: Any) -> str | None:
+    """The excerpt of a code file's own chunk: its leading lines whole, and of its outline (a
+    definition a line, ra_build.document.code) the FOCUS_ROWS lines with most of the query's
+    content `words`, `⋯` for each run left out; None (whole) when the query names the file or
+    nothing would be left out. The outline is a map of the file, and a search that finds the
+    file by its leading lines (a module docstring, a constant's comment) showed all of it:
+    1,000-2,000 tokens in one of eight files of the eight codebases of bench/code_search.py."""
+    head, marker, outline = body.partition(OUTLINE_MARKER)
+    if not marker or matching_words(path, words, analyzer):
+        return None
+    rows = outline.split("\n")
+    verdicts: dict[str, bool] = {}
+    scores = [len(_matched([row], words, analyzer, verdicts)) for row in rows]
+    chosen = sorted(sorted((i for i in range(len(rows)) if scores[i]), key=lambda i: -scores[i])[:FOCUS_ROWS])
+    if len(chosen) == len(rows):
+        return None
+    kept: list[str] = []
+    previous = -1
+    for i in chosen:
+        if i != previous + 1:
+            kept.append(f"  {GAP}")
+        kept.append(rows[i])
+        previous = i
+    if previous != len(rows) - 1:
+        kept.append(f"  {GAP} {len(rows) - len(chosen)} of {len(rows)} lines left out (ra get shows them)")
+    return head + marker + "\n".join(kept)
 
 
 def focused(heading: str | None, body: str, words: frozenset[str], analyzer: Any) -> str | None:
