@@ -138,14 +138,20 @@ SHORT = (
 )
 
 
+def _tree(factory: pytest.TempPathFactory, name: str, folder: str, include: str) -> tuple[Path, Path]:
+    """A project whose one tree is `folder` (`include`: a TOML array of globs), and its home."""
+    base = factory.mktemp(name)
+    root, home = base / "kb", base / "home"
+    (root / folder).mkdir(parents=True)
+    home.mkdir()
+    (root / ".ra.toml").write_text(f'[tree.{folder}]\npath = "{folder}"\ninclude = {include}\n')
+    return root, home
+
+
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A tree with the tldr-shaped page, a short page and a Python file; built once."""
-    base = tmp_path_factory.mktemp("focus")
-    root, home = base / "kb", base / "home"
-    (root / "docs").mkdir(parents=True)
-    home.mkdir()
-    (root / ".ra.toml").write_text('[tree.docs]\npath = "docs"\ninclude = ["**/*.md", "**/*.py"]\n')
+    root, home = _tree(tmp_path_factory, "focus", "docs", '["**/*.md", "**/*.py"]')
     (root / "docs" / "git-reset.md").write_text(PAGE)
     (root / "docs" / "short.md").write_text(SHORT)
     # blocks apart, each matching: only the rule for code keeps the function whole
@@ -267,11 +273,7 @@ def test_a_file_the_query_names_or_whose_every_outline_line_matches_is_shown_who
 @pytest.fixture(scope="module")
 def big_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A tree with one Python file of forty functions under a module docstring; built once."""
-    base = tmp_path_factory.mktemp("outline")
-    root, home = base / "kb", base / "home"
-    (root / "src").mkdir(parents=True)
-    home.mkdir()
-    (root / ".ra.toml").write_text('[tree.src]\npath = "src"\ninclude = ["**/*.py"]\n')
+    root, home = _tree(tmp_path_factory, "outline", "src", '["**/*.py"]')
     functions = "".join(
         f"\n\ndef step_{i}(source: str, target: str, retries: int = 3) -> bool:\n"
         f"    return source.startswith(target[:{i}])\n"
