@@ -1049,7 +1049,14 @@ def _version_shown(
     if first.record.kind == "code" or first.result.aggregated:
         return first
     options = [(m, m.record) for m in members]
-    options += [(m, r) for m in members for i in m.also if (r := record_of(i)) is not None]
+    unread: list[str] = []  # a copy listed in `also` that cannot be read stays listed
+    for m in members:
+        for i in m.also:
+            r = record_of(i) if m.parts == (m.record,) else None  # a section is shown as it is
+            if r is None:
+                unread.append(i)
+            else:
+                options.append((m, r))
     if len(options) == 1:
         return first
     named = [o for o in options if named_version(o[1].path, words)]
@@ -1057,7 +1064,7 @@ def _version_shown(
     shown = owner
     if record is not owner.record:  # a copy with the same text: shown in its place
         shown = owner._replace(result=owner.result._replace(id=record.id), record=record, parts=(record,))
-    others = tuple(r.id for _, r in options if r.id != record.id)
+    others = (*(r.id for _, r in options if r.id != record.id), *unread)
     return shown._replace(result=shown.result._replace(score=first.result.score), also=others)
 
 
