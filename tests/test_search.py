@@ -56,8 +56,8 @@ def ids(topic: TopicResult) -> list[str]:
 # --- aggregation, elbow, limit -------------------------------------------------------------------
 
 
-def test_siblings_that_mostly_match_merge_into_their_parent(find: Search) -> None:
-    topic = find("image")
+def test_siblings_that_match_at_the_threshold_merge_into_their_parent(find: Search) -> None:
+    topic = find("image", aggregation_threshold=0.75)  # three of the four sections under "Deployment"
     assert ids(topic) == ["docs:deploy.md#deployment"]
     assert topic.hits[0].aggregated
     assert set(topic.hits[0].constituents) == {
@@ -69,14 +69,14 @@ def test_siblings_that_mostly_match_merge_into_their_parent(find: Search) -> Non
 
 def test_an_aggregated_score_is_the_root_sum_square_of_its_constituents(find: Search) -> None:
     plain = {hit.id: hit.score for hit in find("image", aggregation=False, cutoff_ratio=0.0).hits}
-    merged = find("image").hits[0]
+    merged = find("image", aggregation_threshold=0.75).hits[0]
     expected = math.sqrt(sum(plain[c] ** 2 for c in merged.constituents))
     assert merged.score == pytest.approx(expected)
 
 
 def test_constituents_are_listed_in_rank_order(find: Search) -> None:
     plain = ids(find("image", aggregation=False, cutoff_ratio=0.0))
-    assert list(find("image").hits[0].constituents) == plain
+    assert list(find("image", aggregation_threshold=0.75).hits[0].constituents) == plain
 
 
 def test_a_threshold_above_the_matching_share_keeps_the_siblings_apart(find: Search) -> None:
@@ -138,13 +138,20 @@ def test_a_candidate_limit_of_one_leaves_nothing_to_aggregate(find: Search) -> N
 
 
 def test_explain_lists_the_parsed_query_the_parameters_and_the_stage_counts(find: Search) -> None:
-    topic = find("image")
+    topic = find("image", aggregation_threshold=0.75)
     assert topic.explain == (
         "parsed: image",
         "parameters: candidate_limit=20 aggregation_threshold=0.75 cutoff_ratio=0.5 limit=5"
         " aggregation=on fuzzy_distance=1",
         "counts: matches=3 candidates=3 after_aggregation=1 after_show=1 after_elbow=1 after_limit=1",
     )
+
+
+def test_by_default_a_parent_merges_only_when_nearly_all_its_sections_match(find: Search) -> None:
+    # three of four sections (0.75) stay apart under the default threshold of 0.9
+    assert DEFAULT.aggregation_threshold == 0.9
+    assert not any(hit.aggregated for hit in find("image", cutoff_ratio=0.0).hits)
+    assert ids(find("quota OR zones")) == ["docs:kubernetes.md#cluster"]  # all of them: merged
 
 
 def test_explain_lists_the_stop_words_left_out_and_the_typos(find: Search) -> None:
@@ -491,7 +498,7 @@ def test_a_chunk_ranked_equally_in_two_topics_stays_with_the_first(store: Store)
 
 
 def test_the_same_topic_twice_leaves_the_second_empty(store: Store) -> None:
-    first, second = search(store, ["image", "image"], SearchParams())
+    first, second = search(store, ["image", "image"], SearchParams(aggregation_threshold=0.75))
     assert ids(first) == ["docs:deploy.md#deployment"] and second.hits == ()
 
 

@@ -287,8 +287,9 @@ def test_the_tree_option_may_be_repeated(shared: Kb) -> None:
 # --- the pipeline flags --------------------------------------------------------------------------
 
 
-def test_by_default_matching_siblings_merge_into_their_parent_with_constituents(shared: Kb) -> None:
-    results = as_json(shared.rq("search", "--json", "image"))["queries"][0]["results"]
+def test_matching_siblings_at_the_threshold_merge_into_their_parent_with_constituents(shared: Kb) -> None:
+    run = shared.rq("search", "--json", "--aggregation-threshold", "0.75", "image")  # three of four
+    results = as_json(run)["queries"][0]["results"]
     assert [r["id"] for r in results] == ["docs:deploy.md#deployment"]
     assert results[0]["constituents"] == [
         "docs:deploy.md#building-the-image",
@@ -312,8 +313,17 @@ def test_an_aggregation_threshold_above_the_matching_share_keeps_siblings_apart(
     ]
 
 
+def test_by_default_three_matching_sections_of_four_stay_apart(shared: Kb) -> None:
+    results = as_json(shared.rq("search", "--json", "--cutoff-ratio", "0", "image"))["queries"][0]["results"]
+    assert sorted(r["id"] for r in results) == [
+        "docs:deploy.md#building-the-image",
+        "docs:deploy.md#rolling-back",
+        "docs:deploy.md#rolling-out",
+    ]
+
+
 def test_an_aggregated_result_shows_the_text_of_its_constituents(shared: Kb) -> None:
-    run = shared.rq("search", "image")
+    run = shared.rq("search", "--aggregation-threshold", "0.75", "image")
     assert headers(run.out) == ["docs:deploy.md#deployment"]
     assert "Build the container image with the release tag." in run.out
     assert "redeploy the previous image" in run.out
@@ -378,7 +388,7 @@ def test_explain_prints_the_parsed_query_the_parameters_and_the_stage_counts(sha
     assert run.code == 0, run.err
     assert run.out.startswith(
         "explain: parsed: image AND NOT canary\n"
-        "explain: parameters: candidate_limit=20 aggregation_threshold=0.75 cutoff_ratio=0.5 limit=5"
+        "explain: parameters: candidate_limit=20 aggregation_threshold=0.9 cutoff_ratio=0.5 limit=5"
         " aggregation=on fuzzy_distance=1\n"
         "explain: counts: matches=1 candidates=1 after_aggregation=1 after_show=1 after_elbow=1 after_limit=1\n"
     )
@@ -387,7 +397,7 @@ def test_explain_prints_the_parsed_query_the_parameters_and_the_stage_counts(sha
 def test_explain_shows_flag_overrides_and_the_json_carries_it_too(shared: Kb) -> None:
     payload = as_json(shared.rq("search", "--json", "--explain", "-n", "2", "--no-aggregation", "image"))
     assert payload["queries"][0]["explain"][1] == (
-        "parameters: candidate_limit=20 aggregation_threshold=0.75 cutoff_ratio=0.5 limit=2"
+        "parameters: candidate_limit=20 aggregation_threshold=0.9 cutoff_ratio=0.5 limit=2"
         " aggregation=off fuzzy_distance=1"
     )
 
@@ -529,7 +539,7 @@ def test_no_color_turns_colour_off_even_on_a_terminal(shared: Kb, program: str) 
         ["search", "image"] if program == "ra" else ["--artifacts", str(shared.artifacts), "search", "image"]
     )
     screen = _on_terminal(program, args, shared, {"NO_COLOR": "1"})
-    assert "docs:deploy.md#deployment" in screen and ESC not in screen
+    assert "docs:deploy.md#building-the-image" in screen and ESC not in screen
 
 
 def test_full_output_on_a_terminal_colours_the_header(shared: Kb) -> None:

@@ -100,7 +100,7 @@ class SearchSettings:
     fuzzy_distance: int = 1
     candidate_limit: int = 20
     cutoff_ratio: float = 0.5
-    aggregation_threshold: float = 0.75
+    aggregation_threshold: float = 0.9
     phrase_boost: float = 0.2
     stopwords: bool = True
     # one combined BM25 field plus small bonuses: chosen with bench/quality.py (docs/searching.md)

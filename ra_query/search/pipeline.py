@@ -158,7 +158,7 @@ class SearchParams(NamedTuple):
     limit: int = 5
     candidate_limit: int = 20
     cutoff_ratio: float = 0.5
-    aggregation_threshold: float = 0.75
+    aggregation_threshold: float = 0.9
     aggregation: bool = True
     boosts: Mapping[str, float] = DEFAULT_BOOSTS
     local_boost: float = 1.5
