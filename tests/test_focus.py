@@ -265,6 +265,7 @@ def test_a_files_excerpt_keeps_its_leading_lines_and_the_outline_lines_that_matc
 
 def test_a_file_the_query_names_or_whose_every_outline_line_matches_is_shown_whole() -> None:
     assert outlined(FILE_BODY, "src/color.py", words("color"), ANALYZER) is None
+    assert outlined(FILE_BODY, "color/term.py", words("color"), ANALYZER) is not None  # a folder
     every = FILE_HEAD + "\n\noutline:\n" + "\n".join(OUTLINE_ROWS[4::5])  # the two color lines
     assert outlined(every, "src/term.py", words("color"), ANALYZER) is None  # none left out
     assert outlined(FILE_HEAD, "src/term.py", words("terminal"), ANALYZER) is None  # no outline

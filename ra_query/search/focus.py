@@ -89,12 +89,14 @@ def excerpt_of(record: ChunkRecord, words: frozenset[str], analyzer: Any) -> str
 def outlined(body: str, path: str, words: frozenset[str], analyzer: Any) -> str | None:
     """The excerpt of a code file's own chunk: its leading lines whole, and of its outline (a
     definition a line, ra_build.document.code) the FOCUS_ROWS lines with most of the query's
-    content `words`, `⋯` for each run left out; None (whole) when the query names the file or
-    nothing would be left out. The outline is a map of the file, and a search that finds the
-    file by its leading lines (a module docstring, a constant's comment) showed all of it:
-    1,000-2,000 tokens in one of eight files of the eight codebases of bench/code_search.py."""
+    content `words`, `⋯` for each run left out; None (whole) when the query names the file (a
+    word of its name) or nothing would be left out. The outline is a map of the file, and a
+    search that finds the file by its leading lines (a module docstring, a constant's comment)
+    showed all of it: 1,000-2,000 tokens in one of eight files of the eight codebases of
+    bench/code_search.py."""
     head, marker, outline = body.partition(OUTLINE_MARKER)
-    if not marker or matching_words(path, words, analyzer):
+    # the file's name, not its folders: a project's name (`click/`) is in every path it has
+    if not marker or matching_words(path.rpartition("/")[2], words, analyzer):
         return None
     rows = outline.split("\n")
     verdicts: dict[str, bool] = {}
