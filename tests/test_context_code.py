@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -411,3 +412,55 @@ def test_explain_lists_a_code_files_imports_and_each_terms_source(
     assert ("nonce", "defines") in {
         (term[0], term[2]) for term in terms if len(term) == 5
     }  # hashlib: not indexed
+
+
+RETRY = '''"""Retries with exponential backoff."""
+
+
+def backoff_delay(attempt, base=0.5):
+    """The backoff delay before retry `attempt`: doubled each time, jittered."""
+    return base * 2**attempt
+
+
+def should_retry(status, attempt, max_retries=3):
+    """Whether a response status is retried: 429 and 503, up to max_retries attempts."""
+    return status in (429, 503) and attempt < max_retries
+'''
+
+RETRY_DOCS = """# Failures
+
+What the client does when a request fails.
+
+## Which responses are retried
+
+A 429 or a 503 response is retried, up to `max_retries` attempts.
+
+## Backoff
+
+Each retry waits a backoff delay that doubles with every attempt, with jitter.
+
+## Giving up
+
+After `max_retries` attempts the last response is returned.
+
+## Proxies
+
+A proxy URL can be set for every connection.
+"""
+
+
+def test_a_code_files_docs_page_is_the_answer_when_most_of_its_sections_match(tmp_path: Path) -> None:
+    # three of the page's four sections say the file's words: the page explains the file, and it
+    # is shown merged, as a search shows a page only when nearly all its sections match
+    root, home = tmp_path / "repo", tmp_path / "home"
+    home.mkdir()
+    files = {"src/retry.py": RETRY, "docs/retries.md": RETRY_DOCS, **OTHER_DOCS}
+    build_repo(root, home, files)
+    first = results(context(root, home, "--json", "src/retry.py"))[0]
+    merged = cast("list[str]", first["constituents"])
+    assert first["id"] == "repo:docs/retries.md#failures"
+    assert "repo:docs/retries.md#backoff" in merged and "repo:docs/retries.md#proxies" not in merged
+    searched = json.loads(
+        run_cmd("ra", "search", "--json", "retry backoff attempts", cwd=root, home=home).out
+    )
+    assert "constituents" not in searched["queries"][0]["results"][0]  # a search shows the section

@@ -658,6 +658,11 @@ def context_topics(store: Store, analyses: Sequence[Analysis], params: SearchPar
 # definitions of other files, then tests
 DEFAULT_LIMIT = 10
 DOCS_FIRST = 3
+# the share of a docs page's sections that merges them into the page, for the docs of a code
+# file (a search's is 0.9: a question asks for its section): bench/context.py, 62 files, the
+# page that explains the file in the top 5: 0.935 at 0.9, 0.952 at 0.75 (got's 1-promise.md for
+# source/as-promise/types.ts is the page, not one of its sections)
+PAGE_AGGREGATION = 0.75
 NAME_BOOST = 3.0  # the boost of a code file's name words in its docs query (the top term's)
 NAME_MATCH = 2.0  # a docs page whose file is named alike the code file (`_named_alike`): its score times this
 # a section whose title alone is named alike: many sections of other pages mention the file's
@@ -697,6 +702,9 @@ def _for_code(
     # code, points at the page that explains it less often than its words do (bench/context.py,
     # 62 files, hybrid: that page first 0.726 by words and meaning, 0.839 by words)
     by_words = fetch._replace(kinds=docs_kinds, semantic_weight=0.0)
+    # the page that explains the file is the answer: its sections merge into it sooner than a
+    # search's (`PAGE_AGGREGATION`), unless the build's setting is lower still
+    by_words = by_words._replace(aggregation_threshold=min(fetch.aggregation_threshold, PAGE_AGGREGATION))
     docs = search_topic(store, docs_query, by_words, meaning=meaning, snippets=False)
     only = fetch._replace(kinds=("upstream",), trees=tuple(frameworks))
     upstream = search_topic(store, query, only, meaning=meaning, snippets=False) if frameworks else None
