@@ -7,7 +7,15 @@ import pytest
 
 from ra_query.artifacts.store import Store, open_store
 from ra_query.search.pipeline import SearchParams, search_topic
-from ra_query.search.versions import named_version, newest_first, pairs, same_page, version_of
+from ra_query.search.versions import (
+    COMPARED_CHARS,
+    may_be_copies,
+    named_version,
+    newest_first,
+    pairs,
+    same_page,
+    version_of,
+)
 from tests.conftest import build
 
 CATEGORIES = """# Categories
@@ -70,6 +78,14 @@ def test_two_copies_of_a_page_are_the_same_page_and_two_pages_are_not() -> None:
     assert same_page(pairs(v2), pairs(v3))
     assert not same_page(pairs(v3), pairs(ALIASES))
     assert not same_page(frozenset(), frozenset())
+
+
+def test_texts_whose_lengths_differ_too_much_to_be_copies_are_not_compared() -> None:
+    assert may_be_copies(1000, 900) and may_be_copies(900, 1000)
+    assert not may_be_copies(1000, 300)
+    assert may_be_copies(COMPARED_CHARS * 5, COMPARED_CHARS)  # only their beginnings are compared
+    v2, v3 = CATEGORIES.format(root="App"), CATEGORIES.format(root="Command")
+    assert may_be_copies(len(v2), len(v3)) and not may_be_copies(len(v3), len(ALIASES) // 3)
 
 
 @pytest.fixture(scope="module")

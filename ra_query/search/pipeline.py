@@ -36,7 +36,14 @@ from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K, FUSED_SHARE
 from ra_query.search.named import named_first
 from ra_query.search.syntax import MAX_DEPTH, And, Node, Or, Term, parse_query, read_query, render
-from ra_query.search.versions import named_version, newest_first, pairs, same_page, version_of
+from ra_query.search.versions import (
+    may_be_copies,
+    named_version,
+    newest_first,
+    pairs,
+    same_page,
+    version_of,
+)
 from ra_query.semantic import nearby
 from ra_query.text.locales import (
     DEFAULT_LOCALE,
@@ -1001,42 +1008,56 @@ def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, floa
         out.append(shown)
     # a result that yielded to a better descendant may now outrank the one before it
     out.sort(key=lambda s: (-s.result.score, s.id))
-    return _versions(_translations(out, run.reader, run.reader_said), run.words, run.record)
+    kept = _translations(out, run.reader, run.reader_said)
+    return _versions(kept, run.words, run.record, VERSIONS_SEEN * run.params.limit)
+
+
+# the versions of a page are looked for among the first this many times `limit` results: a copy
+# further down takes no place that is shown, and comparing texts costs (0.3 ms a search on cli)
+VERSIONS_SEEN = 3
 
 
 def _versions(
-    out: list[Shown], words: frozenset[str], record_of: Callable[[str], ChunkRecord | None]
+    out: list[Shown], words: frozenset[str], record_of: Callable[[str], ChunkRecord | None], seen: int
 ) -> list[Shown]:
     """Ranked results with the versions of one docs page folded into one (ra_query.search.versions):
     a docs result whose path says another release than an earlier one's, in the same tree, with
     mostly the same text, is listed in its `also`, as are copies with the very same text (`_shown`
     folded them); the version the query names (`words`), else the newest, is the one shown, at the
-    place of the best of them. `record_of` reads a chunk by its id."""
+    place of the best of them. `record_of` reads a chunk by its id; the first `seen` results
+    are looked at, the rest follow as they are."""
+    out, rest = out[:seen], out[seen:]
     if not any(s.record.kind != "code" and version_of(s.record.path) is not None for s in out):
-        return out  # most trees keep one version of their docs
+        return out + rest  # most trees keep one version of their docs
     groups: list[list[Shown]] = []
-    texts: list[frozenset[tuple[str, str]]] = []  # each group's first member's word pairs
+    texts: dict[str, frozenset[tuple[str, str]]] = {}  # word pairs, made when first compared
+
+    def text_of(record: ChunkRecord) -> frozenset[tuple[str, str]]:
+        if record.id not in texts:
+            texts[record.id] = pairs(record.body)
+        return texts[record.id]
+
     for shown in out:
         record = shown.record
         group = None
         if record.kind != "code" and not shown.result.aggregated:
-            version, mine = version_of(record.path), None
-            for i, members in enumerate(groups):
+            version = version_of(record.path)
+            for members in groups:
                 first = members[0].record
                 if first.kind == "code" or members[0].result.aggregated or first.tree != record.tree:
                     continue
                 if first.doc_id == record.doc_id or version_of(first.path) == version:
                     continue
-                mine = mine if mine is not None else pairs(record.body)
-                if same_page(texts[i], mine):
+                if not may_be_copies(len(first.body), len(record.body)):
+                    continue
+                if same_page(text_of(first), text_of(record)):
                     group = members
                     break
         if group is not None:
             group.append(shown)
-            continue
-        groups.append([shown])
-        texts.append(pairs(record.body) if record.kind != "code" else frozenset())
-    return [_version_shown(members, words, record_of) for members in groups]
+        else:
+            groups.append([shown])
+    return [_version_shown(members, words, record_of) for members in groups] + rest
 
 
 def _version_shown(

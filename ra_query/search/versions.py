@@ -13,6 +13,7 @@ it (ra_query.search.pipeline).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -27,9 +28,11 @@ _VERSION_FOLDER: Final = re.compile(
 # they are one page: urfave/cli's v1, v2 and v3 copies of a page share 0.6-1.0 of theirs; its
 # different pages with code examples in common, under 0.6 (bench/code_search.py's cli docs)
 SAME_PAGE_OVERLAP: Final = 0.6
+COMPARED_CHARS: Final = 2000  # how much of two texts is compared: copies begin alike
 _WORD: Final = re.compile(r"\w+")
 
 
+@functools.lru_cache(maxsize=4096)  # a search asks of each pair of results
 def version_of(path: str) -> tuple[float, ...] | None:
     """The release a docs path is the copy of, as numbers (`docs/v2/x.md` → (2,),
     `versioned_docs/version-1.4/x.md` → (1, 4)), or None when no folder of it names one."""
@@ -60,9 +63,17 @@ def newest_first(path: str) -> tuple[float, ...]:
 
 
 def pairs(text: str) -> frozenset[tuple[str, str]]:
-    """The pairs of consecutive words of `text`, lower-cased."""
-    words = [word.lower() for word in _WORD.findall(text)]
-    return frozenset(itertools.pairwise(words))
+    """The pairs of consecutive words of `text`'s first `COMPARED_CHARS`, lower-cased (copies of a
+    page begin alike; a search compares a few dozen results at most)."""
+    return frozenset(itertools.pairwise(_WORD.findall(text[:COMPARED_CHARS].lower())))
+
+
+def may_be_copies(a_chars: int, b_chars: int) -> bool:
+    """Whether two texts of these lengths can be `same_page`: their word pairs can overlap by
+    SAME_PAGE_OVERLAP only where the shorter is at least that share of the longer (both cut at
+    COMPARED_CHARS), less a margin for how words and pairs differ from characters."""
+    short, long = sorted((min(a_chars, COMPARED_CHARS), min(b_chars, COMPARED_CHARS)))
+    return short >= SAME_PAGE_OVERLAP * 0.8 * long
 
 
 def same_page(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> bool:
