@@ -36,14 +36,7 @@ from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K, FUSED_SHARE
 from ra_query.search.named import named_first
 from ra_query.search.syntax import MAX_DEPTH, And, Node, Or, Term, parse_query, read_query, render
-from ra_query.search.versions import (
-    may_be_copies,
-    named_version,
-    newest_first,
-    pairs,
-    same_page,
-    version_of,
-)
+from ra_query.search.versions import may_be_copies, named_version, newest_first, pairs, same_page, version_of
 from ra_query.semantic import nearby
 from ra_query.text.locales import (
     DEFAULT_LOCALE,
