@@ -10,8 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ra_query.text.dictionary import spelling_variants
-from tests.conftest import run_cmd
-from tests.test_locales import kb_search, results
+from tests.test_locales import explained, kb_search, results
 
 
 @pytest.mark.parametrize(
@@ -63,5 +62,4 @@ def test_a_word_in_no_chunk_finds_the_chunk_that_spells_it_otherwise(tmp_path: P
 
 def test_explain_says_which_spelling_was_searched(tmp_path: Path) -> None:
     kb_search(tmp_path, PAINT, "brush")
-    run = run_cmd("ra", "search", "--explain", "pick a color", cwd=tmp_path, home=tmp_path / "home")
-    assert "in no chunk, searched as spelt otherwise: color → colour" in run.out + run.err
+    assert "in no chunk, searched as spelt otherwise: color → colour" in explained(tmp_path, "pick a color")

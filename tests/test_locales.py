@@ -65,6 +65,13 @@ def kb_search(tmp_path: Path, pages: dict[str, str], query: str, settings: str =
     return run_cmd("ra", "search", "--json", query, cwd=tmp_path, home=tmp_path / "home")
 
 
+def explained(tmp_path: Path, query: str) -> str:
+    """What `ra search --explain QUERY` prints in the project `kb_search` made under `tmp_path`."""
+    run = run_cmd("ra", "search", "--explain", query, cwd=tmp_path, home=tmp_path / "home")
+    assert run.code == 0, run.err
+    return run.out + run.err
+
+
 # ---- a document's language -----------------------------------------------------------------------
 
 
@@ -529,8 +536,7 @@ def test_a_korean_word_is_not_cut_before_its_particle_or_ending(tmp_path: Path) 
     # 백업하기 is 백업 with the ending 하기, which its stem leaves off: not the words 백업 and 하기
     pages = {"pages.ko/common/a.md": "# a\n\n> 백업 하기.\n", "pages.ko/common/b.md": "# b\n\n> 백업.\n"}
     kb_search(tmp_path, pages, "백업")
-    run = run_cmd("ra", "search", "--explain", "백업하기", cwd=tmp_path, home=tmp_path / "home")
-    assert "matched as its words" not in run.out + run.err
+    assert "matched as its words" not in explained(tmp_path, "백업하기")
 
 
 @given(st.text(alphabet=st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3), max_size=6))
@@ -546,8 +552,9 @@ def test_a_korean_word_no_chunk_holds_beside_words_that_match_is_no_typo(tmp_pat
     query = json.loads(kb_search(tmp_path, KOREAN_TAR, "압축 아카이브 이어받기").out)["queries"][0]
     assert str(query["results"][0]["id"]).startswith("kb:pages.ko/common/tar.md")
     assert not query["fuzzy"]
-    run = run_cmd("ra", "search", "--explain", "압축 아카이브 이어받기", cwd=tmp_path, home=tmp_path / "home")
-    assert "in no chunk as typed, and words, not typos: 이어받기" in run.out + run.err
+    assert "in no chunk as typed, and words, not typos: 이어받기" in explained(
+        tmp_path, "압축 아카이브 이어받기"
+    )
 
 
 def test_a_misspelt_korean_word_alone_is_still_matched_as_a_typo(tmp_path: Path) -> None:

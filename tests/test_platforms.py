@@ -10,8 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ra_query.text.platforms import platform_folders
-from tests.conftest import run_cmd
-from tests.test_locales import kb_search, results
+from tests.test_locales import explained, kb_search, results
 
 
 @pytest.mark.parametrize(
@@ -65,8 +64,7 @@ def test_a_page_is_not_found_for_its_folder_alone(tmp_path: Path) -> None:
 
 def test_explain_names_the_folders_of_the_system(tmp_path: Path) -> None:
     kb_search(tmp_path, MOUNTS, "마운트")
-    run = run_cmd("ra", "search", "--explain", "맥에서 마운트", cwd=tmp_path, home=tmp_path / "home")
-    assert "the system it names, in paths: osx/" in run.out + run.err
+    assert "the system it names, in paths: osx/" in explained(tmp_path, "맥에서 마운트")
 
 
 SHUTDOWNS = {

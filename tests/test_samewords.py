@@ -10,8 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ra_query.text.samewords import GROUPS, same_words
-from tests.conftest import run_cmd
-from tests.test_locales import kb_search, results
+from tests.test_locales import explained, kb_search, results
 
 # pages that say 文件 (file), as most pages do: its pairs and characters are common
 FILLER = {f"pages.zh/common/{name}.md": f"# {name}\n\n> 显示{name}文件的内容。\n" for name in "abcdefgh"}
@@ -86,5 +85,4 @@ def test_a_korean_query_finds_the_page_that_says_its_word_another_way(tmp_path: 
 def test_explain_names_the_words_of_the_same_meaning_searched(tmp_path: Path) -> None:
     pages = {"pages.zh/common/ls.md": "# ls\n\n> 列出目录中的文件。\n", **FILLER}
     kb_search(tmp_path, pages, "ls")
-    run = run_cmd("ra", "search", "--explain", "文件夹里的文件", cwd=tmp_path, home=tmp_path / "home")
-    assert "words of the same meaning: 文件夹 → 目录" in run.out + run.err
+    assert "words of the same meaning: 文件夹 → 目录" in explained(tmp_path, "文件夹里的文件")
