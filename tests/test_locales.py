@@ -479,7 +479,15 @@ def test_hangul_written_against_a_latin_word_is_split_from_it() -> None:
     assert cjk_terms("gzip 압축") == "gzip 압축"
 
 
-def test_a_korean_word_is_indexed_without_its_particle_or_ending_too() -> None:
+def test_a_korean_word_is_indexed_as_each_of_its_beginnings_of_two_syllables_or_more() -> None:
+    from ra_query.text.locales import korean_word_starts
+
+    assert korean_word_starts("폴더를 압축해서 폴더를") == "폴더 압축 압축해"  # each once
+    assert korean_word_starts("파일을 열고있는 프로세스") == "파일 열고 열고있 프로 프로세"
+    assert korean_word_starts("맥 폴더 gzip으로 tar czf") == ""  # two syllables or fewer: the word itself
+
+
+def test_a_korean_query_word_is_searched_without_its_particle_or_ending_too() -> None:
     from ra_query.text.locales import korean_stems
 
     assert (
@@ -517,15 +525,25 @@ def test_a_korean_word_finds_the_page_that_writes_it_with_another_particle(
     assert [str(r["id"]).split("#")[0] for r in found] == ["kb:pages.ko/common/tar.md"]
 
 
-def test_korean_nouns_written_together_find_the_page_that_spaces_them(tmp_path: Path) -> None:
-    # Korean writes a compound noun with or without its space: 파일이름 is 파일 이름 (file name)
-    pages = {
-        "pages.ko/common/mv.md": "# mv\n\n> 파일 이름을 바꿉니다.\n",
-        "pages.ko/common/cp.md": "# cp\n\n> 파일을 복사합니다.\n",
-        "pages.ko/common/ls.md": "# ls\n\n> 파일 목록을 봅니다.\n",
-    }
-    query = json.loads(kb_search(tmp_path, pages, "파일이름 확인").out)["queries"][0]
-    assert query["results"][0]["id"] == "kb:pages.ko/common/mv.md#mv"
+KOREAN_SPACED = {  # a compound noun or a verb with its helper, spaced or not: 파일 이름, 열고있는
+    "pages.ko/common/mv.md": "# mv\n\n> 파일 이름을 바꿉니다.\n",
+    "pages.ko/common/cp.md": "# cp\n\n> 파일을 복사합니다.\n",
+    "pages.ko/common/ls.md": "# ls\n\n> 파일 목록을 봅니다.\n",
+    "pages.ko/common/lsof.md": "# lsof\n\n- 주어진 파일을 열고있는 모든 프로세스 찾기:\n",
+    "pages.ko/common/fuser.md": "# fuser\n\n- 파일을 쓰는 프로세스 찾기:\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "page"),
+    [
+        ("파일이름 확인", "mv"),  # typed together, the page spaces them (파일이름 is 파일 이름: file name)
+        ("파일을 열고 있는 프로세스", "lsof"),  # typed apart, the page writes them together
+    ],
+)
+def test_korean_words_spaced_otherwise_than_the_page_find_it(tmp_path: Path, query: str, page: str) -> None:
+    found = json.loads(kb_search(tmp_path, KOREAN_SPACED, query).out)["queries"][0]["results"]
+    assert found[0]["id"] == f"kb:pages.ko/common/{page}.md#{page}"
 
 
 def test_a_korean_word_is_not_cut_before_its_particle_or_ending(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from ra_query.text.locales import (
     base,
     cjk_terms,
     has_cjk,
-    korean_stems,
+    korean_word_starts,
     language_stems,
     mnemonic_words,
     own_stemmer,
@@ -219,7 +219,7 @@ def ranked_text(
     text = "\n".join([*breadcrumb, " ".join(tags), body, mnemonic_words(body)])
     if stems_with:
         text = f"{text}\n{language_stems(text, stems_with)}"
-    if stems := korean_stems(text):
+    if stems := korean_word_starts(text):
         text = f"{text}\n{stems}"
     return cjk_terms(text)
 
