@@ -364,6 +364,22 @@ def test_an_english_query_shows_the_english_page_with_its_translations_folded_un
     assert all("tar.md" not in str(r["id"]) for r in found[1:])
 
 
+def test_a_name_translated_into_more_languages_than_names_are_kept_shows_the_english_page(
+    tmp_path: Path,
+) -> None:
+    # 24 short translations of `cd` score above the long English page, and a name keeps its best
+    # 20 chunks: the English one must not be left out before the translations fold under it
+    from ra_query.text.locales import LANGUAGES
+
+    languages = sorted(LANGUAGES - {"en"})[:24]
+    pages = {f"pages.{lang}/common/cd.md": f"# cd\n\n> cd {lang}.\n" for lang in languages}
+    pages["pages/common/cd.md"] = "# cd\n\n> Change the current working directory of the shell.\n"
+    pages["pages/common/ls.md"] = "# ls\n\n> List the files of a directory.\n"
+    found = json.loads(kb_search(tmp_path, pages, "cd").out)["queries"][0]["results"]
+    assert found[0]["id"] == "kb:pages/common/cd.md#cd"
+    assert len(found[0]["translations"]) >= 19
+
+
 def test_the_text_says_which_languages_a_page_is_also_in(built: tuple[Path, Path]) -> None:
     run = search(built, "--list", "tar")
     assert run.code == 0, run.err

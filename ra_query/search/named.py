@@ -7,7 +7,9 @@ the shorter suffixes of a qualified name), and the chunks of the first tier that
 **named**. They go first: a definition whose whole qualified name is the query as typed, then
 those with a name exactly so (case and all), then the rest, each group in the order BM25 gives it
 for the query's words, times the usual boosts (a test file's after the code); the other chunks
-follow as they were ranked (in a hybrid search, as fused). A name spelt like code
+follow as they were ranked (in a hybrid search, as fused). When they are pages in more than one
+language, the reader's language's go first, then the default language's, then the rest's (the
+translations of one `cd` page must not take every place). A name spelt like code
 (`EncodeContent`, `run()`) puts definitions before headings of that name in each group. A named
 chunk the ranking did not reach is fetched all the same.
 
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 from ra_query.artifacts.models import ChunkRecord
 from ra_query.artifacts.schema import NAME_FIELD
 from ra_query.search.compile import one_of
+from ra_query.text.locales import base
 from ra_query.text.names import is_identifier, query_keys
 
 if TYPE_CHECKING:
@@ -45,29 +48,47 @@ def named_first(
     ranked: "tantivy.Query | None",
     filters: "tantivy.Query | None",
     boost: Callable[[ChunkRecord], float],
+    language_rank: Callable[[ChunkRecord], int] = lambda record: 0,
+    preferred: "tantivy.Query | None" = None,
 ) -> tuple[list[tuple[ChunkRecord, float]], tuple[str, ...]]:
     """`found` with the chunks named by `text` first; (candidates, the named ids in order).
 
     `ranked` is the query's compiled words (it orders the named chunks BM25 did not reach);
-    `filters` what every candidate must satisfy (trees, kinds); `boost` a chunk's score factor.
+    `filters` what every candidate must satisfy (trees, kinds); `boost` a chunk's score factor;
+    `language_rank` a docs chunk's language's place (the reader's first, 0) and `preferred` what
+    the chunks ranked 0 or 1 match (ra_query.search.pipeline).
     """
     import tantivy
 
     schema = store.index.schema
 
-    def lookup(keys: list[str]) -> list[tuple[ChunkRecord, float]]:
+    def search(keys: list[str], only: "tantivy.Query | None") -> list[tuple[ChunkRecord, float]]:
         clauses = [(tantivy.Occur.Must, one_of(schema, NAME_FIELD, keys, 0.0))]
         if ranked is not None:
             clauses.append((tantivy.Occur.Should, ranked))
-        if filters is not None:
-            clauses.append((tantivy.Occur.Must, filters))
+        clauses += [(tantivy.Occur.Must, q) for q in (filters, only) if q is not None]
         hits = searcher.search(tantivy.Query.boolean_query(clauses), limit=MAX_NAMED).hits
         records = [store.read(searcher, address) for _, address in hits]
-        pairs = [
-            (record, float(score) * boost(record)) for record, (score, _) in zip(records, hits, strict=True)
-        ]
-        # a name spelt like code (`EncodeContent`) wants the definition before a heading of its name
-        return sorted(pairs, key=lambda pair: (code_first and pair[0].kind != "code", -pair[1], pair[0].id))
+        scores = [float(score) for score, _ in hits]
+        return [(record, score * boost(record)) for record, score in zip(records, scores, strict=True)]
+
+    def lookup(keys: list[str]) -> list[tuple[ChunkRecord, float]]:
+        pairs = search(keys, None)
+        translated = len({base(record.locale) for record, _ in pairs if record.locale}) > 1
+        if translated and preferred is not None and len(pairs) == MAX_NAMED:
+            # the translations of one page can take every place (`cd` in 40 languages, the short
+            # ones scoring best): the reader's language's and the default's are looked up too
+            ids = {record.id for record, _ in pairs}
+            pairs += [pair for pair in search(keys, preferred) if pair[0].id not in ids]
+
+        def order(pair: tuple[ChunkRecord, float]) -> tuple[bool, int, float, str]:
+            # a name spelt like code (`EncodeContent`) wants the definition before a heading of
+            # its name; among pages in several languages, the reader's before the translations
+            record, score = pair
+            rank = language_rank(record) if translated else 0
+            return code_first and record.kind != "code", rank, -score, record.id
+
+        return sorted(pairs, key=order)
 
     code_first = is_identifier(text)
 

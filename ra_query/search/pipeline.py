@@ -31,7 +31,7 @@ from ra_query.artifacts.schema import build_analyzer, stopwords_of
 from ra_query.artifacts.store import Store
 from ra_query.errors import ArtifactError, InputError, QuerySyntaxError
 from ra_query.search.aggregate import Candidate, PipelineTrace, Result, pipeline
-from ra_query.search.compile import Compiler, tree_filter
+from ra_query.search.compile import Compiler, one_of, tree_filter
 from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K, FUSED_SHARE
 from ra_query.search.named import named_first
@@ -640,9 +640,12 @@ def _named(
     explain: list[str],
 ) -> tuple[list[tuple[ChunkRecord, float]], tuple[str, ...]]:
     """The candidates with the chunks `text` names first (ra_query.search.named), and their ids."""
+    languages = sorted({run.reader, base(run.reader), DEFAULT_LOCALE})
     found, named = named_first(
         run.store, run.searcher, text, found, ranked=compiled, filters=run.filters(),
         boost=lambda record: run.boost(record, types=False),
+        language_rank=lambda record: _language_rank(record.locale, run.reader),
+        preferred=one_of(run.store.index.schema, "lang", languages, 0.0),
     )  # fmt: skip
     if named:
         run.named = frozenset(named)
@@ -1120,13 +1123,15 @@ def _translations(out: list[Shown], reader: str, said: bool = True) -> list[Show
 
 
 def _shown_before(locale: str, other: str, reader: str) -> bool:
-    """Whether a translation in `locale` is shown in place of one in `other`: the reader's
-    language first, then the default language (a page's original, most often), then the rest."""
+    """Whether a translation in `locale` is shown in place of one in `other`."""
+    return _language_rank(locale, reader) < _language_rank(other, reader)
 
-    def rank(language: str) -> int:
-        return 0 if base(language) == reader else 1 if base(language) == DEFAULT_LOCALE else 2
 
-    return rank(locale) < rank(other)
+def _language_rank(locale: str, reader: str) -> int:
+    """A translation's place: the reader's language first (0), then the default language (1: a
+    page's original, most often), then the rest (2); a chunk with no natural language (code) 0."""
+    language = base(locale)
+    return 0 if not locale or language == reader else 1 if language == DEFAULT_LOCALE else 2
 
 
 def _same_section(run: _Run, a: Shown, b: Shown) -> bool:
