@@ -380,6 +380,34 @@ def test_a_name_translated_into_more_languages_than_names_are_kept_shows_the_eng
     assert len(found[0]["translations"]) >= 19
 
 
+SEND_EMAIL = {
+    "pages/common/git-send-email.md": "# git send-email\n\n> Send a series of patches from the working tree "
+    "as mail, one message each, to the recipients the repository configures.\n\n`git send-email patch`\n",
+    "pages.de/common/git-send-email.md": "# git send-email\n\n> Patches als Mail senden.\n\n"
+    "`git send-email patch`\n",
+    "pages/common/ls.md": "# ls\n\n> List the files of a directory.\n",
+}
+
+
+def test_a_page_in_another_language_is_shown_as_its_translation_the_search_did_not_reach(
+    tmp_path: Path,
+) -> None:
+    # one candidate only: the short German page; its English translation matches nearly as well
+    found = kb_search(tmp_path, SEND_EMAIL, "patch mail", "[search]\ncandidate_limit = 1")
+    first = json.loads(found.out)["queries"][0]["results"][0]
+    assert first["id"] == "kb:pages/common/git-send-email.md#git-send-email"
+    assert first["translations"] == ["kb:pages.de/common/git-send-email.md#git-send-email"]
+
+
+def test_a_page_whose_translation_does_not_match_the_guessed_reader_stays_in_its_language(
+    tmp_path: Path,
+) -> None:
+    # `senden` is German only: a reader who did not say their language gets the page that matched
+    found = kb_search(tmp_path, SEND_EMAIL, "Patches senden", "[search]\ncandidate_limit = 1")
+    first = json.loads(found.out)["queries"][0]["results"][0]
+    assert first["id"] == "kb:pages.de/common/git-send-email.md#git-send-email"
+
+
 def test_the_text_says_which_languages_a_page_is_also_in(built: tuple[Path, Path]) -> None:
     run = search(built, "--list", "tar")
     assert run.code == 0, run.err

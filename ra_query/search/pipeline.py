@@ -309,6 +309,7 @@ class _Run:
         self.reader_said = False  # by --lang, its script or its words (else the default: a guess)
         self.named: frozenset[str] = frozenset()  # the chunks the query is the name of
         self.words: frozenset[str] = frozenset()  # the query's words, lower-cased (a version it names)
+        self.compiled: tantivy.Query | None = None  # the query's words as compiled (ranked)
 
     def compiler(self, *, fuzzy: bool = False, relax: bool = False) -> Compiler:
         return Compiler(
@@ -492,6 +493,7 @@ def search_topic(
         explain.append(f"parsed: {render(node) if node is not None else '(nothing: by meaning alone)'}")
         compiler = run.compiler()
         compiled = compiler.compile(node) if node is not None else None
+        run.compiled = compiled
         terms = frozenset(compiler.terms)
         explain += _reading(compiler)
         if compiled is None and not by_meaning_alone:
@@ -1005,7 +1007,9 @@ def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, floa
     # a result that yielded to a better descendant may now outrank the one before it
     out.sort(key=lambda s: (-s.result.score, s.id))
     kept = _translations(out, run.reader, run.reader_said)
-    return _versions(kept, run.words, run.record, min(VERSIONS_SEEN * run.params.limit, VERSIONS_SEEN_MAX))
+    seen = min(VERSIONS_SEEN * run.params.limit, VERSIONS_SEEN_MAX)
+    kept = _readers_own(run, kept, seen)
+    return _versions(kept, run.words, run.record, seen)
 
 
 # the versions of a page are looked for among the first this many times `limit` results, and
@@ -1120,6 +1124,65 @@ def _translations(out: list[Shown], reader: str, said: bool = True) -> list[Show
         else:
             kept[at] = first._replace(translations=(*first.translations, (record.locale, shown.id)))
     return kept
+
+
+def _readers_own(run: _Run, out: list[Shown], seen: int) -> list[Shown]:
+    """Ranked results with a docs page in another language than the reader's shown as its
+    translation in the reader's language, when that translation is a document of the tree the
+    search did not reach (`_translations` folds the ones it did): a German page that matched an
+    English question on its commands and flags gives its English page, listing the German one.
+    The translation is the document at its `translation` path (tldr's `pages.de/…` → `pages/…`,
+    Docusaurus's `i18n/de/…` → `docs/…`, `intro.de.md` → `intro.md`), and the section shown the
+    one with the same anchor, else in the same place when the two have as many sections. As in
+    `_translations`, a reader who did not say their language (a guess) gets it only when it
+    matches the query's words at least GUESSED_READER_SHARE as well. The first `seen` results
+    are looked at."""
+    taken = {shown.id for shown in out}
+    kept: list[Shown] = []
+    for at, shown in enumerate(out):
+        record = shown.record
+        own = None
+        if at < seen and record.kind != "code" and record.locale and not shown.result.aggregated:
+            own = _translation_in(run, record) if base(record.locale) != run.reader else None
+            own = own if own is None or run.reader_said or _matches_as_well(run, own, record) else None
+        if own is None or own.id in taken:
+            kept.append(shown)
+            continue
+        taken.add(own.id)
+        result = shown.result._replace(id=own.id)
+        translations = (*shown.translations, (record.locale, record.id))
+        kept.append(Shown(result, own, (own,), shown.also, translations))
+    return kept
+
+
+def _translation_in(run: _Run, record: ChunkRecord) -> ChunkRecord | None:
+    """The section of `record`'s translation in the reader's language (`_readers_own`), or None."""
+    key = record.translation
+    if not key or key.startswith("key:") or f"{record.tree}:{key}" == record.doc_id:
+        return None
+    theirs = [c for c in run.store.doc_chunks(f"{record.tree}:{key}") if c.body.strip()]
+    if not theirs or any(base(c.locale) != run.reader for c in theirs):
+        return None
+    anchor = record.id.partition("#")[2]
+    same = [c for c in theirs if c.id.partition("#")[2] == anchor]
+    if same:
+        return same[0]
+    ours = [c for c in run.store.doc_chunks(record.doc_id) if c.body.strip()]
+    at = next((i for i, c in enumerate(ours) if c.id == record.id), None)
+    return theirs[at] if at is not None and len(ours) == len(theirs) else None
+
+
+def _matches_as_well(run: _Run, own: ChunkRecord, other: ChunkRecord) -> bool:
+    """Whether the query's words score `own` at least GUESSED_READER_SHARE of `other`."""
+    import tantivy
+
+    if run.compiled is None:
+        return False
+    ids = one_of(run.store.index.schema, "id", [own.id, other.id], 0.0)
+    query = tantivy.Query.boolean_query([(tantivy.Occur.Must, run.compiled), (tantivy.Occur.Must, ids)])
+    hits = run.searcher.search(query, limit=2).hits
+    scores = {run.store.read(run.searcher, address).id: float(score) for score, address in hits}
+    return scores.get(own.id, 0.0) >= GUESSED_READER_SHARE * scores.get(other.id, 0.0) > 0.0
 
 
 def _shown_before(locale: str, other: str, reader: str) -> bool:
