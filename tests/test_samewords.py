@@ -86,3 +86,13 @@ def test_explain_names_the_words_of_the_same_meaning_searched(tmp_path: Path) ->
     pages = {"pages.zh/common/ls.md": "# ls\n\n> 列出目录中的文件。\n", **FILLER}
     kb_search(tmp_path, pages, "ls")
     assert "words of the same meaning: 文件夹 → 目录" in explained(tmp_path, "文件夹里的文件")
+
+
+def test_a_korean_query_finds_the_page_that_keeps_a_name_in_latin_letters(tmp_path: Path) -> None:
+    # 와이파이 is Wi-Fi as Korean writes it; the translated page keeps the name as it is
+    pages = {
+        "pages.ko/osx/networksetup.md": "# networksetup\n\n- 특정 Wi-Fi 네트워크에 연결:\n",
+        "pages.ko/linux/bluetoothctl.md": "# bluetoothctl\n\n- 장치에 연결:\n",
+    }
+    found = results(kb_search(tmp_path, pages, "와이파이 연결하는 법"))
+    assert found[0]["id"] == "kb:pages.ko/osx/networksetup.md#networksetup"

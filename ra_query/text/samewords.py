@@ -140,9 +140,59 @@ _KO: Final = (
     ("서버", "호스트"),
     ("실시간", "계속"),
     ("용량", "크기", "사이즈"),
+    ("랜덤", "무작위", "임의"),
 )
 
-GROUPS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {"zh": _ZH, "ja": _JA, "ko": _KO}
+# Korean writes the name of a product, a language or a technology in Hangul as it sounds (자바,
+# 와이파이), where a translated page keeps the name in Latin letters: general usage, none of a
+# page's (one syllable alone is left out: it is too often part of another word, 램 of 프로그램)
+_KO_NAMES: Final = (
+    ("자바스크립트", "javascript"),
+    ("타입스크립트", "typescript"),
+    ("자바", "java"),
+    ("파이썬", "python"),
+    ("코틀린", "kotlin"),
+    ("스위프트", "swift"),
+    ("러스트", "rust"),
+    ("루비", "ruby"),
+    ("깃허브", "github"),
+    ("깃랩", "gitlab"),
+    ("도커", "docker"),
+    ("쿠버네티스", "kubernetes"),
+    ("엔진엑스", "nginx"),
+    ("아파치", "apache"),
+    ("포스트그레스", "postgres", "postgresql"),
+    ("마이에스큐엘", "mysql"),
+    ("레디스", "redis"),
+    ("몽고디비", "mongodb"),
+    ("우분투", "ubuntu"),
+    ("데비안", "debian"),
+    ("페도라", "fedora"),
+    ("크롬", "chrome"),
+    ("파이어폭스", "firefox"),
+    ("사파리", "safari"),
+    ("파인더", "finder"),
+    ("타임머신", "time machine"),
+    ("스포트라이트", "spotlight"),
+    ("이맥스", "emacs"),
+    ("와이파이", "wi-fi", "wifi"),
+    ("블루투스", "bluetooth"),
+    ("이더넷", "ethernet"),
+    ("유튜브", "youtube"),
+    ("피디에프", "pdf"),
+    ("제이슨", "json"),
+    ("엑셀", "excel"),
+    ("유에스비", "usb"),
+    ("시피유", "cpu"),
+    ("지피유", "gpu"),
+    ("와이어샤크", "wireshark"),
+    ("브이피엔", "vpn"),
+    ("에스에스에이치", "ssh"),
+    ("아이피", "ip"),
+    ("디엔에스", "dns"),
+)
+
+GROUPS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {"zh": _ZH, "ja": _JA, "ko": _KO + _KO_NAMES}
 
 
 @cache
