@@ -65,6 +65,11 @@ def kb_search(tmp_path: Path, pages: dict[str, str], query: str, settings: str =
     return run_cmd("ra", "search", "--json", query, cwd=tmp_path, home=tmp_path / "home")
 
 
+def first_found(tmp_path: Path, pages: dict[str, str], query: str, settings: str = "") -> dict[str, object]:
+    """The first result of `ra search --json QUERY` over `pages` (`kb_search`)."""
+    return results(kb_search(tmp_path, pages, query, settings))[0]
+
+
 def explained(tmp_path: Path, query: str) -> str:
     """What `ra search --explain QUERY` prints in the project `kb_search` made under `tmp_path`."""
     run = run_cmd("ra", "search", "--explain", query, cwd=tmp_path, home=tmp_path / "home")
@@ -225,9 +230,9 @@ def test_a_page_with_no_translation_in_the_readers_language_is_shown_in_english(
         "pages.ko/linux/grub-bios-setup.md": "# grub-bios-setup\n\n> BIOS 설정.\n",
         "pages.zh/common/ls.md": "# ls\n\n> 列出目录内容。\n",
     }
-    found = results(kb_search(tmp_path, pages, "查看BIOS"))
-    assert found[0]["id"] == "kb:pages/linux/grub-bios-setup.md#grub-bios-setup"
-    assert found[0]["translations"] == ["kb:pages.ko/linux/grub-bios-setup.md#grub-bios-setup"]
+    first = first_found(tmp_path, pages, "查看BIOS")
+    assert first["id"] == "kb:pages/linux/grub-bios-setup.md#grub-bios-setup"
+    assert first["translations"] == ["kb:pages.ko/linux/grub-bios-setup.md#grub-bios-setup"]
 
 
 def test_a_languages_own_stemmer_gives_the_stems_it_shortens_each_once() -> None:
@@ -375,9 +380,9 @@ def test_a_name_translated_into_more_languages_than_names_are_kept_shows_the_eng
     pages = {f"pages.{lang}/common/cd.md": f"# cd\n\n> cd {lang}.\n" for lang in languages}
     pages["pages/common/cd.md"] = "# cd\n\n> Change the current working directory of the shell.\n"
     pages["pages/common/ls.md"] = "# ls\n\n> List the files of a directory.\n"
-    found = json.loads(kb_search(tmp_path, pages, "cd").out)["queries"][0]["results"]
-    assert found[0]["id"] == "kb:pages/common/cd.md#cd"
-    assert len(found[0]["translations"]) >= 19
+    first = first_found(tmp_path, pages, "cd")
+    assert first["id"] == "kb:pages/common/cd.md#cd"
+    assert len(first["translations"]) >= 19  # type: ignore[arg-type]
 
 
 SEND_EMAIL = {
@@ -393,8 +398,7 @@ def test_a_page_in_another_language_is_shown_as_its_translation_the_search_did_n
     tmp_path: Path,
 ) -> None:
     # one candidate only: the short German page; its English translation matches nearly as well
-    found = kb_search(tmp_path, SEND_EMAIL, "patch mail", "[search]\ncandidate_limit = 1")
-    first = json.loads(found.out)["queries"][0]["results"][0]
+    first = first_found(tmp_path, SEND_EMAIL, "patch mail", "[search]\ncandidate_limit = 1")
     assert first["id"] == "kb:pages/common/git-send-email.md#git-send-email"
     assert first["translations"] == ["kb:pages.de/common/git-send-email.md#git-send-email"]
 
@@ -403,9 +407,42 @@ def test_a_page_whose_translation_does_not_match_the_guessed_reader_stays_in_its
     tmp_path: Path,
 ) -> None:
     # `senden` is German only: a reader who did not say their language gets the page that matched
-    found = kb_search(tmp_path, SEND_EMAIL, "Patches senden", "[search]\ncandidate_limit = 1")
-    first = json.loads(found.out)["queries"][0]["results"][0]
+    first = first_found(tmp_path, SEND_EMAIL, "Patches senden", "[search]\ncandidate_limit = 1")
     assert first["id"] == "kb:pages.de/common/git-send-email.md#git-send-email"
+
+
+CURL_IN_GERMAN = {  # only the English page holds `file.zip`
+    "pages/common/curl.md": "# curl\n\n> Transfer data from or to a server.\n\n- Download the contents of a "
+    "URL to a file:\n\n`curl --remote-name https://example.com/file.zip`\n",
+    "pages.de/common/curl.md": "# curl\n\n> Überträgt Daten von oder zu einem Server.\n",
+    "pages.de/common/ls.md": "# ls\n\n> Listet Dateien auf.\n",
+}
+
+
+def test_an_english_page_is_shown_as_its_translation_in_the_language_the_query_says(tmp_path: Path) -> None:
+    query = "wie lade ich mit curl eine file.zip herunter"  # its words say German
+    first = first_found(tmp_path, CURL_IN_GERMAN, query, "[search]\ncandidate_limit = 1")
+    assert first["id"] == "kb:pages.de/common/curl.md#curl"
+    assert first["translations"] == ["kb:pages/common/curl.md#curl"]
+
+
+_SEGMENT = st.sampled_from(["docs", "content", "guide", "api", "pages", "common", "setup", "blog"])
+
+
+@given(
+    st.lists(_SEGMENT, max_size=3),
+    st.sampled_from(["intro.md", "tar.md", "a.b.md", "README"]),
+    st.sampled_from(["ja", "de", "zh-tw", "pt-br"]),
+)
+def test_every_path_a_translation_is_looked_for_at_has_the_key_it_was_made_from(
+    folders: list[str], name: str, locale: str
+) -> None:
+    from ra_query.text.locales import translation_key, translation_paths
+
+    key = "/".join([*folders, name])
+    paths = translation_paths(key, locale)
+    assert paths[0] == key
+    assert [p for p in paths if translation_key(p) != key] == []
 
 
 def test_the_text_says_which_languages_a_page_is_also_in(built: tuple[Path, Path]) -> None:

@@ -47,6 +47,7 @@ from ra_query.text.locales import (
     latin_locale,
     own_stemmer,
     script_locale,
+    translation_paths,
 )
 from ra_query.text.names import is_later_part
 
@@ -310,6 +311,7 @@ class _Run:
         self.named: frozenset[str] = frozenset()  # the chunks the query is the name of
         self.words: frozenset[str] = frozenset()  # the query's words, lower-cased (a version it names)
         self.compiled: tantivy.Query | None = None  # the query's words as compiled (ranked)
+        self.holds_reader: bool | None = None  # whether a docs chunk is in `reader` (asked once)
 
     def compiler(self, *, fuzzy: bool = False, relax: bool = False) -> Compiler:
         return Compiler(
@@ -1131,9 +1133,10 @@ def _readers_own(run: _Run, out: list[Shown], seen: int) -> list[Shown]:
     translation in the reader's language, when that translation is a document of the tree the
     search did not reach (`_translations` folds the ones it did): a German page that matched an
     English question on its commands and flags gives its English page, listing the German one.
-    The translation is the document at its `translation` path (tldr's `pages.de/…` → `pages/…`,
-    Docusaurus's `i18n/de/…` → `docs/…`, `intro.de.md` → `intro.md`), and the section shown the
-    one with the same anchor, else in the same place when the two have as many sections. As in
+    The translation is the document at a path its `translation` key gives for the reader's
+    language (tldr's `pages.de/…` → `pages/…` and back, Docusaurus's `i18n/de/…` → `docs/…`,
+    `intro.de.md` → `intro.md`: ra_query.text.locales.translation_paths), and the section shown
+    the one with the same anchor, else in the same place when the two have as many sections. As in
     `_translations`, a reader who did not say their language (a guess) gets it only when it
     matches the query's words at least GUESSED_READER_SHARE as well. The first `seen` results
     are looked at."""
@@ -1156,12 +1159,18 @@ def _readers_own(run: _Run, out: list[Shown], seen: int) -> list[Shown]:
 
 
 def _translation_in(run: _Run, record: ChunkRecord) -> ChunkRecord | None:
-    """The section of `record`'s translation in the reader's language (`_readers_own`), or None."""
-    key = record.translation
-    if not key or key.startswith("key:") or f"{record.tree}:{key}" == record.doc_id:
+    """The section of `record`'s translation in the reader's language (`_readers_own`), or None:
+    the document at one of the paths its `translation` key gives for that language
+    (ra_query.text.locales.translation_paths), looked for when the index holds the language."""
+    if not _holds_language(run):
         return None
-    theirs = [c for c in run.store.doc_chunks(f"{record.tree}:{key}") if c.body.strip()]
-    if not theirs or any(base(c.locale) != run.reader for c in theirs):
+    for path in translation_paths(record.translation, run.reader):
+        if f"{record.tree}:{path}" == record.doc_id:
+            continue
+        theirs = [c for c in run.store.doc_chunks(f"{record.tree}:{path}") if c.body.strip()]
+        if theirs and all(base(c.locale) == run.reader for c in theirs):
+            break
+    else:
         return None
     anchor = record.id.partition("#")[2]
     same = [c for c in theirs if c.id.partition("#")[2] == anchor]
@@ -1170,6 +1179,16 @@ def _translation_in(run: _Run, record: ChunkRecord) -> ChunkRecord | None:
     ours = [c for c in run.store.doc_chunks(record.doc_id) if c.body.strip()]
     at = next((i for i, c in enumerate(ours) if c.id == record.id), None)
     return theirs[at] if at is not None and len(ours) == len(theirs) else None
+
+
+def _holds_language(run: _Run) -> bool:
+    """Whether some docs chunk of the index is in the reader's language (asked once a search)."""
+    import tantivy
+
+    if run.holds_reader is None:
+        query = tantivy.Query.term_query(run.store.index.schema, "lang", run.reader)
+        run.holds_reader = bool(getattr(run.searcher.search(query, limit=1, count=True), "count", 0))
+    return run.holds_reader
 
 
 def _matches_as_well(run: _Run, own: ChunkRecord, other: ChunkRecord) -> bool:

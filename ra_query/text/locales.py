@@ -268,6 +268,31 @@ def cjk_terms(text: str) -> str:
     return _pattern(_CJK_RUN).sub(pairs, text)
 
 
+def translation_paths(key: str, locale: str) -> list[str]:
+    """Where the translation in `locale` of the page whose `translation_key` is `key` is kept, by
+    each convention `translation_key` reads (its inverse), the likeliest first: the key's own
+    path (the original's: `pages/common/tar.md`, `docs/intro.md`, `intro.md`), `pages.ja/…`
+    (tldr), `i18n/ja/docusaurus-plugin-content-docs/current/…` (Docusaurus), `i18n/ja/…`, `ja/…`
+    (Hugo, MkDocs), `docs/ja/…`, `….ja.md` (mkdocs-static-i18n); none for a frontmatter key."""
+    if not key or key.startswith("key:"):
+        return []
+    parts = key.split("/")
+    folders, name = parts[:-1], parts[-1]
+    found = [key]
+    if "pages" in folders:
+        at = folders.index("pages")
+        found.append("/".join([*parts[:at], f"pages.{locale}", *parts[at + 1 :]]))
+    if parts[0] == "docs" and len(parts) > 1:
+        found.append("/".join(["i18n", locale, "docusaurus-plugin-content-docs", "current", *parts[1:]]))
+    found += ["/".join(["i18n", locale, *parts]), "/".join([locale, *parts])]
+    if folders and parts[0].lower() in _TOP_FOLDERS:
+        found.append("/".join([parts[0], locale, *parts[1:]]))
+    stem, dot, extension = name.rpartition(".")
+    if dot and stem and extension.isalpha():
+        found.append("/".join([*folders, f"{stem}.{locale}.{extension}"]))
+    return found
+
+
 @cache
 def _pattern(source: str) -> re.Pattern[str]:
     """`source` compiled, once per process (the classes above, on first use)."""
