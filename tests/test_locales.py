@@ -119,6 +119,23 @@ def test_a_documents_script_says_its_language_when_its_path_does_not() -> None:
     assert document_locale("notes/x.md", {}, "Compress a file", default="fr") == "fr"  # Latin: the tree's
 
 
+@pytest.mark.parametrize(
+    ("translation", "original"),
+    [
+        ("i18n/ja/docusaurus-plugin-content-docs/current/guide/intro.md", "docs/guide/intro.md"),
+        ("i18n/ja/docusaurus-plugin-content-blog/2021/launch.md", "blog/2021/launch.md"),  # no version
+        ("i18n/ja/docusaurus-plugin-content-pages/about.md", "src/pages/about.md"),
+    ],
+)
+def test_a_docusaurus_translation_has_the_key_of_the_page_it_translates(
+    translation: str, original: str
+) -> None:
+    from ra_query.text.locales import translation_key, translation_paths
+
+    assert translation_key(translation) == translation_key(original) == original
+    assert translation in translation_paths(original, "ja")
+
+
 def test_the_translations_of_a_page_share_a_key() -> None:
     from ra_query.text.locales import translation_key
 

@@ -43,8 +43,10 @@ CHUNKER_VERSION = (
     # signature alone was a part, its doc comment and code the next); 18: the `members` column
     # (the fields, variants and properties a type's chunk declares); 19: the `forwards` column (the
     # same-named definition a wrapper's whole body calls); 20: a Python `@overload` signature
-    # forwards to its implementation; 21: the `defines` column (a code chunk's kind of definition)
-    21
+    # forwards to its implementation; 21: the `defines` column (a code chunk's kind of definition);
+    # 22: a Docusaurus blog post's and page's `translation` (`blog/…`, `src/pages/…`: the docs'
+    # version-folder rule had been applied to them)
+    22
 )
 
 

@@ -60,6 +60,8 @@ _I18N_FOLDERS: Final = frozenset({"i18n", "locales", "locale", "translations", "
 _TOP_FOLDERS: Final = frozenset({"docs", "doc", "content", "site", "website", "documentation"})
 _SUFFIXED = re.compile(r"^(.+)\.([A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)\.([A-Za-z]+)$")
 _DOCUSAURUS = re.compile(r"^docusaurus-plugin-content-(docs|blog|pages)$")
+# where a Docusaurus site keeps the originals its plugins' translations stand for
+_DOCUSAURUS_SOURCES: Final = {"docs": ("docs",), "blog": ("blog",), "pages": ("src", "pages")}
 
 # the scripts that name a language (a script several languages share names the most common one).
 # These and the CJK classes below are compiled on first use (`_pattern`): a class of thousands of
@@ -223,8 +225,11 @@ def translation_key(path: str, meta: Mapping[str, object] | None = None) -> str:
             return "/".join([*parts[:depth], "pages", *parts[depth + 1 :]])
         if part.lower() in _I18N_FOLDERS and depth + 1 < len(parts) - 1 and normalized(parts[depth + 1]):
             rest = parts[depth + 2 :]
-            if len(rest) > 2 and _DOCUSAURUS.match(rest[0]):  # …/docusaurus-plugin-content-docs/current/x
-                rest = [_DOCUSAURUS.match(rest[0]).group(1), *rest[2:]]  # type: ignore[union-attr]
+            plugin = _DOCUSAURUS.match(rest[0]) if len(rest) > 1 else None
+            if plugin is not None:  # the docs' translations sit in a version folder (`current/`)
+                docs = plugin.group(1) == "docs"
+                if not docs or len(rest) > 2:
+                    rest = [*_DOCUSAURUS_SOURCES[plugin.group(1)], *rest[2 if docs else 1 :]]
             return "/".join(rest)
         if (depth == 0 or (depth == 1 and parts[0].lower() in _TOP_FOLDERS)) and normalized(part):
             return "/".join([*parts[:depth], *parts[depth + 1 :]])
@@ -272,7 +277,8 @@ def translation_paths(key: str, locale: str) -> list[str]:
     """Where the translation in `locale` of the page whose `translation_key` is `key` is kept, by
     each convention `translation_key` reads (its inverse), the likeliest first: the key's own
     path (the original's: `pages/common/tar.md`, `docs/intro.md`, `intro.md`), `pages.ja/…`
-    (tldr), `i18n/ja/docusaurus-plugin-content-docs/current/…` (Docusaurus), `i18n/ja/…`, `ja/…`
+    (tldr), `i18n/ja/docusaurus-plugin-content-docs/current/…` and the blog's and pages'
+    (Docusaurus), `i18n/ja/…`, `ja/…`
     (Hugo, MkDocs), `docs/ja/…`, `….ja.md` (mkdocs-static-i18n); none for a frontmatter key."""
     if not key or key.startswith("key:"):
         return []
@@ -282,8 +288,11 @@ def translation_paths(key: str, locale: str) -> list[str]:
     if "pages" in folders:
         at = folders.index("pages")
         found.append("/".join([*parts[:at], f"pages.{locale}", *parts[at + 1 :]]))
-    if parts[0] == "docs" and len(parts) > 1:
-        found.append("/".join(["i18n", locale, "docusaurus-plugin-content-docs", "current", *parts[1:]]))
+    for plugin, source in _DOCUSAURUS_SOURCES.items():
+        if len(parts) > len(source) and tuple(parts[: len(source)]) == source:
+            version = ["current"] if plugin == "docs" else []
+            inside = parts[len(source) :]
+            found.append("/".join(["i18n", locale, f"docusaurus-plugin-content-{plugin}", *version, *inside]))
     found += ["/".join(["i18n", locale, *parts]), "/".join([locale, *parts])]
     if folders and parts[0].lower() in _TOP_FOLDERS:
         found.append("/".join([parts[0], locale, *parts[1:]]))
