@@ -147,10 +147,10 @@ def test_the_translations_of_a_page_share_a_key() -> None:
     )
 
 
-def test_inspect_doc_shows_a_documents_language(built: tuple[Path, Path]) -> None:
+def test_inspect_doc_shows_a_documents_language_and_the_page_it_translates(built: tuple[Path, Path]) -> None:
     run = run_cmd("ra", "inspect", "doc", "kb/pages.ja/common/tar.md", cwd=built[0], home=built[1])
     assert run.code == 0, run.err
-    assert "\nLanguage: ja\n" in run.out
+    assert "\nLanguage: ja\nTranslation of: pages/common/tar.md\n" in run.out
 
 
 def test_a_trees_language_is_checked_with_the_file_and_line(tmp_path: Path) -> None:

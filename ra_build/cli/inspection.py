@@ -12,6 +12,7 @@ from typing import Any
 
 from ra_build.artifacts.tables import locale_of
 from ra_build.document.chunk import Document
+from ra_query.text.locales import translation_key
 
 _SOURCE_LABEL = {
     "frontmatter": "from frontmatter",
@@ -38,6 +39,9 @@ def render_inspect(doc: Document, *, display_path: str, max_chunk_size: int) -> 
     locale = locale_of(doc)
     if locale:  # a docs file's natural language (its frontmatter's, its path's or its script's)
         lines.append(f"Language: {locale}")
+        key = translation_key(doc.path, doc.frontmatter)
+        if key != doc.path:  # what its translations share: the original's path, or a frontmatter key
+            lines.append(f"Translation of: {key.removeprefix('key:')}")
     if doc.frontmatter:
         lines.append("Frontmatter:")
         lines.extend(f"  {key}: {_value(value)}" for key, value in doc.frontmatter.items())
