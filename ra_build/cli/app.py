@@ -131,7 +131,8 @@ def inspect_ctx(
 
 @inspect_app.command("doc")
 def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or code file.")]) -> None:
-    """Show file type, frontmatter and every chunk ra makes of FILE."""
+    """Show file type, a page's language (and the page it translates), frontmatter and every chunk
+    ra makes of FILE."""
     from ra_build.cli.inspection import render_inspect
     from ra_build.document.chunk import chunk_file, kind_for_path
     from ra_query.text.files import looks_binary, read_named
