@@ -22,11 +22,12 @@ English part.
      35, each shortened from its `from`, by rule and then by hand); and a second set in Chinese
      and in Korean (bench/questions/locales_zh2.jsonl, locales_ko2.jsonl: 30 each, other pages,
      written by agents that had seen neither ra's code nor the first sets, after the words of
-     one meaning were chosen: ra_query.text.samewords); a third set in Chinese and in Korean
-     (bench/questions/locales_zh3.jsonl, locales_ko3.jsonl: 30 each, written the same way, after
-     the pages' Korean words were indexed by their beginnings and the Hangul names of products
-     were listed); and the German and French ones typed without accents, as many readers type
-     them (`creer`, `Grosse`: the same queries, their accents stripped by rule).
+     one meaning were chosen: ra_query.text.samewords); a third set in Japanese, Chinese and
+     Korean (bench/questions/locales_ja3.jsonl, locales_zh3.jsonl, locales_ko3.jsonl: 30 each,
+     written the same way, after the pages' Korean words were indexed by their beginnings and
+     the Hangul names of products were listed); and the German and French ones typed without
+     accents, as many readers type them (`creer`, `Grosse`: the same queries, their accents
+     stripped by rule).
 4. A table, `bench/results/locales.json` (the latest, with the misses) and the table appended
    to `bench/results/locales.txt` with the commit, date and load.
 """
@@ -55,7 +56,7 @@ RESULTS_TXT = REPO / "bench" / "results" / "locales.txt"
 QUESTIONS = REPO / "bench" / "questions"
 LANGUAGES = ("ja", "zh", "ko", "de", "fr")
 SECOND_SETS = ("zh", "ko")  # bench/questions/locales_LANG2.jsonl
-THIRD_SETS = ("zh", "ko")  # bench/questions/locales_LANG3.jsonl
+THIRD_SETS = ("ja", "zh", "ko")  # bench/questions/locales_LANG3.jsonl
 UNACCENTED = ("de", "fr")  # these sets again, typed without accents (`telecharger`, `Grosse`)
 
 
