@@ -275,11 +275,11 @@ def cjk_terms(text: str) -> str:
 
 def translation_paths(key: str, locale: str) -> list[str]:
     """Where the translation in `locale` of the page whose `translation_key` is `key` is kept, by
-    each convention `translation_key` reads (its inverse), the likeliest first: the key's own
+    the conventions `translation_key` reads (its inverse), the likeliest first: the key's own
     path (the original's: `pages/common/tar.md`, `docs/intro.md`, `intro.md`), `pages.ja/…`
     (tldr), `i18n/ja/docusaurus-plugin-content-docs/current/…` and the blog's and pages'
-    (Docusaurus), `i18n/ja/…`, `ja/…`
-    (Hugo, MkDocs), `docs/ja/…`, `….ja.md` (mkdocs-static-i18n); none for a frontmatter key."""
+    (Docusaurus), `i18n/ja/…`, `ja/…` (Hugo, MkDocs), `docs/ja/…`, `….ja.md`
+    (mkdocs-static-i18n); none for a frontmatter key. Each has `key` as its translation key."""
     if not key or key.startswith("key:"):
         return []
     parts = key.split("/")
