@@ -459,6 +459,7 @@ def test_every_path_a_translation_is_looked_for_at_has_the_key_it_was_made_from(
     key = "/".join([*folders, name])
     paths = translation_paths(key, locale)
     assert paths[0] == key
+    assert len(paths) >= 3 and all(locale in p for p in paths[1:])  # `i18n/ja/…`, `ja/…` at least
     assert [p for p in paths if translation_key(p) != key] == []
 
 
@@ -640,8 +641,7 @@ KOREAN_SPACED = {  # a compound noun or a verb with its helper, spaced or not: �
     ],
 )
 def test_korean_words_spaced_otherwise_than_the_page_find_it(tmp_path: Path, query: str, page: str) -> None:
-    found = json.loads(kb_search(tmp_path, KOREAN_SPACED, query).out)["queries"][0]["results"]
-    assert found[0]["id"] == f"kb:pages.ko/common/{page}.md#{page}"
+    assert first_found(tmp_path, KOREAN_SPACED, query)["id"] == f"kb:pages.ko/common/{page}.md#{page}"
 
 
 def test_a_korean_word_is_not_cut_before_its_particle_or_ending(tmp_path: Path) -> None:

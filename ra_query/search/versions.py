@@ -32,27 +32,35 @@ COMPARED_CHARS: Final = 2000  # how much of two texts is compared: copies begin 
 _WORD: Final = re.compile(r"\w+")
 
 
+def _release_folder(path: str) -> re.Match[str] | None:
+    """The first folder of `path` that names a release (`v2`, `version-1.4`), matched."""
+    for folder in path.split("/")[:-1]:
+        match = _VERSION_FOLDER.fullmatch(folder)
+        if match is not None:
+            return match
+    return None
+
+
 @functools.lru_cache(maxsize=4096)  # a search asks of each pair of results
 def version_of(path: str) -> tuple[float, ...] | None:
     """The release a docs path is the copy of, as numbers (`docs/v2/x.md` → (2,),
     `versioned_docs/version-1.4/x.md` → (1, 4)), or None when no folder of it names one."""
-    for folder in path.split("/")[:-1]:
-        match = _VERSION_FOLDER.fullmatch(folder)
-        if match is not None:
-            digits = (match.group(1) or match.group(2)).removesuffix(".x")
-            return tuple(float(part) for part in digits.split("."))
-    return None
+    match = _release_folder(path)
+    if match is None:
+        return None
+    digits = (match.group(1) or match.group(2)).removesuffix(".x")
+    return tuple(float(part) for part in digits.split("."))
 
 
 def named_version(path: str, words: frozenset[str]) -> bool:
     """Whether a query of `words` (lower-cased) names the release of `path`'s folder: `v2` or
     `version-2.1` typed as the folder is, or its number after `version`."""
-    for folder in path.split("/")[:-1]:
-        if _VERSION_FOLDER.fullmatch(folder) is not None:
-            folder = folder.lower()
-            number = re.sub(r"^(?:version[-_]?|v)", "", folder)
-            return folder in words or ("version" in words and number in words)
-    return False
+    match = _release_folder(path)
+    if match is None:
+        return False
+    folder = match[0].lower()
+    number = re.sub(r"^(?:version[-_]?|v)", "", folder)
+    return folder in words or ("version" in words and number in words)
 
 
 def newest_first(path: str) -> tuple[float, ...]:
