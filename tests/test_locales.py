@@ -110,6 +110,68 @@ def test_frontmatter_says_a_documents_language_before_its_path() -> None:
     assert document_locale("pages.ja/x.md", {}, "Text") == "ja"
 
 
+@pytest.mark.parametrize(
+    ("path", "text", "locale"),
+    [
+        ("ml/overview.md", "Machine learning: how to train the model on the GPUs of the cluster.", "en"),
+        ("ml/overview.md", "മെഷീൻ ലേണിംഗ് മോഡൽ പരിശീലിപ്പിക്കുക", "ml"),
+        ("it/setup.md", "This is how the tests are run and what they check.", "en"),
+        ("it/setup.md", "Come eseguire i test e cosa controllano.", "it"),
+        ("docs/ja/intro.md", "Read this first: the setup of the tool and its options.", "en"),
+        ("docs/ja/intro.md", "はじめに: `ra update` でインデックスを作る。", "ja"),
+        ("docs/ru/intro.md", "Ich bin ein Text.", "en"),  # no Cyrillic: not Russian
+        (
+            "pages.ml/common/tar.md",
+            "Archive files with the tar command.",
+            "ml",
+        ),  # tldr's folders always count
+    ],
+)
+def test_a_top_folder_named_as_a_language_counts_only_when_its_text_can_be_in_it(
+    path: str, text: str, locale: str
+) -> None:
+    from ra_query.text.locales import document_locale
+
+    assert document_locale(path, {}, text) == locale
+
+
+def test_a_page_in_a_folder_that_only_looks_like_a_language_is_not_folded_under_another(
+    tmp_path: Path,
+) -> None:
+    pages = {
+        "overview.md": "# Overview\n\nHow to train the model: run the pipeline.\n",
+        "ml/overview.md": "# Overview\n\nMachine learning: how to train the model on GPUs and tune it.\n",
+    }
+    found = results(kb_search(tmp_path, pages, "how to train the model"))
+    assert sorted(r["path"] for r in found) == ["ml/overview.md", "overview.md"]
+    assert all(not r.get("translations") for r in found)
+    run = run_cmd("ra", "inspect", "doc", "kb/ml/overview.md", cwd=tmp_path, home=tmp_path / "home")
+    assert "\nLanguage: en\nFrontmatter: none\n" in run.out  # and no `Translation of:` line
+
+
+@pytest.mark.parametrize(
+    ("meta", "locale"),
+    [({"lang": False}, "no"), ({"lang": "zh-Hant-TW"}, "zh-hant"), ({"locale": "de-DE-1996"}, "de-de")],
+)
+def test_frontmatter_says_norwegian_unquoted_and_bcp_47_tags_with_a_script_or_variant(
+    meta: dict[str, object], locale: str
+) -> None:
+    from ra_query.text.locales import document_locale
+
+    assert document_locale("x.md", meta, "Text") == locale
+
+
+def test_a_frontmatter_language_that_is_no_language_code_is_a_warning_with_its_line() -> None:
+    from ra_build.document.frontmatter import parse_frontmatter
+
+    parsed = parse_frontmatter("---\ntitle: T\nlang: Japanese\n---\n# T\n")
+    assert parsed.warnings == (
+        'line 3: frontmatter lang "Japanese" is not a language code — write an ISO code such as ja, de '
+        "or pt-br; the page's language is read from its path or script",
+    )
+    assert parse_frontmatter("---\nlang: no\n---\n# T\n").data == {"lang": "no"}  # as ra reads it
+
+
 def test_a_documents_script_says_its_language_when_its_path_does_not() -> None:
     from ra_query.text.locales import document_locale
 
@@ -125,6 +187,7 @@ def test_a_documents_script_says_its_language_when_its_path_does_not() -> None:
         ("i18n/ja/docusaurus-plugin-content-docs/current/guide/intro.md", "docs/guide/intro.md"),
         ("i18n/ja/docusaurus-plugin-content-blog/2021/launch.md", "blog/2021/launch.md"),  # no version
         ("i18n/ja/docusaurus-plugin-content-pages/about.md", "src/pages/about.md"),
+        ("i18n/ja/docusaurus-plugin-content-docs/version-2.0/g.md", "versioned_docs/version-2.0/g.md"),
     ],
 )
 def test_a_docusaurus_translation_has_the_key_of_the_page_it_translates(
@@ -151,6 +214,15 @@ def test_inspect_doc_shows_a_documents_language_and_the_page_it_translates(built
     run = run_cmd("ra", "inspect", "doc", "kb/pages.ja/common/tar.md", cwd=built[0], home=built[1])
     assert run.code == 0, run.err
     assert "\nLanguage: ja\nTranslation of: pages/common/tar.md\n" in run.out
+
+
+def test_inspect_doc_reads_a_page_that_does_not_say_its_language_in_its_trees(tmp_path: Path) -> None:
+    (tmp_path / "kb").mkdir()
+    (tmp_path / "kb" / "p.md").write_text("# Page\n\nWords that do not say their language.\n")
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.kb]\npath = "kb"\nlanguage = "ja"\n')
+    run = run_cmd("ra", "inspect", "doc", "kb/p.md", cwd=tmp_path, home=tmp_path)
+    assert run.code == 0, run.err
+    assert "\nLanguage: ja\n" in run.out  # as the build stores it
 
 
 def test_a_trees_language_is_checked_with_the_file_and_line(tmp_path: Path) -> None:

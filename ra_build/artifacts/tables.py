@@ -147,7 +147,7 @@ def chunk_rows(doc: Document, mtime_ns: int, default_locale: str = DEFAULT_LOCAL
     """Rows of the chunk table for one parsed document."""
     frontmatter = _frontmatter_json(doc)
     locale = locale_of(doc, default_locale)
-    translation = translation_key(doc.path, doc.frontmatter) if locale else None
+    translation = translation_key(doc.path, doc.frontmatter, locale) if locale else None
     return [_chunk_row(c, frontmatter, mtime_ns, locale, translation) for c in doc.chunks]
 
 
@@ -231,7 +231,7 @@ def chunk_batch(docs: Sequence[tuple[Document, int]], default_locale: str = DEFA
         mtimes += [mtime_ns] * len(doc.chunks)
         locale = locale_of(doc, default_locale)
         locales += [locale] * len(doc.chunks)
-        translations += [translation_key(doc.path, doc.frontmatter) if locale else None] * len(doc.chunks)
+        translations += [translation_key(doc.path, doc.frontmatter, locale) if locale else None] * len(doc.chunks)
     columns += [frontmatter, mtimes, locales, translations]
     arrays = [pa.array(column, type=field.type) for column, field in zip(columns, CHUNK_SCHEMA, strict=True)]
     return pa.RecordBatch.from_arrays(arrays, schema=CHUNK_SCHEMA)

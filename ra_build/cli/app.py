@@ -136,6 +136,7 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or c
     from ra_build.cli.inspection import render_inspect
     from ra_build.document.chunk import chunk_file, kind_for_path
     from ra_query.text.files import looks_binary, read_named
+    from ra_query.text.locales import DEFAULT_LOCALE
 
     data = read_named(str(file), str(file), directory=" — give a markdown or text file")
     if looks_binary(data):
@@ -165,9 +166,12 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or c
     assert doc is not None  # not binary: looked at above
     from ra_query.text.textsafe import printable
 
-    sys.stdout.write(
-        printable(render_inspect(doc, display_path=str(file), max_chunk_size=config.settings.max_chunk_size))
+    found = config.trees.get(tree)
+    language = found.language if found is not None else DEFAULT_LOCALE  # the tree's, as a build reads it
+    report = render_inspect(
+        doc, display_path=str(file), max_chunk_size=config.settings.max_chunk_size, language=language
     )
+    sys.stdout.write(printable(report))
 
 
 def _header_language(config: Config, tree: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ra_build.artifacts.tables import locale_of
 from ra_build.document.chunk import Document
-from ra_query.text.locales import translation_key
+from ra_query.text.locales import DEFAULT_LOCALE, translation_key
 
 _SOURCE_LABEL = {
     "frontmatter": "from frontmatter",
@@ -23,23 +23,27 @@ _SOURCE_LABEL = {
 _BARE = re.compile(r"[\w][\w./#+\-]*")
 
 
-def render_inspect(doc: Document, *, display_path: str, max_chunk_size: int) -> str:
+def render_inspect(
+    doc: Document, *, display_path: str, max_chunk_size: int, language: str = DEFAULT_LOCALE
+) -> str:
     """Render a parsed document for `ra inspect doc`.
 
     Args:
         doc: the chunked document.
         display_path: the file as the user named it.
         max_chunk_size: chunks whose body has more characters than this are flagged.
+        language: the natural language of its tree's docs (`[tree.x] language`), as the build
+            reads a page that does not say its own.
 
     Returns:
         The report, ending with a newline.
     """
     kind = f"code ({doc.language})" if doc.kind == "code" else doc.kind
     lines = [f"File: {display_path}", f"Type: {kind}"]
-    locale = locale_of(doc)
+    locale = locale_of(doc, language)
     if locale:  # a docs file's natural language (its frontmatter's, its path's or its script's)
         lines.append(f"Language: {locale}")
-        key = translation_key(doc.path, doc.frontmatter)
+        key = translation_key(doc.path, doc.frontmatter, locale)
         if key != doc.path:  # what its translations share: the original's path, or a frontmatter key
             lines.append(f"Translation of: {key.removeprefix('key:')}")
     if doc.frontmatter:

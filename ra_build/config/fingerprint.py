@@ -45,8 +45,10 @@ CHUNKER_VERSION = (
     # same-named definition a wrapper's whole body calls); 20: a Python `@overload` signature
     # forwards to its implementation; 21: the `defines` column (a code chunk's kind of definition);
     # 22: a Docusaurus blog post's and page's `translation` (`blog/…`, `src/pages/…`: the docs'
-    # version-folder rule had been applied to them)
-    22
+    # version-folder rule had been applied to them); 23: a page's language — a top folder named as
+    # a language checked against its text (`ml/` of an English site), `lang: no` read as Norwegian,
+    # BCP 47 tags — and a Docusaurus earlier release's translation (`versioned_docs/version-2.0/…`)
+    23
 )
 
 

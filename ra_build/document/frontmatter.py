@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -74,8 +75,31 @@ def parse_frontmatter(text: str) -> Frontmatter:
         normalize_tags(data.get("tags")),
         body_start,
         body_line,
-        (),
+        _language_warnings(data, raw),
     )
+
+
+def _language_warnings(data: dict[str, Any], raw: str) -> tuple[str, ...]:
+    """A warning for each of the keys a page says its language by (`lang`, `language`, `locale`)
+    whose value is not a language code; an unquoted `lang: no` (Norwegian, YAML 1.1's false) is
+    written back as `no`, as ra reads it."""
+    from ra_query.text.locales import FRONTMATTER_KEYS, frontmatter_locale
+
+    warnings: list[str] = []
+    for key in FRONTMATTER_KEYS:
+        if key not in data:
+            continue
+        if data[key] is False:
+            data[key] = "no"
+        if frontmatter_locale(data[key]) is None:
+            at = re.search(rf"(?m)^{key}[ \t]*:", raw)
+            line = 2 + raw.count("\n", 0, at.start()) if at else 2
+            shown = json.dumps(data[key], ensure_ascii=False)
+            warnings.append(
+                f"line {line}: frontmatter {key} {shown} is not a language code — write an ISO code such "
+                "as ja, de or pt-br; the page's language is read from its path or script"
+            )
+    return tuple(warnings)
 
 
 def _count_lines(text: str, end: int) -> int:

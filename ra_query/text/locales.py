@@ -62,6 +62,7 @@ _SUFFIXED = re.compile(r"^(.+)\.([A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)\.([A-Za-z]+)
 _DOCUSAURUS = re.compile(r"^docusaurus-plugin-content-(docs|blog|pages)$")
 # where a Docusaurus site keeps the originals its plugins' translations stand for
 _DOCUSAURUS_SOURCES: Final = {"docs": ("docs",), "blog": ("blog",), "pages": ("src", "pages")}
+_DOCUSAURUS_VERSIONS: Final = "versioned_docs"  # the docs of earlier releases: `version-2.0/…`
 
 # the scripts that name a language (a script several languages share names the most common one).
 # These and the CJK classes below are compiled on first use (`_pattern`): a class of thousands of
@@ -108,6 +109,19 @@ _LETTERS: Final = (
     ("pt", re.compile("[ãõ]", re.IGNORECASE)),
 )
 SCRIPT_SHARE: Final = 0.2  # of a text's letters, for its script to name its language
+# the languages of LANGUAGES written in another script than Latin letters, and those written in
+# either (a top folder named as one of these is checked against its document's script)
+_OTHER_SCRIPT: Final = frozenset(
+    """ar be bg bn el fa gu he hi hy ja ka kk km kn ko ky lo mk ml mn mr my ne pa ps ru si ta te th
+    uk ur zh""".split()  # noqa: SIM905  # a code list reads best as text
+)
+_EITHER_SCRIPT: Final = frozenset({"sr", "bs", "uz", "az", "ku"})
+# English function words no other language written in Latin letters writes as a word of its own
+_ENGLISH_WORDS: Final = frozenset(
+    "the and of is are was were with this that these those you your from which what how when".split()  # noqa: SIM905
+)
+ENGLISH_SHARE: Final = 0.05  # of a text's words, for it to read as English
+FOLDER_SCRIPT_SHARE: Final = 0.05  # of a text's letters in its script, for a folder's language to stand
 SAMPLE: Final = 4000  # characters of a document read for its script
 
 # the characters written without spaces between words: Han and kana (Korean has spaces)
@@ -147,8 +161,12 @@ def base(locale: str) -> str:
     return locale.split("-", 1)[0]
 
 
-def path_locale(path: str) -> str | None:
-    """The language a document's path says (`/`-separated, relative to its tree), if any."""
+def path_locale(path: str, text: str | None = None) -> str | None:
+    """The language a document's path says (`/`-separated, relative to its tree), if any. A top
+    folder named as a language (`ja/…`, `docs/ja/…`) is also an English word often enough (`ml/`,
+    `it/`, `id/`, `no/`): given the document's `text`, such a folder does not count when the text
+    is written in another script than the language's or, for a language written in Latin letters,
+    is plainly English (`_contradicts`). `pages.ja/`, `i18n/ja/` and `….ja.md` always count."""
     parts = path.split("/")
     for depth, part in enumerate(parts[:-1]):
         tldr = _TLDR.match(part)
@@ -160,10 +178,34 @@ def path_locale(path: str) -> str | None:
                 return found
         if depth == 0 or (depth == 1 and parts[0].lower() in _TOP_FOLDERS):
             found = normalized(part) if len(part) in (2, 5) or len(part) == 7 else None
-            if found:
+            if found and not (text is not None and _contradicts(found, text)):
                 return found
     suffixed = _SUFFIXED.match(parts[-1])
     return normalized(suffixed.group(2)) if suffixed else None
+
+
+def _contradicts(locale: str, text: str) -> bool:
+    """Whether `text` cannot be in `locale`'s language: it is in another script than the
+    language's (Latin text in a `ml/` folder is not Malayalam), or it is English in a folder of
+    a language written in Latin letters (`it/`, `id/`, `no/` of an English site)."""
+    language = base(locale)
+    if language in _EITHER_SCRIPT:
+        return False
+    letters = _LETTER.findall(text[:SAMPLE])
+    other = sum(1 for letter in letters if letter >= _FIRST_SCRIPT)  # beyond Latin: Greek on
+    if language in _OTHER_SCRIPT:  # a translation keeps its commands and names in Latin letters
+        return other < FOLDER_SCRIPT_SHARE * len(letters)
+    if other >= SCRIPT_SHARE * len(letters) and letters:
+        return True
+    return language != "en" and _english(text)
+
+
+def _english(text: str) -> bool:
+    """Whether `text` reads as English prose: at least ENGLISH_SHARE of its words (and three)
+    are English function words no other language written in Latin letters writes."""
+    words = _WORD.findall(text[:SAMPLE].lower())
+    found = sum(1 for word in words if word in _ENGLISH_WORDS)
+    return found >= 3 and found >= ENGLISH_SHARE * len(words)
 
 
 def script_locale(text: str) -> str | None:
@@ -199,42 +241,69 @@ def latin_locale(text: str) -> str | None:
     return next((locale for locale, letters in _LETTERS if letters.search(text)), None)
 
 
+FRONTMATTER_KEYS: Final = ("lang", "language", "locale")  # the keys a page says its language by
+
+
+def frontmatter_locale(value: object) -> str | None:
+    """A frontmatter `lang` value as a locale (`pt_BR` → `pt-br`, `zh-Hant-TW` → `zh-hant`: a
+    BCP 47 tag's first two parts), or None when it is not a language code. An unquoted `lang: no`
+    (Norwegian) is YAML 1.1's false: it is `no`."""
+    if value is False:
+        return "no"
+    if not isinstance(value, str):
+        return None
+    found = normalized(value)
+    parts = re.split(r"[-_]", value.strip())
+    if found is None and len(parts) > 2:
+        found = normalized("-".join(parts[:2]))
+    return found
+
+
 def document_locale(path: str, meta: Mapping[str, object], text: str, default: str = DEFAULT_LOCALE) -> str:
-    """A document's language: frontmatter, path, script, else `default` (the tree's)."""
-    for key in ("lang", "language", "locale"):
-        value = meta.get(key)
-        if isinstance(value, str):
-            found = normalized(value)
-            if found:
-                return found
-    return path_locale(path) or script_locale(text) or default
+    """A document's language: frontmatter, path (a top folder checked against the text:
+    `path_locale`), script, else `default` (the tree's)."""
+    for key in FRONTMATTER_KEYS:
+        found = frontmatter_locale(meta.get(key))
+        if found:
+            return found
+    return path_locale(path, text) or script_locale(text) or default
 
 
-def translation_key(path: str, meta: Mapping[str, object] | None = None) -> str:
+def translation_key(path: str, meta: Mapping[str, object] | None = None, locale: str | None = None) -> str:
     """What a document and its translations share: the frontmatter's `translation_key`, else its
     path with the language part taken out (`pages.ja/common/tar.md` → `pages/common/tar.md`,
     `i18n/ja/docusaurus-plugin-content-docs/current/intro.md` → `docs/intro.md`,
-    `docs/ja/intro.md` → `docs/intro.md`, `intro.ja.md` → `intro.md`)."""
+    `i18n/ja/docusaurus-plugin-content-docs/version-2.0/intro.md` →
+    `versioned_docs/version-2.0/intro.md`, `docs/ja/intro.md` → `docs/intro.md`, `intro.ja.md` →
+    `intro.md`). Given the document's `locale`, a part is taken out only when it names that
+    language (an English page in `ml/` keeps its path: `path_locale`)."""
     key = (meta or {}).get("translation_key")
     if isinstance(key, str) and key.strip():
         return "key:" + key.strip()
+
+    def says(part: str) -> bool:
+        found = normalized(part)
+        return found is not None and (locale is None or base(found) == base(locale))
+
     parts = path.split("/")
     for depth, part in enumerate(parts[:-1]):
         tldr = _TLDR.match(part)
-        if tldr and normalized(tldr.group(1)):
+        if tldr and says(tldr.group(1)):
             return "/".join([*parts[:depth], "pages", *parts[depth + 1 :]])
-        if part.lower() in _I18N_FOLDERS and depth + 1 < len(parts) - 1 and normalized(parts[depth + 1]):
+        if part.lower() in _I18N_FOLDERS and depth + 1 < len(parts) - 1 and says(parts[depth + 1]):
             rest = parts[depth + 2 :]
             plugin = _DOCUSAURUS.match(rest[0]) if len(rest) > 1 else None
             if plugin is not None:  # the docs' translations sit in a version folder (`current/`)
                 docs = plugin.group(1) == "docs"
-                if not docs or len(rest) > 2:
+                if docs and len(rest) > 2 and rest[1] != "current":  # an earlier release's
+                    rest = [_DOCUSAURUS_VERSIONS, *rest[1:]]
+                elif not docs or len(rest) > 2:
                     rest = [*_DOCUSAURUS_SOURCES[plugin.group(1)], *rest[2 if docs else 1 :]]
             return "/".join(rest)
-        if (depth == 0 or (depth == 1 and parts[0].lower() in _TOP_FOLDERS)) and normalized(part):
+        if (depth == 0 or (depth == 1 and parts[0].lower() in _TOP_FOLDERS)) and says(part):
             return "/".join([*parts[:depth], *parts[depth + 1 :]])
     suffixed = _SUFFIXED.match(parts[-1])
-    if suffixed and normalized(suffixed.group(2)):
+    if suffixed and says(suffixed.group(2)):
         return "/".join([*parts[:-1], f"{suffixed.group(1)}.{suffixed.group(3)}"])
     return path
 
@@ -293,6 +362,8 @@ def translation_paths(key: str, locale: str) -> list[str]:
             version = ["current"] if plugin == "docs" else []
             inside = parts[len(source) :]
             found.append("/".join(["i18n", locale, f"docusaurus-plugin-content-{plugin}", *version, *inside]))
+    if len(parts) > 2 and parts[0] == _DOCUSAURUS_VERSIONS and parts[1] != "current":
+        found.append("/".join(["i18n", locale, "docusaurus-plugin-content-docs", *parts[1:]]))
     found += ["/".join(["i18n", locale, *parts]), "/".join([locale, *parts])]
     if folders and parts[0].lower() in _TOP_FOLDERS:
         found.append("/".join([parts[0], locale, *parts[1:]]))
