@@ -217,6 +217,24 @@ def test_code_chunk_size_sets_the_budget(tmp_path: Path) -> None:
     assert run.out.count("Opts.") > len(default)  # more, smaller parts than the default's
 
 
+def test_ra_get_of_a_definition_cut_into_parts_prints_the_whole_definition(tmp_path: Path) -> None:
+    kb, home = _rust_project(tmp_path)
+    build(kb, home)
+    run = run_cmd("ra", "get", "kb:cli.rs#Opts", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    lines = OPTS.count("\n")
+    assert run.out == f"─── kb:cli.rs#Opts ───\n> cli.rs:1-{lines} › Opts\n\n{OPTS}"  # as the file has it
+    ids = [
+        c["id"]
+        for c in json.loads(run_cmd("ra", "get", "--json", "kb:cli.rs#Opts", cwd=kb, home=home).out)["chunks"]
+    ]
+    assert (
+        ids[0] == "kb:cli.rs#Opts" and len(ids) > 2 and all(i.startswith("kb:cli.rs#Opts.") for i in ids[1:])
+    )
+    part = run_cmd("ra", "get", ids[1], cwd=kb, home=home).out  # a part alone is that part
+    assert "pub option_0:" not in part and "option_" in part
+
+
 def test_a_code_chunk_size_below_100_is_an_error_naming_the_key(tmp_path: Path) -> None:
     kb, home = _rust_project(tmp_path, "[settings]\ncode_chunk_size = 10")
     run = run_cmd("ra", "update", cwd=kb, home=home)

@@ -129,7 +129,26 @@ def get(store: StoreLike, id: str, *, full_document: bool = False) -> GetResult:
     if record.id == record.doc_id or full_document:
         chunks = store.doc_chunks(record.doc_id) or [record]
         return GetResult(id=record.doc_id, chunks=tuple(chunks), whole_document=True, url=url)
-    return GetResult(id=record.id, chunks=(record,), whole_document=False, url=url)
+    return GetResult(id=record.id, chunks=_with_parts(store, record), whole_document=False, url=url)
+
+
+def _with_parts(store: StoreLike, record: ChunkRecord) -> tuple[ChunkRecord, ...]:
+    """A code definition with the parts it was cut into (its descendants of the same name: a
+    long function's later statements, its long doc comment, a struct's field groups) in line
+    order — the whole definition; any other chunk alone."""
+    if record.kind != "code" or not record.symbol:
+        return (record,)
+    chunks = store.doc_chunks(record.doc_id)
+    children: dict[str, list[ChunkRecord]] = {}
+    for chunk in chunks:
+        if chunk.parent_id and chunk.symbol == record.symbol:
+            children.setdefault(chunk.parent_id, []).append(chunk)
+    found, todo = [record], [record.id]
+    while todo:
+        more = children.get(todo.pop(), [])
+        found += more
+        todo += [chunk.id for chunk in more]
+    return tuple(sorted(found, key=lambda chunk: (chunk.byte_start, chunk.depth)))
 
 
 def chunk_to_dict(chunk: ChunkRecord) -> dict[str, Any]:
@@ -182,9 +201,22 @@ def _render_get(result: GetResult) -> str:
         body = "\n\n".join(part for part in parts if part)
         return f"{top}\n\n{body}\n" if body else f"{top}\n"
     lines = [top]
+    first = next((chunk for chunk in result.chunks if chunk.id == result.id), result.chunks[0])
+    if first.breadcrumb:
+        lines.append(f"> {_spanned(first, result.chunks).crumb(BREADCRUMB_SEP)}")
+    lines.append("")
+    ended = None  # a definition's parts: each from where the one before it ended, in the file's lines
     for chunk in result.chunks:
-        if chunk.breadcrumb:
-            lines.append(f"> {chunk.crumb(BREADCRUMB_SEP)}")
-        lines.append("")
-        lines.append(chunk.content().strip("\r\n"))
+        if ended is not None and chunk.line_start > ended + 1:
+            lines.append("")
+        lines.append(chunk.content().strip("\r\n") if chunk is first else chunk.body.strip("\r\n"))
+        ended = chunk.line_end
     return "\n".join(lines) + "\n"
+
+
+def _spanned(first: ChunkRecord, chunks: tuple[ChunkRecord, ...]) -> ChunkRecord:
+    """`first` with the lines of all of `chunks` (a definition and its parts)."""
+    if len(chunks) == 1:
+        return first
+    start, end = min(c.line_start for c in chunks), max(c.line_end for c in chunks)
+    return first._replace(line_start=start, line_end=end)
