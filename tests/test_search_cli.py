@@ -925,3 +925,11 @@ def test_an_unknown_tree_option_is_an_error_naming_the_trees(shared: Kb, program
         run.err
         == f"{program}: error: unknown tree 'nosuch' (-t/--tree) — the trees of this index: docs, notes\n"
     )
+
+
+@pytest.mark.parametrize("program", ["ra", "ra-query"])
+def test_an_unknown_tree_in_the_query_is_an_error_naming_the_trees(shared: Kb, program: str) -> None:
+    args = ("search", "tree:nosuch image")
+    run = shared.ra(*args) if program == "ra" else shared.rq(*args)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == f"{program}: error: tree:nosuch: no such tree — the trees: docs, notes\n"

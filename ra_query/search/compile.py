@@ -54,7 +54,7 @@ from ra_query.text.platforms import PLATFORM_WEIGHT, platform_folders
 from ra_query.text.samewords import SAME_WORDS_WEIGHT, same_words
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
 
     import tantivy
 
@@ -115,6 +115,7 @@ class Compiler:
         code_words_weight: float = 0.0,
         stems: Callable[[str], str] | None = None,
         same_words_language: str | None = None,
+        trees: Collection[str] | None = None,
     ) -> None:
         self.schema = schema
         self.analyzer = analyzer
@@ -135,6 +136,7 @@ class Compiler:
         # the Chinese, Japanese or Korean query's language: its words of one meaning are searched
         # too (ra_query.text.samewords)
         self.same_words_language = same_words_language
+        self.trees = trees  # the index's trees, which `tree:x` must name (None: not checked)
         self.synonyms: dict[str, tuple[str, str]] = {}  # token searched → (query word, its code word)
         self.same: dict[str, list[str]] = {}  # a word of the query → its words of one meaning searched
         self.platforms: list[str] = []  # the path folders of the systems the query names
@@ -471,6 +473,10 @@ class Compiler:
             value = locale or _known(canonical_language(value), f"lang:{value}", "languages", known)
         elif field == "kind":
             value = _known(value.lower() if value.lower() in KINDS else None, f"kind:{value}", "kinds", KINDS)
+        elif field == "tree" and self.trees is not None:
+            value = _known(
+                value if value in self.trees else None, f"tree:{value}", "trees", sorted(self.trees)
+            )
         return tantivy.Query.const_score_query(tantivy.Query.term_query(self.schema, field, value), 0.0)
 
     def _fields(self, field: str | None) -> dict[str, float]:

@@ -329,6 +329,7 @@ class _Run:
             code_words_weight=self.params.code_words,
             stems=self._stems(),
             same_words_language=self._same_words_language(),
+            trees=self.store.trees(),
         )
 
     def _same_words_language(self) -> str | None:
