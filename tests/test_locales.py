@@ -256,6 +256,40 @@ def test_cjk_runs_are_written_as_their_overlapping_pairs_then_their_han_characte
     assert cjk_terms("中 plain English") == "中 plain English"
 
 
+def test_thai_runs_are_written_as_pairs_of_letters_without_their_tone_marks() -> None:
+    from ra_query.text.locales import cjk_terms
+
+    assert cjk_terms("ไฟล์ tar").split() == ["ไฟ", "ฟล", "tar"]  # ไฟล์: file
+    assert cjk_terms("ก tar") == "ก tar"
+
+
+def test_half_width_katakana_is_written_full_width() -> None:
+    from ra_query.text.locales import cjk_terms
+
+    assert cjk_terms("ﾌｧｲﾙ") == cjk_terms("ファイル")
+    assert cjk_terms("ｶﾞｲﾄﾞ") == cjk_terms("ガイド")  # a voicing mark joins its letter
+
+
+@pytest.mark.parametrize(
+    ("query", "page"),
+    [
+        ("คัดลอกไฟล์", "pages.th/common/cp.md"),  # "copy a file", a word of the page's longer line
+        ("บีบอัดไฟล์", "pages.th/common/tar.md"),  # "compress a file"
+        ("ﾌｧｲﾙ", "pages.ja/common/gzip.md"),  # half-width, as some keyboards type it
+    ],
+)
+def test_an_unspaced_thai_or_half_width_japanese_query_finds_its_page(
+    tmp_path: Path, query: str, page: str
+) -> None:
+    pages = {
+        "pages.th/common/cp.md": "# cp\n\n> หน้านี้เกี่ยวกับการคัดลอกไฟล์และไดเรกทอรี\n",
+        "pages.th/common/tar.md": "# tar\n\n> หน้านี้เกี่ยวกับการบีบอัดไฟล์ด้วยเครื่องมือนี้\n",
+        "pages.ja/common/gzip.md": "# gzip\n\n> ファイルを圧縮します。\n",
+        "pages.ja/common/ls.md": "# ls\n\n> ディレクトリの中身を一覧表示します。\n",
+    }
+    assert first_found(tmp_path, pages, query)["path"] == page
+
+
 def test_a_chinese_query_finds_a_page_that_writes_its_word_with_one_character_changed(tmp_path: Path) -> None:
     # 统计 and 计数 both mean "count": no pair is shared, the character 计 is
     pages = {

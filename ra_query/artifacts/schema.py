@@ -33,8 +33,9 @@ FORMAT_VERSION: Final = 1
 # `forwards`, the same-named definition a code chunk's whole body calls (a wrapper, folded into it);
 # 15: `defines`, a code chunk's kind of definition (a type's weighs less: ra_query.search.pipeline);
 # 16: letters folded to ASCII before stemming (`télécharger`, `telecharger` → `telecharg`); 17: a
-# docs chunk's Korean words' beginnings (ra_query.text.locales.korean_word_starts)
-SCHEMA_VERSION: Final = 17
+# docs chunk's Korean words' beginnings (ra_query.text.locales.korean_word_starts); 18: Thai and
+# Lao as pairs of letters, half-width katakana as full-width (ra_query.text.locales.cjk_terms)
+SCHEMA_VERSION: Final = 18
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,

@@ -27,6 +27,9 @@ Both sides use this module, so a query's words are split exactly as the build sp
   each beginning of a word (`korean_word_starts`: `폴더를` → `폴더`, `열고있는` → `열고`, `열고있`):
   the stems found 0.629 → 0.714 of bench/locales.py's Korean known items (0.514 → 0.686 typed
   as bare nouns), the beginnings 0.771 → 0.800 (0.800 → 0.829).
+- **Thai and Lao** are written without spaces as well: a run of their letters is written as its
+  overlapping pairs, its tone marks left out (the tokenizer splits a word at them). **Half-width
+  katakana** (`ﾌｧｲﾙ`) is written full-width (NFKC) first.
 - **Stems per language**: a document in a language with a Snowball stemmer of its own that is not
   the index's (`own_stemmer`: German in an English index) holds its words' stems in that
   language beside its words (`language_stems`), and a query that says its language searches its
@@ -38,6 +41,7 @@ Both sides use this module, so a query's words are split exactly as the build sp
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, Final
@@ -135,6 +139,14 @@ _FIRST_CJK: Final = "\u3040"
 # (`gzip으로`, `PDF에서`), which the analyzer would keep as one word
 _HANGUL_LATIN: Final = r"(?<=[A-Za-z0-9])(?=[\uac00-\ud7a3])|(?<=[\uac00-\ud7a3])(?=[A-Za-z0-9])"
 _FIRST_HANGUL: Final = "\u1100"
+# Thai and Lao: letters, vowel signs and marks, written without spaces between words; the marks
+# tantivy's tokenizer drops inside a word (tone marks, thanthakhat: it would split the word there)
+_THAI_RUN: Final = r"[\u0e01-\u0e3a\u0e40-\u0e4e\u0e81-\u0ebd\u0ec0-\u0ecd]{2,}"
+_THAI_MARKS: Final = r"[\u0e47-\u0e4c\u0e4e\u0ec8-\u0ecd]"
+_FIRST_THAI: Final = "\u0e01"
+# half-width katakana (and its voicing marks), which NFKC writes full-width as a Japanese page does
+_HALFWIDTH_KANA: Final = r"[\uff61-\uff9f]+"
+_FIRST_HALFWIDTH_KANA: Final = "\uff61"
 _HANGUL_SYLLABLE: Final = r"[\uac00-\ud7a3]"
 # where Han or kana meets a Latin letter or a digit (`用gzip`, `在Linux上`): a run of one character
 # gets no pairs, and the analyzer would keep it and the Latin word as one word
@@ -322,11 +334,18 @@ def has_hangul(text: str) -> bool:
 def cjk_terms(text: str) -> str:
     """`text` with each run of Chinese or Japanese characters written as its overlapping pairs,
     then its Han characters one by one, space-separated (a run of one character stays as it is,
-    apart from Latin letters and digits written against it: `用gzip` → `用 gzip`);
-    Korean words stay as written, apart from Latin letters and digits they are written against
-    (`gzip으로` → `gzip 으로`)."""
-    if _beyond(text, _FIRST_HANGUL) and _pattern(_HANGUL_LATIN).search(text) is not None:
+    apart from Latin letters and digits written against it: `用gzip` → `用 gzip`); half-width
+    katakana as full-width first (`ﾌｧｲﾙ` → `ファイル`, NFKC); Korean words stay as written, apart
+    from Latin letters and digits they are written against (`gzip으로` → `gzip 으로`); a run of
+    Thai or Lao letters — written without spaces between words — as its overlapping pairs, its
+    tone marks left out (the analyzer drops them, and would drop a run of over 40 bytes whole)."""
+    top = max(text) if text else ""  # a Latin text (most) is answered without a class compiled
+    if top >= _FIRST_THAI and _pattern(_THAI_RUN).search(text) is not None:
+        text = _pattern(_THAI_RUN).sub(_thai_pairs, text)
+    if top >= _FIRST_HANGUL and _pattern(_HANGUL_LATIN).search(text) is not None:
         text = _pattern(_HANGUL_LATIN).sub(" ", text)
+    if top >= _FIRST_HALFWIDTH_KANA and _pattern(_HALFWIDTH_KANA).search(text) is not None:
+        text = _pattern(_HALFWIDTH_KANA).sub(lambda match: unicodedata.normalize("NFKC", match[0]), text)
     if not has_cjk(text):
         return text
     text = _pattern(_CJK_LATIN).sub(" ", text)
@@ -340,6 +359,11 @@ def cjk_terms(text: str) -> str:
         )
 
     return _pattern(_CJK_RUN).sub(pairs, text)
+
+
+def _thai_pairs(match: re.Match[str]) -> str:
+    run = _pattern(_THAI_MARKS).sub("", match[0])
+    return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " " if len(run) > 1 else run
 
 
 def translation_paths(key: str, locale: str) -> list[str]:
