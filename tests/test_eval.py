@@ -148,6 +148,14 @@ def test_a_bad_question_line_is_an_error_with_its_file_and_line(
     assert message in str(raised.value).replace(str(tmp_path) + "/", "")
 
 
+def test_a_questions_file_that_starts_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    from ra_query.search.evaluate import read_questions
+
+    path = tmp_path / "q.jsonl"  # as Windows editors save UTF-8
+    path.write_bytes(b"\xef\xbb\xbf" + b'{"question": "x", "answers": ["d:a.md"]}\n')
+    assert [q.text for q in read_questions(path)] == ["x"]
+
+
 def test_two_questions_with_one_id_are_an_error(tmp_path: Path) -> None:
     from ra_query.errors import InputError
     from ra_query.search.evaluate import read_questions
@@ -458,3 +466,34 @@ def test_a_ranking_miss_says_its_answer_is_not_in_the_top_100(kb: tuple[Path, Pa
     qrels = write(tmp_path / "q.txt", "1 0 install 1")
     run = rq(kb, "eval", str(topics), "--qrels", str(qrels), "--ranking")
     assert "first: docs:faq.md#colours; its answer is not in the top 100" in run.out
+
+
+@pytest.mark.parametrize(
+    ("pages", "answer", "why"),
+    [
+        (
+            {"docs/g.md": "# Gizmo\n\nConfigure the gizmo with gizmo.yaml.\n", "docs/v1/g.md": None},
+            "d:docs/v1/g.md",
+            "its answer d:docs/v1/g.md#gizmo is folded under result 1 (d:docs/g.md#gizmo) as another version of it",
+        ),
+        (
+            {
+                "g.md": "# Gizmo\n\nConfigure the gizmo with gizmo.yaml.\n",
+                "g.ja.md": "# ギズモ\n\n`gizmo.yaml` でギズモを設定します。\n",
+            },
+            "d:g.ja.md",
+            "its answer d:g.ja.md#ギズモ is folded under result 1 (d:g.md#gizmo) as its translation (ja)",
+        ),
+    ],
+)
+def test_a_miss_whose_answer_is_folded_under_a_result_says_so(
+    tmp_path: Path, pages: dict[str, str | None], answer: str, why: str
+) -> None:
+    first = next(text for text in pages.values() if text)
+    for name, text in pages.items():
+        (tmp_path / "d" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "d" / name).write_text(text or first, encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.d]\npath = "d"\n', encoding="utf-8")
+    write(tmp_path / "q.jsonl", json.dumps({"question": "configure the gizmo", "answers": [answer]}))
+    run = run_cmd("ra", "eval", "q.jsonl", cwd=tmp_path, home=tmp_path)
+    assert why in run.out, run.out + run.err

@@ -119,7 +119,7 @@ def read_questions(path: Path) -> list[Question]:
             without text or answers, an answer or grade of the wrong shape (file:line and what to do).
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()  # a byte-order mark is no JSON
     except FileNotFoundError:
         raise InputError(f"{path}: no such file — give a JSONL file of questions (docs/eval.md)") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -456,12 +456,16 @@ def _why_missed(store: Store, question: Question, params: SearchParams, omitted:
     from ra_query.search.pipeline import search
 
     deep = params._replace(limit=DEEP, candidate_limit=max(params.candidate_limit, DEEP), cutoff_ratio=0.0)
-    rows = _rows(search(store, [question.text], deep)[0].hits)
+    hits = search(store, [question.text], deep)[0].hits
+    rows = _rows(hits)
     if any(r["id"] in omitted and any(a.answers(r) for a in question.answers) for r in rows):
         return "left out by the token budget"
     rank = _rank(rows, question.answers)
     if rank is not None:
         return f"its answer ranked {rank}"
+    folded = _folded(hits, question.answers)
+    if folded:
+        return folded
     trees = set(store.trees())
     for answer in question.answers:
         if answer.kind == "name":
@@ -474,6 +478,19 @@ def _why_missed(store: Store, question: Question, params: SearchParams, omitted:
         if answer.kind != "lines" and not _indexed(store, answer):
             return f"{answer.text}: not indexed"
     return f"its answer is not in the top {DEEP}"
+
+
+def _folded(hits: Sequence[Any], answers: Sequence[Answer]) -> str:
+    """Where an answer was shown as another result's version (`also`) or translation, or ""."""
+    for rank, hit in enumerate(hits, start=1):
+        folded = [(copy, "another version of it") for copy in hit.also]
+        folded += [(copy, f"its translation ({locale})") for locale, copy in hit.translations]
+        for copy, what in folded:
+            document, _, _ = copy.partition("#")
+            row = {"id": copy, "tree": document.split(":", 1)[0], "path": document.split(":", 1)[-1]}
+            if any(a.kind != "lines" and a.answers(row) for a in answers):
+                return f"its answer {copy} is folded under result {rank} ({hit.id}) as {what}"
+    return ""
 
 
 def _indexed(store: Store, answer: Answer) -> bool:
