@@ -157,6 +157,18 @@ def test_a_binary_input_is_skipped_with_a_warning_and_its_path_still_counts(
     assert run.code == 0 and "docs:database.md" in run.out
 
 
+def test_a_file_whose_words_nothing_else_holds_gets_a_note_not_silence(tmp_path: Path, home: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "w.h").write_text("class Widget { public: void draw(); };\n", encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text(
+        'root = true\n[tree.d]\npath = "d"\ninclude = ["**/*.h"]\n', encoding="utf-8"
+    )
+    assert run_cmd("ra", "update", cwd=tmp_path, home=home).code == 0  # its words are its own alone
+    run = context(tmp_path, home, "d/w.h")
+    assert run.code == 1
+    assert run.out.startswith("note: nothing else in the index matches d/w.h — context leaves its own")
+
+
 def test_a_missing_file_is_a_one_line_error(project: Path, home: Path) -> None:
     run = context(project, home, "src/nope.py")
     assert (run.code, run.out) == (2, "")

@@ -627,7 +627,7 @@ def context_topics(store: Store, analyses: Sequence[Analysis], params: SearchPar
     with it. Several inputs share the limit: results are handed out best rank first, round
     the inputs (the first of each, then the second, …) until `params.limit` are out; a result
     is shown once, under the input where it ranks best, and names the other inputs it serves."""
-    topics = [context_topic(store, analysis, params) for analysis in analyses]
+    topics = [_said_when_empty(context_topic(store, analysis, params), analysis) for analysis in analyses]
     if len(topics) == 1:
         return topics
     kept: dict[tuple[int, int], SearchHit] = {}
@@ -652,6 +652,17 @@ def context_topics(store: Store, analyses: Sequence[Analysis], params: SearchPar
         )
         for t, topic in enumerate(topics)
     ]
+
+
+def _said_when_empty(topic: TopicResult, analysis: Analysis) -> TopicResult:
+    """`topic` with a note when nothing came of it (a file whose words only it holds)."""
+    if topic.hits or topic.note:
+        return topic
+    note = (
+        f"nothing else in the index matches {analysis.input} — context leaves its own chunks out; "
+        "search for what it does with `ra search`"
+    )
+    return topic._replace(note=note)
 
 
 # for a code file, at `ra context`'s default limit: at most this many docs pages, then
