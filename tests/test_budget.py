@@ -241,6 +241,14 @@ def test_a_single_enormous_line_is_cut_at_a_token_boundary_with_real_tokens() ->
     assert outcome.used_tokens == item.tokens
 
 
+def test_a_line_of_megabytes_after_a_heading_is_cut_inside_to_fill_the_budget() -> None:
+    text = "# Huge\n\n" + "zebra huge line " * 200_000  # a heading that fits, then 3.2 MB in one line
+    cut = truncate(text, 300, count_tokens)
+    assert 250 < count_tokens(cut) <= 300  # not the heading alone (8 tokens of 300)
+    body, _, last = cut.rpartition("\n")
+    assert text.startswith(body) and MARKER.match(last)
+
+
 def test_a_cut_inside_multibyte_text_never_leaves_a_broken_character() -> None:
     text = "日本語のテキストはトークンの途中で切れることがある。" * 200
     cut = truncate(text, 30, count_tokens)

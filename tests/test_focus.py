@@ -95,6 +95,19 @@ def test_an_excerpt_that_would_leave_nothing_out_is_not_made() -> None:
     assert focused("# a", "lead\n\nmatch here", words("match"), ANALYZER) is None
 
 
+def test_a_block_of_megabytes_is_shown_as_its_beginning_and_what_is_left_out() -> None:
+    from ra_query.search.focus import LONG_BLOCK
+
+    line = "zebra huge line " * 20_000  # one paragraph of 320,000 characters
+    shown = focused("# Huge", f"lead\n\n{line}", words("zebra"), ANALYZER)
+    assert shown is not None and shown.startswith(f"# Huge\n\nlead\n\n{line[:1000]}")
+    cut = shown.split("\n\n")[-1]
+    assert len(cut) < LONG_BLOCK + 100
+    assert cut.endswith(
+        f"{GAP} [{len(line) - cut.index(' ' + GAP):,} characters left out: ra get shows them]"
+    )
+
+
 _LINE = st.text(alphabet="abc xyz:-", min_size=1, max_size=12).filter(str.strip)
 _BLOCK = st.one_of(
     st.lists(_LINE, min_size=1, max_size=3).map("\n".join),

@@ -107,11 +107,17 @@ def apply_budget(
     )
 
 
+# a cl100k token is rarely longer than this many characters: a line cut inside is encoded only
+# this far (a line of megabytes need not be encoded whole to cut its first thousand tokens)
+CHARS_PER_TOKEN_AT_MOST = 16
+
+
 def truncate(text: str, max_tokens: int, count: Callable[[str], int], total: int | None = None) -> str:
     """Cut `text` to at most `max_tokens`, ending with the truncation marker when it fits too.
 
-    The cut falls at a line boundary; when not even the first non-blank line fits, inside that
-    line at a cl100k token boundary. The marker line is preferred over keeping more lines, as long
+    The cut falls at a line boundary; when not even the first non-blank line fits, or the lines
+    that fit leave over half the budget unused and the next line would not fit, inside that line
+    at a cl100k token boundary. The marker line is preferred over keeping more lines, as long
     as some of the text survives with it. Returns "" only if not one token of text fits.
     """
     total = count(text) if total is None else total
@@ -128,6 +134,17 @@ def truncate(text: str, max_tokens: int, count: Callable[[str], int], total: int
     prefix: Callable[[int], str] = by_lines
     low = first + 1
     most = _largest(low, len(lines), lambda k: count(by_lines(k)) <= max_tokens)
+    if most is not None and most < len(lines) and count(by_lines(most)) < max_tokens // 2:
+        # the next line alone is over half the budget (a line of megabytes): cut inside it
+        head, line = "".join(lines[:most]), lines[most].rstrip("\r\n")
+        pieces = encoding().encode_ordinary(line[: max_tokens * CHARS_PER_TOKEN_AT_MOST])
+
+        def by_more(j: int) -> str:
+            return head + encoding().decode_bytes(pieces[:j]).decode("utf-8", "ignore")
+
+        more = _largest(1, len(pieces), lambda j: count(by_more(j)) <= max_tokens)
+        if more is not None:
+            prefix, most, low = by_more, more, 1
     if most is None:
         pieces = encoding().encode_ordinary(lines[first].rstrip("\r\n") if lines else "")
 

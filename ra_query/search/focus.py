@@ -9,8 +9,9 @@ in document order; each run of blocks left out is one `⋯` line, and the JSON s
 block is a run of lines between blank lines; a fenced code block is one block, and a block that
 ends with `:` (an example's description) takes the block after it along. A code file's own
 chunk longer than `OUTLINE_FOCUS_TOKENS` is cut as its outline's lines (`outlined`); every other
-code chunk, `ra get`, `ra context` and `--whole` are never cut. Measured (bench/quality.py,
-reworded): tokens 0.84× -> 0.49× of grep + read; the line the answer quotes stays visible for
+code chunk, `ra get`, `ra context` and `--whole` are never cut. In an excerpt, or a long chunk
+shown whole, a line of over LONG_BLOCK characters (a paragraph of megabytes) is its beginning and
+how much is left out. Measured (bench/quality.py, reworded): tokens 0.84× -> 0.49× of grep + read; the line the answer quotes stays visible for
 72 of 83 found answers (79 whole): a paraphrase that shares no word with its line shows the
 wrong lines, and `ra get` has the rest.
 """
@@ -32,6 +33,9 @@ OUTLINE_FOCUS_TOKENS = 300
 FOCUS_ROWS = 8
 OUTLINE_MARKER = "outline:\n"  # what begins a file's outline (ra_build.document.code._outline)
 GAP = "⋯"
+# a line longer than this many characters is shown as its beginning: a page of one line of
+# megabytes (generated, minified) printed all of it
+LONG_BLOCK = 4000
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 
@@ -119,9 +123,11 @@ def outlined(body: str, path: str, words: frozenset[str], analyzer: Any) -> str 
 def focused(heading: str | None, body: str, words: frozenset[str], analyzer: Any) -> str | None:
     """The excerpt of a long chunk (heading, lead, the blocks with most of the query's content
     `words`, `⋯` for each gap), or None when the excerpt would leave nothing out."""
-    units = units_of(blocks_of(body))
-    if len(units) <= 2:
-        return None
+    blocks = blocks_of(body)
+    clipped = [_clipped(block) for block in blocks]
+    units = units_of(clipped)
+    if len(units) <= 2:  # shown whole, but for a block too long to read (a line of megabytes)
+        return None if clipped == blocks else "\n\n".join([*([heading] if heading else []), *clipped])
     verdicts: dict[str, bool] = {}  # the blocks share their words: each is analyzed once
     scores = [len(_matched(unit, words, analyzer, verdicts)) for unit in units]
     ranked = sorted((i for i in range(1, len(units)) if scores[i]), key=lambda i: (-scores[i], i))
@@ -131,7 +137,7 @@ def focused(heading: str | None, body: str, words: frozenset[str], analyzer: Any
     headings = [i for i, unit in enumerate(units) if _ATX.match(unit[0])]
     above = [max((h for h in headings if h <= i), default=0) for i in chosen]
     keep = sorted({0, *chosen, *above})
-    if len(keep) == len(units):
+    if len(keep) == len(units) and clipped == blocks:
         return None
     parts = [heading] if heading is not None else []
     previous = -1
@@ -143,6 +149,20 @@ def focused(heading: str | None, body: str, words: frozenset[str], analyzer: Any
     if previous != len(units) - 1:
         parts.append(GAP)
     return "\n\n".join(parts)
+
+
+def _clipped(block: str) -> str:
+    """`block` with each line longer than LONG_BLOCK characters cut to its beginning (to a space)
+    and how much is left out; a block of many lines (a table) keeps them all."""
+    if len(block) <= LONG_BLOCK:
+        return block
+    lines = block.split("\n")
+    for i, line in enumerate(lines):
+        if len(line) > LONG_BLOCK:
+            cut = line[:LONG_BLOCK]
+            cut = cut[: cut.rfind(" ")] if " " in cut[LONG_BLOCK // 2 :] else cut
+            lines[i] = f"{cut} {GAP} [{len(line) - len(cut):,} characters left out: ra get shows them]"
+    return "\n".join(lines)
 
 
 def units_of(blocks: list[str]) -> list[list[str]]:
