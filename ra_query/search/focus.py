@@ -11,9 +11,9 @@ ends with `:` (an example's description) takes the block after it along. A code 
 chunk longer than `OUTLINE_FOCUS_TOKENS` is cut as its outline's lines (`outlined`); every other
 code chunk, `ra get`, `ra context` and `--whole` are never cut. In an excerpt, or a long chunk
 shown whole, a line of over LONG_BLOCK characters (a paragraph of megabytes) is its beginning and
-how much is left out. Measured (bench/quality.py, reworded): tokens 0.84× -> 0.49× of grep + read; the line the answer quotes stays visible for
-72 of 83 found answers (79 whole): a paraphrase that shares no word with its line shows the
-wrong lines, and `ra get` has the rest.
+how much is left out. Measured (bench/quality.py, reworded): tokens 0.84× -> 0.49× of grep +
+read; the line the answer quotes stays visible for 72 of 83 found answers (79 whole): a
+paraphrase that shares no word with its line shows the wrong lines, and `ra get` has the rest.
 """
 
 from __future__ import annotations
