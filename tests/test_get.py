@@ -221,7 +221,13 @@ def test_ids_that_do_not_name_indexed_content_are_not_found(store: FakeStore, id
         get(store, id)
     message = str(info.value)
     assert message.startswith("not found: ")
-    assert " — list " in message and " with: ra ls " in message
+    tree, colon, _ = id.partition("#")[0].partition(":")
+    if not (tree and colon):  # no tree: what an id is
+        assert message.endswith(" — an id is tree:path or tree:path#slug, as ra search and ra ls print them")
+    elif tree not in ("docs", "notes"):  # the trees there are
+        assert message.endswith(f" — no tree {tree!r} in this index (the trees: docs)")
+    else:
+        assert " — list " in message and " with: ra ls " in message
     assert "\n" not in message
     assert info.value.exit_code == 1
 

@@ -516,7 +516,8 @@ def test_get_with_full_document_returns_the_document_of_a_chunk_id(ra_mcp: Serve
 def test_an_unknown_id_is_a_tool_error_with_a_one_line_message(ra_mcp: Server, unknown: str) -> None:
     result = ra_mcp.call("get", {"id": unknown})
     assert result.is_error
-    assert text_of(result).startswith(f"not found: {unknown} — list ")
+    said = "no tree 'nope' in this index" if unknown.startswith("nope:") else "list "
+    assert text_of(result).startswith(f"not found: {unknown} — {said}")
     assert "\n" not in text_of(result)
 
 

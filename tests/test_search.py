@@ -571,7 +571,14 @@ def test_a_tree_filter_does_not_make_stop_words_go(find: Search) -> None:
 def test_a_query_of_only_a_tree_filter_asks_for_a_word(find: Search) -> None:
     topic = find("tree:docs")
     assert topic.hits == ()
-    assert topic.note == "no words to search for (tree: and -word only filter) — add a word"
+    assert topic.note == "no words to search for (tree:, kind:, lang: and -word only filter) — add a word"
+
+
+@pytest.mark.parametrize("query", ["!!!", "😀", "*"])
+def test_a_query_with_no_letter_or_digit_says_so(find: Search, query: str) -> None:
+    topic = find(query)
+    assert topic.hits == ()
+    assert topic.note == f"no words to search for ({query!r} has no letter or digit) — add a word"
 
 
 def test_chunks_that_only_pass_a_filter_do_not_hide_the_chunks_that_match(find: Search) -> None:

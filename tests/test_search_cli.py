@@ -677,7 +677,8 @@ def test_get_of_an_id_outside_the_index_is_not_found_with_exit_1(
 ) -> None:
     run = shared.ra("get", bad_id) if program == "ra" else shared.rq("get", bad_id)
     assert (run.code, run.out) == (1, "")
-    assert run.err.startswith(f"{program}: error: not found: {bad_id} — list ")
+    said = "no tree 'nope' in this index (the trees: docs, notes)" if bad_id.startswith("nope:") else "list "
+    assert run.err.startswith(f"{program}: error: not found: {bad_id} — {said}")
     assert run.err.count("\n") == 1
 
 

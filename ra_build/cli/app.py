@@ -290,6 +290,8 @@ def ls_cmd(
 
     lines = ls_lines(config, target, what, long, prefix)  # type: ignore[arg-type]
     _out(printable("".join(f"{line}\n" for line in lines)))
+    if not lines:  # nothing matched, as `ra-query ls` says it
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -58,9 +58,14 @@ def not_found(id: str) -> NotFoundError:
     """The one error for every id that does not name indexed content."""
     shown = "".join(c if c.isprintable() else "?" for c in id)
     doc, hash_, _ = shown.partition("#")
-    if hash_:
+    tree, colon, path = doc.partition(":")
+    if not (tree and colon):
+        said = shown or repr(id)
+        return NotFoundError(
+            f"not found: {said} — an id is tree:path or tree:path#slug, as ra search and ra ls print them"
+        )
+    if hash_ and path:
         return NotFoundError(f"not found: {shown} — list the ids of {doc} with: ra ls chunks {doc}")
-    tree = doc.partition(":")[0]
     return NotFoundError(f"not found: {shown} — list document ids with: ra ls docs {tree}:")
 
 
@@ -116,7 +121,11 @@ def get(store: StoreLike, id: str, *, full_document: bool = False) -> GetResult:
     tree, _path, _slug = parse_id(id)
     trees: object = store.manifest.get("trees") or {}
     if not isinstance(trees, dict) or tree not in trees:
-        raise not_found(id)
+        known = ", ".join(sorted(str(name) for name in trees)) if isinstance(trees, dict) else ""
+        shown = "".join(c if c.isprintable() else "?" for c in id)
+        raise NotFoundError(
+            f"not found: {shown} — no tree {tree!r} in this index (the trees: {known or 'none'})"
+        )
     # The index decides what the id names: a document node's id equals its doc_id. Looking the
     # whole id up also settles paths that themselves contain `#`.
     record = store.get_chunk(id)

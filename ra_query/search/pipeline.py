@@ -113,7 +113,8 @@ RELAXED_NOTE = "nothing has every phrase and field term; showing chunks with any
 # have it come first and those with any of the words follow
 FEW_NOTE = "only {n} {chunks} every phrase and field term; chunks with any of the words follow"
 SENTENCE_WORDS = 4  # a query's plain words (outside phrases and fields), one a stop word: a sentence
-NOTHING_TO_SEARCH = "no words to search for (tree: and -word only filter) — add a word"
+NOTHING_TO_SEARCH = "no words to search for (tree:, kind:, lang: and -word only filter) — add a word"
+NO_WORDS = "no words to search for ({query} has no letter or digit) — add a word"
 _WORD = re.compile(r"\w+")
 
 
@@ -500,7 +501,12 @@ def search_topic(
         terms = frozenset(compiler.terms)
         explain += _reading(compiler)
         if compiled is None and not by_meaning_alone:
-            return TopicResult(text, (), 0, terms, note=_also(note, NOTHING_TO_SEARCH))
+            said = (
+                NOTHING_TO_SEARCH
+                if any(c.isalnum() for c in query_text)
+                else NO_WORDS.format(query=repr(query_text))
+            )
+            return TopicResult(text, (), 0, terms, note=_also(note, said))
         found, total = run.candidates(compiled) if compiled is not None else ([], 0)
         fuzzy = bool(found and compiler.typos)
         if node is not None and compiler.required and not params.strict:
