@@ -228,6 +228,10 @@ ARGUMENT_SHAPES = {
     "full_document": "true or false",
     "id": "a string: tree:path or tree:path#slug",
     "lang": "a string: a language code such as en, ja, de or pt-br",
+    "kind": "one of any, docs, code, upstream",
+    "mode": "one of auto, hybrid, lexical",
+    "whole": "true or false",
+    "trees": "an array of tree names (list_sources names them)",
 }
 
 
@@ -251,6 +255,12 @@ class _Server(MCPServer[Any]):
     """The SDK's server, with arguments that fail validation answered in one line."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        known = set((tool.parameters.get("properties") or {}) if tool is not None else ())
+        unknown = [key for key in arguments if tool is not None and key not in known]
+        if unknown:  # a misspelt argument (`limt`) would be left out without a word
+            said = "; ".join(f"{key} is not an argument of {name}" for key in unknown)
+            raise ToolError(f"{said} — its arguments: {', '.join(sorted(known)) or 'none'}")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

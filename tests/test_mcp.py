@@ -381,9 +381,48 @@ def test_an_empty_array_of_queries_is_a_tool_error(ra_mcp: Server) -> None:
         ("search", {}, "queries is required (a string, or an array of strings (one topic each))"),
         ("context", {"files": "a.py"}, 'files must be an array of file paths (got "a.py")'),
         ("get", {"id": 7}, "id must be a string: tree:path or tree:path#slug (got 7)"),
+        (
+            "search",
+            {"queries": "pool", "kind": "bogus"},
+            'kind must be one of any, docs, code, upstream (got "bogus")',
+        ),
+        (
+            "search",
+            {"queries": "pool", "mode": "bogus"},
+            'mode must be one of auto, hybrid, lexical (got "bogus")',
+        ),
+        ("search", {"queries": "pool", "whole": "yes"}, 'whole must be true or false (got "yes")'),
+        (
+            "search",
+            {"queries": "pool", "trees": "docs"},
+            'trees must be an array of tree names (list_sources names them) (got "docs")',
+        ),
     ],
 )
 def test_arguments_of_the_wrong_type_are_a_one_line_tool_error_not_a_validation_dump(
+    ra_mcp: Server, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    result = ra_mcp.call(tool, arguments)
+    assert result.is_error and text_of(result) == message
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        (
+            "search",
+            {"queries": "pool", "limt": 1},
+            "limt is not an argument of search — its arguments: kind, lang, limit, list, max_tokens, mode, "
+            "queries, trees, whole",
+        ),
+        (
+            "get",
+            {"id": "docs:a.md", "lang": "ja"},
+            "lang is not an argument of get — its arguments: full_document, id",
+        ),
+    ],
+)
+def test_an_argument_the_tool_does_not_have_is_a_tool_error_naming_its_arguments(
     ra_mcp: Server, tool: str, arguments: dict[str, Any], message: str
 ) -> None:
     result = ra_mcp.call(tool, arguments)
