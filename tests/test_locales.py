@@ -170,6 +170,7 @@ def test_a_frontmatter_language_that_is_no_language_code_is_a_warning_with_its_l
         "or pt-br; the page's language is read from its path or script",
     )
     assert parse_frontmatter("---\nlang: no\n---\n# T\n").data == {"lang": "no"}  # as ra reads it
+    assert parse_frontmatter("---\nlang:\nlocale: ''\n---\n# T\n").warnings == ()  # left empty: nothing said
 
 
 def test_a_documents_script_says_its_language_when_its_path_does_not() -> None:

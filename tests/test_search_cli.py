@@ -611,6 +611,13 @@ def test_a_budget_smaller_than_the_first_result_truncates_it_at_a_line_and_marks
     assert payload["tokens"]["truncated"] is True and payload["queries"][0]["results"][0]["truncated"] is True
 
 
+def test_a_budget_too_small_for_a_results_id_line_leaves_the_result_out_whole(shared: Kb) -> None:
+    run = shared.rq("search", "--no-aggregation", "--max-tokens", "3", "measure")
+    assert run.code == 0, run.err
+    assert "───" not in run.out  # no `─── docs:logg` cut inside its id
+    assert re.fullmatch(r"\[tokens: 0 of 3, \d+ results? omitted\]\n", run.out), run.out
+
+
 @pytest.mark.parametrize("program", ["ra", "ra-query"])
 def test_max_tokens_zero_is_a_clear_error(shared: Kb, program: str) -> None:
     args = ("search", "--max-tokens", "0", "image")

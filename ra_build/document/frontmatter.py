@@ -91,7 +91,9 @@ def _language_warnings(data: dict[str, Any], raw: str) -> tuple[str, ...]:
             continue
         if data[key] is False:
             data[key] = "no"
-        if frontmatter_locale(data[key]) is None:
+        if (
+            data[key] not in (None, "") and frontmatter_locale(data[key]) is None
+        ):  # `lang:` left empty says nothing
             at = re.search(rf"(?m)^{key}[ \t]*:", raw)
             line = 2 + raw.count("\n", 0, at.start()) if at else 2
             shown = json.dumps(data[key], ensure_ascii=False)

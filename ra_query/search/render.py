@@ -101,9 +101,24 @@ def budgeted(
             for rank, h in enumerate(topic.hits, start=1)
         )
         return BudgetOutcome(kept, sum(k.tokens for k in kept), 0, False, None)
-    return apply_budget(
-        [[(h.record, text_of(topic, h)) for h in topic.hits] for topic in topics],
-        max_tokens,
+    texts = [[(h.record, text_of(topic, h)) for h in topic.hits] for topic in topics]
+    outcome = apply_budget(texts, max_tokens)
+    # a result cut inside its first line (its `─── id ───`: a budget of a few tokens) names no
+    # chunk an agent could ask for: it is left out instead
+    heads = {
+        (t, rank): text.split("\n", 1)[0]
+        for t, hits in enumerate(texts)
+        for rank, (_, text) in enumerate(hits, 1)
+    }
+    headless = [k for k in outcome.kept if k.truncated and not k.text.startswith(heads[k.topic, k.rank])]
+    if not headless:
+        return outcome
+    kept = tuple(k for k in outcome.kept if k not in headless)
+    return outcome._replace(
+        kept=kept,
+        used_tokens=sum(k.tokens for k in kept),
+        omitted=outcome.omitted + len(headless),
+        truncated=any(k.truncated for k in kept),
     )
 
 
