@@ -115,6 +115,13 @@ FEW_NOTE = "only {n} {chunks} every phrase and field term; chunks with any of th
 SENTENCE_WORDS = 4  # a query's plain words (outside phrases and fields), one a stop word: a sentence
 NOTHING_TO_SEARCH = "no words to search for (tree:, kind:, lang: and -word only filter) — add a word"
 NO_WORDS = "no words to search for ({query} has no letter or digit) — add a word"
+
+
+def _nothing_to_search(query: str) -> str:
+    """Why a query compiled to nothing: filters alone, or no letter or digit at all (`!!!`)."""
+    return NOTHING_TO_SEARCH if any(c.isalnum() for c in query) else NO_WORDS.format(query=repr(query))
+
+
 _WORD = re.compile(r"\w+")
 
 
@@ -501,12 +508,7 @@ def search_topic(
         terms = frozenset(compiler.terms)
         explain += _reading(compiler)
         if compiled is None and not by_meaning_alone:
-            said = (
-                NOTHING_TO_SEARCH
-                if any(c.isalnum() for c in query_text)
-                else NO_WORDS.format(query=repr(query_text))
-            )
-            return TopicResult(text, (), 0, terms, note=_also(note, said))
+            return TopicResult(text, (), 0, terms, note=_also(note, _nothing_to_search(query_text)))
         found, total = run.candidates(compiled) if compiled is not None else ([], 0)
         fuzzy = bool(found and compiler.typos)
         if node is not None and compiler.required and not params.strict:
