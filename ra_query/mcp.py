@@ -256,11 +256,12 @@ class _Server(MCPServer[Any]):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = self._tool_manager.get_tool(name)
-        known = set((tool.parameters.get("properties") or {}) if tool is not None else ())
-        unknown = [key for key in arguments if tool is not None and key not in known]
+        properties: dict[str, object] = (tool.parameters.get("properties") or {}) if tool is not None else {}
+        known = sorted(properties)
+        unknown = [key for key in arguments if tool is not None and key not in properties]
         if unknown:  # a misspelt argument (`limt`) would be left out without a word
             said = "; ".join(f"{key} is not an argument of {name}" for key in unknown)
-            raise ToolError(f"{said} — its arguments: {', '.join(sorted(known)) or 'none'}")
+            raise ToolError(f"{said} — its arguments: {', '.join(known) or 'none'}")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

@@ -7,7 +7,7 @@ which files exist outside the index.
 """
 
 import re
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from ra_query.artifacts.models import ChunkRecord
 from ra_query.errors import NotFoundError
@@ -121,7 +121,11 @@ def get(store: StoreLike, id: str, *, full_document: bool = False) -> GetResult:
     tree, _path, _slug = parse_id(id)
     trees: object = store.manifest.get("trees") or {}
     if not isinstance(trees, dict) or tree not in trees:
-        known = ", ".join(sorted(str(name) for name in trees)) if isinstance(trees, dict) else ""
+        known = (
+            ", ".join(sorted(map(str, cast("dict[object, object]", trees))))
+            if isinstance(trees, dict)
+            else ""
+        )
         shown = "".join(c if c.isprintable() else "?" for c in id)
         raise NotFoundError(
             f"not found: {shown} — no tree {tree!r} in this index (the trees: {known or 'none'})"
