@@ -125,6 +125,17 @@ def test_frontmatter_says_a_documents_language_before_its_path() -> None:
             "Archive files with the tar command.",
             "ml",
         ),  # tldr's folders always count
+        # a translation keeps its code as it was: the folder's language is read from its prose
+        (
+            "docs/ja/api.md",
+            "APIの説明。\n\n```py\n" + "def the_value(self):  # the value of it\n" * 40 + "```\n",
+            "ja",
+        ),
+        (
+            "docs/de/api.md",
+            "Gibt den Wert zurück.\n\n```py\n" + "return self.value  # the value of it\n" * 40 + "```\n",
+            "de",
+        ),
     ],
 )
 def test_a_top_folder_named_as_a_language_counts_only_when_its_text_can_be_in_it(

@@ -125,6 +125,7 @@ _ENGLISH_WORDS: Final = frozenset(
     "the and of is are was were with this that these those you your from which what how when".split()  # noqa: SIM905
 )
 ENGLISH_SHARE: Final = 0.05  # of a text's words, for it to read as English
+_CODE: Final = r"(?s)```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`"  # fenced blocks and code spans
 FOLDER_SCRIPT_SHARE: Final = 0.05  # of a text's letters in its script, for a folder's language to stand
 SAMPLE: Final = 4000  # characters of a document read for its script
 
@@ -203,7 +204,8 @@ def _contradicts(locale: str, text: str) -> bool:
     language = base(locale)
     if language in _EITHER_SCRIPT:
         return False
-    letters = _LETTER.findall(text[:SAMPLE])
+    text = _pattern(_CODE).sub(" ", text[: SAMPLE * 4])[:SAMPLE]  # a translation keeps its code as it was
+    letters = _LETTER.findall(text)
     other = sum(1 for letter in letters if letter >= _FIRST_SCRIPT)  # beyond Latin: Greek on
     if language in _OTHER_SCRIPT:  # a translation keeps its commands and names in Latin letters
         return other < FOLDER_SCRIPT_SHARE * len(letters)
