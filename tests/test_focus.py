@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -311,3 +312,36 @@ def test_search_prints_a_long_file_chunk_as_its_leading_lines_and_matching_outli
     assert file_chunk["content"].endswith(f"outline:\n  {GAP} 40 of 40 lines left out (ra get shows them)")
     whole = rq(big_file, "get", "src:pipeline.py")
     assert "def step_8(" in whole.out and GAP not in whole.out
+
+
+def _file_record(body: str, tokens: int) -> Any:
+    from ra_query.artifacts.models import ChunkRecord
+
+    return ChunkRecord(
+        "s:src/term.py", "s", "src/term.py", "s:src/term.py", None, "term.py", ("src/term.py",),
+        0, 0, 1, 1, 1, 0, 1, tokens, body, kind="code", language="python", defines="file",
+    )  # fmt: skip
+
+
+def test_a_files_own_chunk_of_at_most_300_tokens_is_shown_whole() -> None:
+    from ra_query.search.focus import excerpt_of
+
+    assert excerpt_of(_file_record(FILE_BODY, 200), words("color"), ANALYZER) is None
+    assert excerpt_of(_file_record(FILE_BODY, 301), words("color"), ANALYZER) is not None
+
+
+def test_the_eight_outline_lines_with_most_of_the_querys_words_are_kept() -> None:
+    rows = [f"  def color_{i}(x: int) -> int  L{i}-{i}" for i in range(10)]
+    rows += ["  def plain(x: int) -> int  L20-20", "  def paint(color: int, escape: bool) -> str  L30-30"]
+    shown = outlined(
+        FILE_HEAD + "\n\noutline:\n" + "\n".join(rows), "src/term.py", words("color escape"), ANALYZER
+    )
+    assert shown is not None
+    kept = [r for r in shown.split("outline:\n")[1].split("\n") if "def " in r]
+    assert len(kept) == 8 and rows[-1] in kept, shown  # the row with both words among them
+
+
+def test_an_outline_whose_last_line_is_kept_ends_with_it() -> None:
+    rows = [*OUTLINE_ROWS[:11], "  def color_last() -> None  L200-201"]
+    shown = outlined(FILE_HEAD + "\n\noutline:\n" + "\n".join(rows), "src/term.py", words("color"), ANALYZER)
+    assert shown is not None and shown.endswith(rows[-1]), shown  # no "k of n left out" line after it

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -358,16 +359,36 @@ def test_a_page_in_the_language_a_query_says_ranks_before_pages_that_say_its_lat
     )
 
 
-def test_a_page_with_no_translation_in_the_readers_language_is_shown_in_english(tmp_path: Path) -> None:
-    pages = {
-        "pages/linux/grub-bios-setup.md": "# grub-bios-setup\n\n> Set up a device to use GRUB with a BIOS "
-        "configuration.\n",
-        "pages.ko/linux/grub-bios-setup.md": "# grub-bios-setup\n\n> BIOS 설정.\n",
-        "pages.zh/common/ls.md": "# ls\n\n> 列出目录内容。\n",
-    }
-    first = first_found(tmp_path, pages, "查看BIOS")
-    assert first["id"] == "kb:pages/linux/grub-bios-setup.md#grub-bios-setup"
-    assert first["translations"] == ["kb:pages.ko/linux/grub-bios-setup.md#grub-bios-setup"]
+GRUB = {
+    "pages/linux/grub-bios-setup.md": "# grub-bios-setup\n\n> Set up a device to use GRUB with a BIOS configuration.\n",
+    "pages.ko/linux/grub-bios-setup.md": "# grub-bios-setup\n\n> BIOS 설정.\n",
+    "pages.zh/common/ls.md": "# ls\n\n> 列出目录内容。\n",
+}
+TAR_PT = {
+    "pages/common/tar.md": "# tar\n\n> Archiving utility, often combined with a compression method such as "
+    "gzip or bzip2.\n\n- Create an archive and write it to a file:\n\n`tar cf path/to/target.tar path/to/file1`\n",
+    "pages.pt_BR/common/tar.md": "# tar\n\n> Compacta arquivos.\n\n- Compactar um arquivo:\n\n`tar czf alvo.tar.gz arquivo`\n",
+    "pages/common/ls.md": "# ls\n\n> List files.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("pages", "query", "shown", "also"),
+    [  # no Chinese page: the English one; Brazil's page is in Portuguese
+        (
+            GRUB,
+            "查看BIOS",
+            "pages/linux/grub-bios-setup.md#grub-bios-setup",
+            "pages.ko/linux/grub-bios-setup.md",
+        ),
+        (TAR_PT, "como compactar um arquivo com tar", "pages.pt_BR/common/tar.md#tar", "pages/common/tar.md"),
+    ],
+)
+def test_a_page_is_shown_in_the_readers_language_when_it_has_one_else_in_its_original(
+    tmp_path: Path, pages: dict[str, str], query: str, shown: str, also: str
+) -> None:
+    first = first_found(tmp_path, pages, query)
+    assert (first["id"], first["translations"]) == (f"kb:{shown}", [f"kb:{also}#{shown.partition('#')[2]}"])
 
 
 def test_a_languages_own_stemmer_gives_the_stems_it_shortens_each_once() -> None:
@@ -847,3 +868,165 @@ def test_a_query_whose_words_match_every_translation_alike_is_searched_by_meanin
     assert _matched_language(found("en", "fr", "ja", "zh", "de")) is None  # `tar`: every translation
     assert _matched_language(found("fr", "fr")) is None  # too few to say
     assert _matched_language(found("", "", "", "")) is None  # code: no natural language
+
+
+# ---- which page, and which section of it, stands for a result in the reader's language ----------
+
+
+def test_a_docs_chunks_language_rank_is_by_its_language_and_code_has_the_readers() -> None:
+    from ra_query.search.pipeline import _language_rank
+
+    assert _language_rank("", "de") == _language_rank("", "en") == 0  # code: no natural language
+    assert _language_rank("pt-br", "pt") == 0  # a regional page is in the reader's language
+
+
+def test_a_later_result_in_another_language_is_shown_as_its_translation_too(tmp_path: Path) -> None:
+    pages = {
+        **SEND_EMAIL,
+        "pages/common/git-format-patch.md": "# git format-patch\n\n> Patch mail: patch mail.\n",
+    }
+    ids = [
+        r["id"] for r in results(kb_search(tmp_path, pages, "patch mail", "[search]\ncandidate_limit = 2"))
+    ]
+    assert "kb:pages/common/git-send-email.md#git-send-email" in ids
+    assert "kb:pages.de/common/git-send-email.md#git-send-email" not in ids
+
+
+def test_a_page_without_a_translation_in_the_readers_language_is_not_shown_in_a_third(tmp_path: Path) -> None:
+    pages = {
+        "pages/common/curl.md": "# curl\n\n> Transfer data from or to a server.\n",
+        "pages.ja/common/curl.md": "# curl\n\n> データを転送する。\n\n- ダウンロード:\n\n`curl --remote-name https://example.com/file.zip`\n",
+        "pages.de/common/ls.md": "# ls\n\n> Listet Dateien auf.\n",
+    }
+    query = "wie lade ich mit curl eine file.zip herunter"  # German: there is no German curl page
+    assert (
+        first_found(tmp_path, pages, query, "[search]\ncandidate_limit = 1")["id"]
+        == "kb:pages.ja/common/curl.md#curl"
+    )
+
+
+DOCUSAURUS_GUIDE = {
+    "docs/guide.md": "# Guide\n\nIntro to the tool.\n\n## Install\n\nRun the installer script from the release "
+    "page.\n\n## Configure\n\nEdit the settings file to set the proxy URL and the timeout of every request.\n",
+    "i18n/de/docusaurus-plugin-content-docs/current/guide.md": "# Anleitung\n\nEinführung.\n\n## Installieren\n\n"
+    "Das Installationsprogramm starten.\n\n## Konfigurieren\n\nproxy URL und timeout setzen.\n",
+}
+
+
+def test_a_translated_section_is_shown_as_the_section_in_the_same_place_of_the_original(
+    tmp_path: Path,
+) -> None:
+    first = first_found(tmp_path, DOCUSAURUS_GUIDE, "proxy URL timeout", "[search]\ncandidate_limit = 1")
+    assert first["id"] == "kb:docs/guide.md#configure"  # headings translated: the third section of three
+    assert first["translations"] == [
+        "kb:i18n/de/docusaurus-plugin-content-docs/current/guide.md#konfigurieren"
+    ]
+
+
+def test_a_translated_section_is_shown_as_the_section_of_the_same_anchor(tmp_path: Path) -> None:
+    pages = {
+        "docs/cli.md": "# cli\n\nThe options.\n\n## --verbose\n\nPrint every step.\n\n## --force\n\nOverwrite "
+        "existing files without asking, even read-only ones.\n\n## --dry-run\n\nShow what would happen.\n",
+        "i18n/de/docusaurus-plugin-content-docs/current/cli.md": "# cli\n\nDie Optionen.\n\n## --force\n\n"
+        "Overwrite: read-only files.\n",
+    }
+    first = first_found(tmp_path, pages, "overwrite read-only files", "[search]\ncandidate_limit = 1")
+    assert first["id"] == "kb:docs/cli.md#--force"  # not the page's lead: the sections differ in number
+
+
+@pytest.mark.parametrize("query", ['"senden patch"', "--raw senden"])
+def test_a_guessed_reader_gets_no_translation_the_query_did_not_match(tmp_path: Path, query: str) -> None:
+    kb_search(tmp_path, SEND_EMAIL, "ls", "[search]\ncandidate_limit = 1")
+    args = query.split(" ", 1) if query.startswith("--") else [query]
+    run = run_cmd(
+        "ra", "search", "--json", "--candidate-limit", "1", *args, cwd=tmp_path, home=tmp_path / "home"
+    )
+    assert results(run)[0]["id"] == "kb:pages.de/common/git-send-email.md#git-send-email"
+
+
+def test_a_name_in_many_languages_names_each_page_once(tmp_path: Path) -> None:
+    from ra_query.text.locales import LANGUAGES
+
+    pages = {
+        f"pages.{lang}/common/cd.md": f"# cd\n\n> cd {lang}.\n" for lang in sorted(LANGUAGES - {"en"})[:24]
+    }
+    pages["pages/common/cd.md"] = "# cd\n\n> cd en.\n"
+    kb_search(tmp_path, pages, "cd")
+    line = next(line for line in explained(tmp_path, "cd").splitlines() if "named:" in line)
+    ids = line.split("named:")[1].split()
+    assert len(ids) == len(set(ids)), line
+
+
+def test_a_translation_is_looked_for_in_a_docs_language_folder_and_by_a_suffix() -> None:
+    from ra_query.text.locales import translation_paths
+
+    paths = translation_paths("docs/intro.md", "ja")
+    assert "docs/ja/intro.md" in paths and "docs/intro.ja.md" in paths
+
+
+def test_inspect_doc_shows_a_frontmatter_translation_key_as_written(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "intro.md").write_text("---\nlang: de\ntranslation_key: intro\n---\n# Einführung\n\nText.\n")
+    run = run_cmd("ra", "inspect", "doc", "intro.md", cwd=tmp_path, home=tmp_path / "home")
+    assert "\nTranslation of: intro\n" in run.out, run.out + run.err
+
+
+def _shown(cid: str, locale: str, *, aggregated: bool = False, also: tuple[str, ...] = ()) -> Any:
+    from ra_query.artifacts.models import ChunkRecord
+    from ra_query.search.aggregate import Result
+    from ra_query.search.pipeline import Shown
+
+    path = cid.split(":", 1)[1].split("#")[0]
+    record = ChunkRecord(
+        cid,
+        "t",
+        path,
+        f"t:{path}",
+        None,
+        "x",
+        ("x",),
+        1,
+        0,
+        1,
+        1,
+        1,
+        0,
+        1,
+        1,
+        "b",
+        locale=locale,
+        translation="pages/a.md",
+    )
+    return Shown(Result(cid, 1.0, aggregated=aggregated), record, (record,), also)
+
+
+def _readers_own(monkeypatch: pytest.MonkeyPatch, out: list[Any], own_id: str) -> list[Any]:
+    """`_readers_own` for an English reader whose translation of every page is `own_id`."""
+    from types import SimpleNamespace
+
+    import ra_query.search.pipeline as pipeline
+
+    own = _shown(own_id, "en").record
+    monkeypatch.setattr(pipeline, "_translation_in", lambda run, record: own)
+    return pipeline._readers_own(cast(Any, SimpleNamespace(reader="en", reader_said=True)), out, 15)
+
+
+def test_a_translation_that_is_already_a_result_is_not_shown_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = [_shown("t:pages.de/a.md#a", "de"), _shown("t:pages/a.md#a", "en")]
+    assert [s.id for s in _readers_own(monkeypatch, out, "t:pages/a.md#a")] == [
+        "t:pages.de/a.md#a",
+        "t:pages/a.md#a",
+    ]
+
+
+def test_a_page_that_sections_merged_into_keeps_its_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = [_shown("t:pages.de/a.md#a", "de", aggregated=True)]
+    assert [s.id for s in _readers_own(monkeypatch, out, "t:pages/a.md#a")] == ["t:pages.de/a.md#a"]
+
+
+def test_the_copies_of_a_page_stay_listed_under_its_translation(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = [_shown("t:pages.de/a.md#a", "de", also=("u:pages.de/a.md#a",))]
+    kept = _readers_own(monkeypatch, out, "t:pages/a.md#a")
+    assert [(s.id, s.also, s.translations) for s in kept] == [
+        ("t:pages/a.md#a", ("u:pages.de/a.md#a",), (("de", "t:pages.de/a.md#a"),))
+    ]

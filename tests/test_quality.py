@@ -179,7 +179,8 @@ def test_a_reworded_question_is_answered_by_its_pages_in_the_tldr_tree() -> None
     )
 
 
-def test_an_e_g_in_a_question_is_how_it_is_written_not_a_word_to_search(tmp_path: Path) -> None:
+@pytest.mark.parametrize("comma", ["", ","])
+def test_an_e_g_in_a_question_is_how_it_is_written_not_a_word_to_search(tmp_path: Path, comma: str) -> None:
     (tmp_path / "home").mkdir()
     kb = tmp_path / "kb"
     (kb / "docs").mkdir(parents=True)
@@ -195,7 +196,8 @@ def test_an_e_g_in_a_question_is_how_it_is_written_not_a_word_to_search(tmp_path
     build(kb, tmp_path / "home")
     store = open_store(kb / ".ra")
     question = (
-        "does the live reload notice a replaced settings file, e.g. when a volume is updated, i.e. swapped?"
+        f"does the live reload notice a replaced settings file, e.g.{comma} when a volume is updated, "
+        f"i.e.{comma} swapped?"
     )
     topic = search_topic(store, question, SearchParams(cutoff_ratio=0.0))
     assert [hit.record.path for hit in topic.hits] == ["watch.md"]

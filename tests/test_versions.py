@@ -3,6 +3,9 @@ listed under it (ra_query.search.versions)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from ra_query.artifacts.store import Store, open_store
@@ -128,3 +131,95 @@ def test_a_query_that_names_a_version_is_shown_that_version(versioned: Store) ->
 def test_different_pages_under_the_version_folders_stay_apart(versioned: Store) -> None:
     results = _paths(versioned, "subcommands help category aliases commas")
     assert {"v3/categories.md", "v3/aliases.md"} <= {path for path, _ in results}
+
+
+Q = "how are subcommands grouped under a category heading in the help"
+
+
+def _hits(store: Store, query: str, **params: int) -> tuple[Any, ...]:
+    return search_topic(store, query, SearchParams(cutoff_ratio=0.0, **params)).hits
+
+
+def test_at_one_result_the_newest_version_still_lists_the_others(versioned: Store) -> None:
+    (first,) = _hits(versioned, Q, limit=1)
+    assert set(first.also) == {"docs:v1/categories.md#categories", "docs:v2/categories.md#categories"}
+    assert "v1/categories.md" not in [h.record.path for h in _hits(versioned, Q, limit=2)]
+
+
+def test_a_version_named_at_a_sentences_end_is_shown(versioned: Store) -> None:
+    assert (
+        _paths(versioned, "how are subcommands grouped under a category heading in v2.")[0][0]
+        == "v2/categories.md"
+    )
+
+
+@pytest.mark.parametrize("named", ["version 1.4", "version-1.4"])
+def test_a_docusaurus_release_named_by_its_number_is_shown(tmp_path: Path, named: str) -> None:
+    (tmp_path / "home").mkdir()
+    kb = tmp_path / "kb"
+    for version, name in (("version-1.4", "App"), ("version-2.0", "Command")):
+        folder = kb / "site" / "versioned_docs" / version
+        folder.mkdir(parents=True)
+        (folder / "categories.md").write_text(CATEGORIES.format(root=name), encoding="utf-8")
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "site"\n', encoding="utf-8")
+    build(kb, tmp_path / "home")
+    hits = _hits(open_store(kb / ".ra"), f"in {named}, how are subcommands grouped under a category heading")
+    assert hits[0].record.path == "versioned_docs/version-1.4/categories.md"
+
+
+def test_copies_in_two_trees_are_not_versions_of_one_page(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    kb = tmp_path / "kb"
+    for tree, version, name in (("a", "v1", "App"), ("b", "v2", "Command")):
+        folder = kb / tree / version
+        folder.mkdir(parents=True)
+        (folder / "categories.md").write_text(CATEGORIES.format(root=name), encoding="utf-8")
+    (kb / ".ra.toml").write_text(
+        'root = true\n\n[tree.a]\npath = "a"\n\n[tree.b]\npath = "b"\n', encoding="utf-8"
+    )
+    build(kb, tmp_path / "home")
+    assert {h.record.tree for h in _hits(open_store(kb / ".ra"), Q)} == {"a", "b"}
+
+
+def test_two_alike_pages_of_one_release_are_not_versions_of_each_other(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    kb = tmp_path / "kb"
+    for version in ("v1", "v3"):
+        (kb / "docs" / version).mkdir(parents=True)
+    (kb / "docs" / "v1" / "categories.md").write_text(CATEGORIES.format(root="App"), encoding="utf-8")
+    (kb / "docs" / "v3" / "categories.md").write_text(CATEGORIES.format(root="Command"), encoding="utf-8")
+    grouping = CATEGORIES.format(root="Command").replace("# Categories", "# Grouping")
+    (kb / "docs" / "v3" / "grouping.md").write_text(grouping.replace("sorted by name", "in the order given"))
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    build(kb, tmp_path / "home")
+    assert {"v3/grouping.md", "v3/categories.md"} <= {h.record.path for h in _hits(open_store(kb / ".ra"), Q)}
+
+
+def _shown(path: str, score: float, *, aggregated: bool = False) -> Any:
+    from ra_query.artifacts.models import ChunkRecord
+    from ra_query.search.aggregate import Result
+    from ra_query.search.pipeline import Shown
+
+    cid = f"t:{path}#categories"
+    body = CATEGORIES.format(root="App")
+    record = ChunkRecord(cid, "t", path, f"t:{path}", None, "x", ("x",), 1, 0, 1, 1, 1, 0, 1, 1, body)
+    return Shown(Result(cid, score, aggregated=aggregated), record, (record,))
+
+
+def test_the_newest_version_is_shown_at_the_best_versions_score() -> None:
+    from ra_query.search.pipeline import _versions
+
+    kept = _versions(
+        [_shown("v1/categories.md", 3.0), _shown("v3/categories.md", 2.0)], frozenset(), lambda i: None, 15
+    )
+    assert [(s.id, s.result.score, s.also) for s in kept] == [
+        ("t:v3/categories.md#categories", 3.0, ("t:v1/categories.md#categories",))
+    ]
+
+
+def test_a_page_that_many_sections_merged_into_is_not_folded_as_a_version() -> None:
+    from ra_query.search.pipeline import _versions
+
+    out = [_shown("v3/categories.md", 3.0), _shown("v1/categories.md", 2.0, aggregated=True)]
+    kept = _versions(out, frozenset(), lambda i: None, 15)
+    assert [s.id for s in kept] == ["t:v3/categories.md#categories", "t:v1/categories.md#categories"]
