@@ -167,6 +167,14 @@ def test_a_docusaurus_release_named_by_its_number_is_shown(tmp_path: Path, named
     assert hits[0].record.path == "versioned_docs/version-1.4/categories.md"
 
 
+def test_a_path_without_its_release_folder_is_what_its_versions_share() -> None:
+    from ra_query.search.versions import unversioned
+
+    assert unversioned("docs/v2/x.md") == unversioned("docs/v10/x.md") == "docs/x.md"
+    assert unversioned("versioned_docs/version-1.4/a/b.md") == "versioned_docs/a/b.md"
+    assert unversioned("docs/x.md") == "docs/x.md"
+
+
 def test_copies_in_two_trees_are_not_versions_of_one_page(tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()
     kb = tmp_path / "kb"
@@ -192,7 +200,12 @@ def test_two_alike_pages_of_one_release_are_not_versions_of_each_other(tmp_path:
     (kb / "docs" / "v3" / "grouping.md").write_text(grouping.replace("sorted by name", "in the order given"))
     (kb / ".ra.toml").write_text('root = true\n\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
     build(kb, tmp_path / "home")
-    assert {"v3/grouping.md", "v3/categories.md"} <= {h.record.path for h in _hits(open_store(kb / ".ra"), Q)}
+    hits = _hits(open_store(kb / ".ra"), Q)
+    assert {"v3/grouping.md", "v3/categories.md"} <= {h.record.path for h in hits}
+    # the older release of categories.md is listed under categories.md, not under a page alike
+    assert [h.record.path for h in hits if "docs:v1/categories.md#categories" in h.also] == [
+        "v3/categories.md"
+    ]
 
 
 def _shown(path: str, score: float, *, aggregated: bool = False) -> Any:

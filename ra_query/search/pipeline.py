@@ -36,7 +36,15 @@ from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K, FUSED_SHARE
 from ra_query.search.named import named_first
 from ra_query.search.syntax import MAX_DEPTH, And, Node, Or, Term, parse_query, read_query, render
-from ra_query.search.versions import may_be_copies, named_version, newest_first, pairs, same_page, version_of
+from ra_query.search.versions import (
+    may_be_copies,
+    named_version,
+    newest_first,
+    pairs,
+    same_page,
+    unversioned,
+    version_of,
+)
 from ra_query.semantic import nearby
 from ra_query.text.locales import (
     DEFAULT_LOCALE,
@@ -1036,9 +1044,10 @@ def _versions(
     """Ranked results with the versions of one docs page folded into one (ra_query.search.versions):
     a docs result whose path says another release than an earlier one's, in the same tree, with
     mostly the same text, is listed in its `also`, as are copies with the very same text (`_shown`
-    folded them); the version the query names (`words`), else the newest, is the one shown, at the
-    place of the best of them. `record_of` reads a chunk by its id; the first `seen` results
-    are looked at, the rest follow as they are."""
+    folded them), a release of the same path before a like page of another (a page renamed in a
+    release joins the first like page); the version the query names (`words`), else the newest, is
+    the one shown, at the place of the best of them. `record_of` reads a chunk by its id; the first
+    `seen` results are looked at, the rest follow as they are."""
     out, rest = out[:seen], out[seen:]
     if not any(s.record.kind != "code" and version_of(s.record.path) is not None for s in out):
         return out + rest  # most trees keep one version of their docs
@@ -1050,26 +1059,39 @@ def _versions(
             texts[record.id] = pairs(record.body)
         return texts[record.id]
 
+    def joins(members: list[Shown], shown: Shown) -> bool:  # another release of the page `members` are
+        first, record = members[0].record, shown.record
+        if (
+            record.kind == "code"
+            or shown.result.aggregated
+            or first.kind == "code"
+            or members[0].result.aggregated
+        ):
+            return False
+        if first.tree != record.tree or first.doc_id == record.doc_id:
+            return False
+        if version_of(first.path) == version_of(record.path):
+            return False
+        return may_be_copies(len(first.body), len(record.body)) and same_page(text_of(first), text_of(record))
+
+    # first the releases of a page that keep its name, then a page renamed in a release (a group of
+    # one) joins the first alike: a like page of another name does not take another's releases
     for shown in out:
-        record = shown.record
-        group = None
-        if record.kind != "code" and not shown.result.aggregated:
-            version = version_of(record.path)
-            for members in groups:
-                first = members[0].record
-                if first.kind == "code" or members[0].result.aggregated or first.tree != record.tree:
-                    continue
-                if first.doc_id == record.doc_id or version_of(first.path) == version:
-                    continue
-                if not may_be_copies(len(first.body), len(record.body)):
-                    continue
-                if same_page(text_of(first), text_of(record)):
-                    group = members
-                    break
+        name = unversioned(shown.record.path)
+        same = (m for m in groups if unversioned(m[0].record.path) == name and joins(m, shown))
+        group = next(same, None)
         if group is not None:
             group.append(shown)
         else:
             groups.append([shown])
+    merged: list[list[Shown]] = []
+    for members in groups:
+        into = next((m for m in merged if joins(m, members[0])), None) if len(members) == 1 else None
+        if into is not None:
+            into.append(members[0])
+        else:
+            merged.append(members)
+    groups = merged
     return [_version_shown(members, words, record_of) for members in groups] + rest
 
 

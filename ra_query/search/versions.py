@@ -52,6 +52,16 @@ def version_of(path: str) -> tuple[float, ...] | None:
     return tuple(float(part) for part in digits.split("."))
 
 
+def unversioned(path: str) -> str:
+    """`path` without the folder that names its release (`docs/v2/x.md` → `docs/x.md`): what the
+    versions of one page share when they keep its name."""
+    parts = path.split("/")
+    for at, folder in enumerate(parts[:-1]):
+        if _VERSION_FOLDER.fullmatch(folder):
+            return "/".join(parts[:at] + parts[at + 1 :])
+    return path
+
+
 def named_version(path: str, words: frozenset[str]) -> bool:
     """Whether a query of `words` (lower-cased) names the release of `path`'s folder: `v2` or
     `version-2.1` typed as the folder is, or its number after `version`."""
