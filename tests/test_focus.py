@@ -345,3 +345,31 @@ def test_an_outline_whose_last_line_is_kept_ends_with_it() -> None:
     rows = [*OUTLINE_ROWS[:11], "  def color_last() -> None  L200-201"]
     shown = outlined(FILE_HEAD + "\n\noutline:\n" + "\n".join(rows), "src/term.py", words("color"), ANALYZER)
     assert shown is not None and shown.endswith(rows[-1]), shown  # no "k of n left out" line after it
+
+
+def test_a_docstring_that_says_outline_does_not_split_the_file_chunk_there() -> None:
+    head = '"""Draw a box around the text, as this outline:\n\n    +--+\n"""\n\nimport os'
+    shown = outlined(
+        head + "\n\noutline:\n" + "\n".join(OUTLINE_ROWS), "src/term.py", words("color"), ANALYZER
+    )
+    assert shown is not None and shown.startswith(head + "\n\noutline:\n")
+    assert shown.endswith(
+        f"{len(OUTLINE_ROWS) - 2} of {len(OUTLINE_ROWS)} lines left out (ra get shows them)"
+    )
+
+
+def test_an_outline_row_of_a_camel_case_name_matches_its_words() -> None:
+    rows = [
+        *(f"  func helper{i}(x int) int  L{i}-{i}" for i in range(10)),
+        "  func ParseColor(name string) (int, error)  L40-48",  # `color` only inside the name
+    ]
+    shown = outlined(FILE_HEAD + "\n\noutline:\n" + "\n".join(rows), "term.go", words("color"), ANALYZER)
+    assert shown is not None and rows[-1] in shown
+
+
+def test_the_outlines_count_of_definitions_left_out_stays_last() -> None:
+    rows = [*OUTLINE_ROWS, "  … 40 more"]
+    shown = outlined(FILE_HEAD + "\n\noutline:\n" + "\n".join(rows), "src/term.py", words("color"), ANALYZER)
+    assert shown is not None and shown.endswith(
+        f"{len(OUTLINE_ROWS) - 2} of {len(OUTLINE_ROWS)} lines left out (ra get shows them)\n  … 40 more"
+    )

@@ -38,6 +38,7 @@ GAP = "⋯"
 LONG_BLOCK = 4000
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def blocks_of(body: str) -> list[str]:
@@ -98,13 +99,18 @@ def outlined(body: str, path: str, words: frozenset[str], analyzer: Any) -> str 
     search that finds the file by its leading lines (a module docstring, a constant's comment)
     showed all of it: 1,000-2,000 tokens in one of eight files of the eight codebases of
     bench/code_search.py."""
-    head, marker, outline = body.partition(OUTLINE_MARKER)
+    if body.startswith(OUTLINE_MARKER):  # no leading lines
+        head, marker, outline = "", OUTLINE_MARKER, body.removeprefix(OUTLINE_MARKER)
+    else:  # the last `outline:` after a blank line: a docstring may say "outline:" too
+        head, marker, outline = body.rpartition("\n\n" + OUTLINE_MARKER)
+        head, marker = head + "\n\n" if marker else head, OUTLINE_MARKER if marker else ""
     # the file's name, not its folders: a project's name (`click/`) is in every path it has
-    if not marker or matching_words(path.rpartition("/")[2], words, analyzer):
+    if not marker or matching_words(_words_apart(path.rpartition("/")[2]), words, analyzer):
         return None
     rows = outline.split("\n")
+    more = rows.pop() if len(rows) > 1 and rows[-1].lstrip().startswith("… ") else None  # `… 12 more`
     verdicts: dict[str, bool] = {}
-    scores = [len(_matched([row], words, analyzer, verdicts)) for row in rows]
+    scores = [len(_matched([_words_apart(row)], words, analyzer, verdicts)) for row in rows]
     chosen = sorted(sorted((i for i in range(len(rows)) if scores[i]), key=lambda i: -scores[i])[:FOCUS_ROWS])
     if len(chosen) == len(rows):
         return None
@@ -117,7 +123,14 @@ def outlined(body: str, path: str, words: frozenset[str], analyzer: Any) -> str 
         previous = i
     if previous != len(rows) - 1:
         kept.append(f"  {GAP} {len(rows) - len(chosen)} of {len(rows)} lines left out (ra get shows them)")
-    return head + marker + "\n".join(kept)
+    return head + marker + "\n".join([*kept, *([more] if more else [])])
+
+
+def _words_apart(text: str) -> str:
+    """`text` with its camelCase and PascalCase names written as their words too (`ParseColor` →
+    `ParseColor Parse Color`), as the index holds them: the analyzer keeps a name whole."""
+    apart = _CAMEL.sub(" ", text)
+    return text if apart == text else f"{text} {apart}"
 
 
 def focused(heading: str | None, body: str, words: frozenset[str], analyzer: Any) -> str | None:
