@@ -91,9 +91,8 @@ def _language_warnings(data: dict[str, Any], raw: str) -> tuple[str, ...]:
             continue
         if data[key] is False:
             data[key] = "no"
-        if (
-            data[key] not in (None, "") and frontmatter_locale(data[key]) is None
-        ):  # `lang:` left empty says nothing
+        said = data[key] not in (None, "")  # `lang:` left empty says nothing
+        if said and frontmatter_locale(data[key]) is None:
             at = re.search(rf"(?m)^{key}[ \t]*:", raw)
             line = 2 + raw.count("\n", 0, at.start()) if at else 2
             shown = json.dumps(data[key], ensure_ascii=False)

@@ -364,6 +364,7 @@ def cjk_terms(text: str) -> str:
 
 
 def _thai_pairs(match: re.Match[str]) -> str:
+    """A run of Thai or Lao letters as its overlapping pairs, without its tone marks."""
     run = _pattern(_THAI_MARKS).sub("", match[0])
     return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " " if len(run) > 1 else run
 
