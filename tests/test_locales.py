@@ -1030,3 +1030,18 @@ def test_the_copies_of_a_page_stay_listed_under_its_translation(monkeypatch: pyt
     assert [(s.id, s.also, s.translations) for s in kept] == [
         ("t:pages/a.md#a", ("u:pages.de/a.md#a",), (("de", "t:pages.de/a.md#a"),))
     ]
+
+
+def test_context_of_a_translated_page_does_not_list_the_page_itself_as_a_translation(tmp_path: Path) -> None:
+    pages = {
+        "pages/common/tar.md": "# tar\n\n> Archive files: create and extract tar archives.\n",
+        "pages.ja/common/tar.md": "# tar\n\n> ファイルをアーカイブする: tar archives.\n",
+        "pages/common/ls.md": "# ls\n\n> List files.\n",
+    }
+    kb_search(tmp_path, pages, "tar")
+    run = run_cmd(
+        "ra", "context", "--json", "kb/pages.ja/common/tar.md", cwd=tmp_path, home=tmp_path / "home"
+    )
+    first = results(run)[0]
+    assert first["id"] == "kb:pages/common/tar.md#tar"  # the page it translates, and no "also in: ja"
+    assert first.get("translations", []) == []

@@ -608,7 +608,9 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
                 break
             if hit.record.doc_id in analysis.exclude or hit.id in analysis.exclude or hit.id in seen:
                 continue
-            hits.append(with_snippet(store, hit, terms))
+            # a translation of the page it stands for is the input itself: not "also in" it
+            others = tuple(t for t in hit.translations if t[1].partition("#")[0] not in analysis.exclude)
+            hits.append(with_snippet(store, hit._replace(translations=others), terms))
             seen.add(hit.id)
     from ra_query.search.pipeline import TopicResult as Topic
 
