@@ -259,6 +259,15 @@ def test_generated_and_minified_files_are_recognised() -> None:
     assert generated_reason(PY.encode()) is None
 
 
+def test_inspect_doc_says_that_a_build_skips_a_minified_file(tmp_path: Path) -> None:
+    (tmp_path / "m.js").write_bytes(b"var a=" + b"1," * 5000 + b"\n")
+    run = run_cmd("ra", "inspect", "doc", "m.js", cwd=tmp_path, home=tmp_path)
+    assert run.code == 0 and run.out.startswith("File: m.js\nType: code (javascript)\n")
+    assert run.err.startswith(
+        "ra: warning: m.js: minified (one line of 10,006 bytes holds most of it) — not indexed by"
+    )
+
+
 def test_a_generator_script_and_a_file_with_one_long_line_are_not_generated_nor_minified() -> None:
     generator = b'"""Makes tables."""\n\n\n\n\n\nHEADER = "# This file was automatically generated"\n'
     assert generated_reason(generator) is None

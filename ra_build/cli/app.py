@@ -148,6 +148,10 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or c
             f"{file}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}) — "
             "convert it to UTF-8; a build indexes it with replacement characters"
         ) from None
+    from ra_build.document.code import generated_reason
+
+    if kind_for_path(file.name) == "code" and (why := generated_reason(data)) is not None:
+        warn(f"{file}: {why} by a build; below are the chunks it would make of it")
     if file.suffix.lower() not in (".md", ".markdown", ".txt") and kind_for_path(file.name) != "code":
         warn(
             f"{file}: not a markdown, text or code file (.md, .txt, .py, .go, …) — shown as markdown, "
