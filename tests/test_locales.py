@@ -878,6 +878,7 @@ def test_a_docs_chunks_language_rank_is_by_its_language_and_code_has_the_readers
 
     assert _language_rank("", "de") == _language_rank("", "en") == 0  # code: no natural language
     assert _language_rank("pt-br", "pt") == 0  # a regional page is in the reader's language
+    assert _language_rank("pt-br", "pt-br") == _language_rank("pt", "pt-br") == 0  # and for a regional reader
 
 
 def test_a_later_result_in_another_language_is_shown_as_its_translation_too(tmp_path: Path) -> None:

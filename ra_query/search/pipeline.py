@@ -1177,7 +1177,7 @@ def _readers_own(run: _Run, out: list[Shown], seen: int) -> list[Shown]:
         record = shown.record
         own = None
         if at < seen and record.kind != "code" and record.locale and not shown.result.aggregated:
-            own = _translation_in(run, record) if base(record.locale) != run.reader else None
+            own = _translation_in(run, record) if base(record.locale) != base(run.reader) else None
             own = own if own is None or run.reader_said or _matches_as_well(run, own, record) else None
         if own is None or own.id in taken:
             kept.append(shown)
@@ -1199,7 +1199,7 @@ def _translation_in(run: _Run, record: ChunkRecord) -> ChunkRecord | None:
         if f"{record.tree}:{path}" == record.doc_id:
             continue
         theirs = [c for c in run.store.doc_chunks(f"{record.tree}:{path}") if c.body.strip()]
-        if theirs and all(base(c.locale) == run.reader for c in theirs):
+        if theirs and all(base(c.locale) == base(run.reader) for c in theirs):
             break
     else:
         return None
@@ -1243,8 +1243,8 @@ def _shown_before(locale: str, other: str, reader: str) -> bool:
 def _language_rank(locale: str, reader: str) -> int:
     """A translation's place: the reader's language first (0), then the default language (1: a
     page's original, most often), then the rest (2); a chunk with no natural language (code) 0."""
-    language = base(locale)
-    return 0 if not locale or language == reader else 1 if language == DEFAULT_LOCALE else 2
+    language = base(locale)  # a regional reader (`--lang pt-br`) reads their language's pages
+    return 0 if not locale or language == base(reader) else 1 if language == DEFAULT_LOCALE else 2
 
 
 def _same_section(run: _Run, a: Shown, b: Shown) -> bool:
