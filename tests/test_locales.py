@@ -1046,3 +1046,11 @@ def test_context_of_a_translated_page_does_not_list_the_page_itself_as_a_transla
     first = results(run)[0]
     assert first["id"] == "kb:pages/common/tar.md#tar"  # the page it translates, and no "also in: ja"
     assert first.get("translations", []) == []
+
+
+def test_a_translation_already_listed_under_a_result_does_not_take_its_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    listed = _shown("t:pages.de/a.md#a", "de")._replace(translations=(("en", "t:pages/a.md#a"),))
+    kept = _readers_own(monkeypatch, [listed], "t:pages/a.md#a")
+    assert [(s.id, s.translations) for s in kept] == [("t:pages.de/a.md#a", (("en", "t:pages/a.md#a"),))]

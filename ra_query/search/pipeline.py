@@ -1171,7 +1171,8 @@ def _readers_own(run: _Run, out: list[Shown], seen: int) -> list[Shown]:
     `_translations`, a reader who did not say their language (a guess) gets it only when it
     matches the query's words at least GUESSED_READER_SHARE as well. The first `seen` results
     are looked at."""
-    taken = {shown.id for shown in out}
+    # a result, or a translation listed under one, is not shown again in another's place
+    taken = {shown.id for shown in out} | {i for shown in out for _, i in shown.translations}
     kept: list[Shown] = []
     for at, shown in enumerate(out):
         record = shown.record
