@@ -611,11 +611,17 @@ def test_a_budget_smaller_than_the_first_result_truncates_it_at_a_line_and_marks
     assert payload["tokens"]["truncated"] is True and payload["queries"][0]["results"][0]["truncated"] is True
 
 
-def test_a_budget_too_small_for_a_results_id_line_leaves_the_result_out_whole(shared: Kb) -> None:
+def test_a_budget_too_small_for_a_results_id_line_leaves_it_out_whole_and_names_it(shared: Kb) -> None:
     run = shared.rq("search", "--no-aggregation", "--max-tokens", "3", "measure")
     assert run.code == 0, run.err
     assert "───" not in run.out  # no `─── docs:logg` cut inside its id
-    assert re.fullmatch(r"\[tokens: 0 of 3, \d+ results? omitted\]\n", run.out), run.out
+    omitted = as_json(shared.rq("search", "--json", "--no-aggregation", "--max-tokens", "3", "measure"))
+    ids = ", ".join(omitted["tokens"]["omitted_ids"])
+    assert re.fullmatch(
+        rf"omitted: {re.escape(ids)} — read one with ra get ID, or raise --max-tokens\n"
+        r"\[tokens: 0 of 3, \d+ results? omitted\]\n",
+        run.out,
+    ), run.out  # what it left out, as the JSON lists it
 
 
 @pytest.mark.parametrize("program", ["ra", "ra-query"])

@@ -139,6 +139,9 @@ def render_text(topics: Sequence[TopicResult], outcome: BudgetOutcome, *, colour
         for text in kept.get(t, []):
             out.append(text)
     if outcome.max_tokens is not None:
+        if outcome.omitted and not outcome.kept:  # the budget showed nothing: what it left out
+            ids = [hit.id for topic in topics for hit in topic.hits]
+            out.append(f"omitted: {', '.join(ids)} — read one with ra get ID, or raise --max-tokens")
         out.append(_budget_line(outcome))
     text = "\n".join(out).rstrip("\n") + "\n"
     return _colourize(text) if colour else text
