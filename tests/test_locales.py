@@ -121,6 +121,14 @@ def test_frontmatter_says_a_documents_language_before_its_path() -> None:
         ("docs/ja/intro.md", "Read this first: the setup of the tool and its options.", "en"),
         ("docs/ja/intro.md", "はじめに: `ra update` でインデックスを作る。", "ja"),
         ("docs/ru/intro.md", "Ich bin ein Text.", "en"),  # no Cyrillic: not Russian
+        # Dutch, German and Vietnamese write `is`, `of`, `was` and letters past U+0370 as their own
+        (
+            "nl/intro.md",
+            "Het is eenvoudig: je downloadt het pakket of je bouwt het zelf, als het klaar was.",
+            "nl",
+        ),
+        ("de/intro.md", "Diese Anleitung beschreibt, was die Suchmaschine kann und wie man sie baut.", "de"),
+        ("vi/intro.md", "Hướng dẫn sử dụng phần mềm để quản lý dữ liệu trên máy chủ.", "vi"),
         (
             "pages.ml/common/tar.md",
             "Archive files with the tar command.",
@@ -182,6 +190,7 @@ def test_a_frontmatter_language_that_is_no_language_code_is_a_warning_with_its_l
         "or pt-br; the page's language is read from its path or script",
     )
     assert parse_frontmatter("---\nlang: no\n---\n# T\n").data == {"lang": "no"}  # as ra reads it
+    assert parse_frontmatter("---\nlang: en\nlanguage: python\n---\n# T\n").warnings == ()  # lang says it
     assert parse_frontmatter("---\nlang:\nlocale: ''\n---\n# T\n").warnings == ()  # left empty: nothing said
 
 
@@ -300,6 +309,14 @@ def test_an_unspaced_thai_or_half_width_japanese_query_finds_its_page(
         "pages.ja/common/gzip.md": "# gzip\n\n> ファイルを圧縮します。\n",
         "pages.ja/common/ls.md": "# ls\n\n> ディレクトリの中身を一覧表示します。\n",
     }
+    assert first_found(tmp_path, pages, query)["path"] == page
+
+
+@pytest.mark.parametrize(("query", "page"), [("title:คู่มือ", "th.md"), ("title:ﾌｧｲﾙ", "hw.md")])
+def test_a_thai_or_half_width_katakana_title_is_found_by_a_word_of_it(
+    tmp_path: Path, query: str, page: str
+) -> None:
+    pages = {"th.md": "# คู่มือการติดตั้งโปรแกรม\n\nข้อความ\n", "hw.md": "# ﾌｧｲﾙ\n\n本文\n", "x.md": "# x\n\ny\n"}
     assert first_found(tmp_path, pages, query)["path"] == page
 
 

@@ -206,6 +206,8 @@ def test_two_alike_pages_of_one_release_are_not_versions_of_each_other(tmp_path:
     assert [h.record.path for h in hits if "docs:v1/categories.md#categories" in h.also] == [
         "v3/categories.md"
     ]
+    older_first = _hits(open_store(kb / ".ra"), "cli.App category heading sorted by name")  # v1 ranks first
+    assert not any("docs:v3/grouping.md#grouping" in h.also for h in older_first)  # one page a release
 
 
 def _shown(path: str, score: float, *, aggregated: bool = False) -> Any:

@@ -81,16 +81,19 @@ def parse_frontmatter(text: str) -> Frontmatter:
 
 def _language_warnings(data: dict[str, Any], raw: str) -> tuple[str, ...]:
     """A warning for each of the keys a page says its language by (`lang`, `language`, `locale`)
-    whose value is not a language code; an unquoted `lang: no` (Norwegian, YAML 1.1's false) is
-    written back as `no`, as ra reads it."""
+    whose value is not a language code, when none of them is one; an unquoted `lang: no`
+    (Norwegian, YAML 1.1's false) is written back as `no`, as ra reads it."""
     from ra_query.text.locales import FRONTMATTER_KEYS, frontmatter_locale
 
     warnings: list[str] = []
     for key in FRONTMATTER_KEYS:
+        if data.get(key) is False:
+            data[key] = "no"
+    if any(frontmatter_locale(data.get(key)) for key in FRONTMATTER_KEYS):
+        return ()  # a key says it (`lang: en` beside a `language: python` of the page's own)
+    for key in FRONTMATTER_KEYS:
         if key not in data:
             continue
-        if data[key] is False:
-            data[key] = "no"
         said = data[key] not in (None, "")  # `lang:` left empty says nothing
         if said and frontmatter_locale(data[key]) is None:
             at = re.search(rf"(?m)^{key}[ \t]*:", raw)

@@ -29,7 +29,6 @@ from ra_query.artifacts.schema import build_schema, join_breadcrumb, register_an
 from ra_query.text.locales import (
     base,
     cjk_terms,
-    has_cjk,
     korean_word_starts,
     language_stems,
     mnemonic_words,
@@ -234,10 +233,11 @@ def locale_values(locale: str) -> list[str]:
 def indexed_title(title: str, kind: str) -> str | list[str]:
     """The `title` field's values: the title (stored, shown), then what else finds it — a code
     title's identifier parts and joined forms (`openStore` matches `def open_store(…)`), a
-    Chinese, Japanese or Korean title's bigrams."""
+    Chinese, Japanese, Thai or Lao title's pairs, half-width katakana full-width (`cjk_terms`,
+    as the query is written)."""
     extra = identifier_terms(title) if kind == "code" else ""
-    if has_cjk(title):
-        extra = f"{extra} {cjk_terms(title)}".strip()
+    if (terms := cjk_terms(title)) != title:
+        extra = f"{extra} {terms}".strip()
     return [title, extra] if extra else title
 
 

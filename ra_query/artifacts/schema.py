@@ -34,8 +34,9 @@ FORMAT_VERSION: Final = 1
 # 15: `defines`, a code chunk's kind of definition (a type's weighs less: ra_query.search.pipeline);
 # 16: letters folded to ASCII before stemming (`télécharger`, `telecharger` → `telecharg`); 17: a
 # docs chunk's Korean words' beginnings (ra_query.text.locales.korean_word_starts); 18: Thai and
-# Lao as pairs of letters, half-width katakana as full-width (ra_query.text.locales.cjk_terms)
-SCHEMA_VERSION: Final = 18
+# Lao as pairs of letters, half-width katakana as full-width (ra_query.text.locales.cjk_terms); 19:
+# their titles too (ra_build.pipeline.shards.indexed_title)
+SCHEMA_VERSION: Final = 19
 
 
 # analyzed text fields. `text` is what ranking reads first (DECISIONS 16): the chunk's breadcrumb,

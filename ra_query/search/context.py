@@ -629,7 +629,8 @@ def context_topics(store: Store, analyses: Sequence[Analysis], params: SearchPar
     with it. Several inputs share the limit: results are handed out best rank first, round
     the inputs (the first of each, then the second, …) until `params.limit` are out; a result
     is shown once, under the input where it ranks best, and names the other inputs it serves."""
-    topics = [_said_when_empty(context_topic(store, analysis, params), analysis) for analysis in analyses]
+    narrowed = bool(params.trees or params.kinds or params.langs)
+    topics = [_said_when_empty(context_topic(store, a, params), a, narrowed) for a in analyses]
     if len(topics) == 1:
         return topics
     kept: dict[tuple[int, int], SearchHit] = {}
@@ -656,12 +657,14 @@ def context_topics(store: Store, analyses: Sequence[Analysis], params: SearchPar
     ]
 
 
-def _said_when_empty(topic: TopicResult, analysis: Analysis) -> TopicResult:
-    """`topic` with a note when nothing came of it (a file whose words only it holds)."""
+def _said_when_empty(topic: TopicResult, analysis: Analysis, narrowed: bool) -> TopicResult:
+    """`topic` with a note when nothing came of it (a file whose words only it holds, or none in
+    the trees or kinds asked for)."""
     if topic.hits or topic.note:
         return topic
+    where = "in the trees and kinds asked for" if narrowed or analysis.trees else "in the index"
     note = (
-        f"nothing else in the index matches {analysis.input} — context leaves its own chunks out; "
+        f"nothing else {where} matches {analysis.input} — context leaves its own chunks out; "
         "search for what it does with `ra search`"
     )
     return topic._replace(note=note)

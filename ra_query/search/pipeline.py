@@ -1070,8 +1070,8 @@ def _versions(
             return False
         if first.tree != record.tree or first.doc_id == record.doc_id:
             return False
-        if version_of(first.path) == version_of(record.path):
-            return False
+        if any(version_of(m.record.path) == version_of(record.path) for m in members):
+            return False  # a group holds one page of each release
         return may_be_copies(len(first.body), len(record.body)) and same_page(text_of(first), text_of(record))
 
     # first the releases of a page that keep its name, then a page renamed in a release (a group of

@@ -121,8 +121,9 @@ _OTHER_SCRIPT: Final = frozenset(
 )
 _EITHER_SCRIPT: Final = frozenset({"sr", "bs", "uz", "az", "ku"})
 # English function words no other language written in Latin letters writes as a word of its own
+# (not `is`, `was`, `of`, `are`: Dutch, Afrikaans, German and Romanian write them too)
 _ENGLISH_WORDS: Final = frozenset(
-    "the and of is are was were with this that these those you your from which what how when".split()  # noqa: SIM905
+    "the and with this that these those you your from which what how when".split()  # noqa: SIM905
 )
 ENGLISH_SHARE: Final = 0.05  # of a text's words, for it to read as English
 _CODE: Final = r"(?s)```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`"  # fenced blocks and code spans
@@ -206,12 +207,17 @@ def _contradicts(locale: str, text: str) -> bool:
         return False
     text = _pattern(_CODE).sub(" ", text[: SAMPLE * 4])[:SAMPLE]  # a translation keeps its code as it was
     letters = _LETTER.findall(text)
-    other = sum(1 for letter in letters if letter >= _FIRST_SCRIPT)  # beyond Latin: Greek on
+    other = sum(1 for letter in letters if _not_latin(letter))
     if language in _OTHER_SCRIPT:  # a translation keeps its commands and names in Latin letters
         return other < FOLDER_SCRIPT_SHARE * len(letters)
     if other >= SCRIPT_SHARE * len(letters) and letters:
         return True
     return language != "en" and _english(text)
+
+
+def _not_latin(letter: str) -> bool:
+    """Whether a letter is of another script than Latin (Vietnamese `ệ` is Latin, `я` is not)."""
+    return letter >= _FIRST_SCRIPT and not unicodedata.name(letter, "").startswith("LATIN")
 
 
 def _english(text: str) -> bool:
