@@ -169,6 +169,17 @@ def test_a_file_whose_words_nothing_else_holds_gets_a_note_not_silence(tmp_path:
     assert run.out.startswith("note: nothing else in the index matches d/w.h — context leaves its own")
 
 
+def test_a_result_with_a_line_of_megabytes_is_shown_as_its_beginning(tmp_path: Path, home: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "huge.md").write_text("# Huge zebra\n\n" + "zebra huge line " * 100_000 + "\n")
+    (tmp_path / "d" / "notes.md").write_text("# Zebra notes\n\nzebra huge line notes\n")
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.d]\npath = "d"\n', encoding="utf-8")
+    assert run_cmd("ra", "update", cwd=tmp_path, home=home).code == 0
+    run = context(tmp_path, home, "d/notes.md")
+    assert run.code == 0 and run.out.startswith("─── d:huge.md#huge-zebra ───")
+    assert len(run.out) < 6_000 and "characters left out: ra get shows them]" in run.out  # not 1.6 MB
+
+
 def test_a_missing_file_is_a_one_line_error(project: Path, home: Path) -> None:
     run = context(project, home, "src/nope.py")
     assert (run.code, run.out) == (2, "")

@@ -576,6 +576,7 @@ Ranked = list[tuple["SearchHit", frozenset[str]]]
 def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> TopicResult:
     """The results for an analysis: rule includes first, then the query's — docs before code —
     input files left out."""
+    from ra_query.search.focus import long_lines_cut
     from ra_query.search.pipeline import search_topic, with_snippet
 
     limit = params.limit
@@ -610,7 +611,8 @@ def context_topic(store: Store, analysis: Analysis, params: SearchParams) -> Top
                 continue
             # a translation of the page it stands for is the input itself: not "also in" it
             others = tuple(t for t in hit.translations if t[1].partition("#")[0] not in analysis.exclude)
-            hits.append(with_snippet(store, hit._replace(translations=others), terms))
+            shown = hit._replace(translations=others, excerpt=long_lines_cut(hit.record))  # no megabyte lines
+            hits.append(with_snippet(store, shown, terms))
             seen.add(hit.id)
     from ra_query.search.pipeline import TopicResult as Topic
 

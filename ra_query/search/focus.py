@@ -9,11 +9,12 @@ in document order; each run of blocks left out is one `⋯` line, and the JSON s
 block is a run of lines between blank lines; a fenced code block is one block, and a block that
 ends with `:` (an example's description) takes the block after it along. A code file's own
 chunk longer than `OUTLINE_FOCUS_TOKENS` is cut as its outline's lines (`outlined`); every other
-code chunk, `ra get`, `ra context` and `--whole` are never cut. In an excerpt, or a long chunk
-shown whole, a line of over LONG_BLOCK characters (a paragraph of megabytes) is its beginning and
-how much is left out. Measured (bench/quality.py, reworded): tokens 0.84× -> 0.49× of grep +
-read; the line the answer quotes stays visible for 72 of 83 found answers (79 whole): a
-paraphrase that shares no word with its line shows the wrong lines, and `ra get` has the rest.
+code chunk, `ra get`, `ra context` and `--whole` are never cut. In an excerpt, a long chunk
+shown whole or a `ra context` result, a line of over LONG_BLOCK characters (a paragraph of
+megabytes) is its beginning and how much is left out (`long_lines_cut`). Measured
+(bench/quality.py, reworded): tokens 0.84× -> 0.49× of grep + read; the line the answer quotes
+stays visible for 72 of 83 found answers (79 whole): a paraphrase that shares no word with its
+line shows the wrong lines, and `ra get` has the rest.
 """
 
 from __future__ import annotations
@@ -162,6 +163,14 @@ def focused(heading: str | None, body: str, words: frozenset[str], analyzer: Any
     if previous != len(units) - 1:
         parts.append(GAP)
     return "\n\n".join(parts)
+
+
+def long_lines_cut(record: ChunkRecord) -> str | None:
+    """`record`'s content with each line over LONG_BLOCK characters cut to its beginning, or
+    None when it has none (what a result shown whole shows of a paragraph of megabytes)."""
+    content = record.content()
+    cut = _clipped(content)
+    return None if cut == content else cut
 
 
 def _clipped(block: str) -> str:
