@@ -7,6 +7,7 @@ which files exist outside the index.
 """
 
 import re
+from collections.abc import Collection
 from typing import Any, NamedTuple, Protocol, cast
 
 from ra_query.artifacts.models import ChunkRecord
@@ -54,11 +55,15 @@ class GetResult(NamedTuple):
 _ESCAPED = re.compile(r"\\x(0[0-8b-f]|1[0-9a-f]|7f|8[0-9a-f]|9[0-9a-f])")
 
 
-def not_found(id: str) -> NotFoundError:
-    """The one error for every id that does not name indexed content."""
+def not_found(id: str, trees: Collection[str] | None = None) -> NotFoundError:
+    """The one error for every id that does not name indexed content (`trees`: the index's, when
+    the id's tree is none of them)."""
     shown = "".join(c if c.isprintable() else "?" for c in id)
     doc, hash_, _ = shown.partition("#")
     tree, colon, path = doc.partition(":")
+    if trees is not None and tree and colon:
+        known = ", ".join(sorted(trees)) or "none"
+        return NotFoundError(f"not found: {shown} — no tree {tree!r} in this index (the trees: {known})")
     if not (tree and colon):
         said = shown or repr(id)
         return NotFoundError(
@@ -121,15 +126,8 @@ def get(store: StoreLike, id: str, *, full_document: bool = False) -> GetResult:
     tree, _path, _slug = parse_id(id)
     trees: object = store.manifest.get("trees") or {}
     if not isinstance(trees, dict) or tree not in trees:
-        known = (
-            ", ".join(sorted(map(str, cast("dict[object, object]", trees))))
-            if isinstance(trees, dict)
-            else ""
-        )
-        shown = "".join(c if c.isprintable() else "?" for c in id)
-        raise NotFoundError(
-            f"not found: {shown} — no tree {tree!r} in this index (the trees: {known or 'none'})"
-        )
+        names = [str(name) for name in cast("dict[object, object]", trees)] if isinstance(trees, dict) else []
+        raise not_found(id, names)
     # The index decides what the id names: a document node's id equals its doc_id. Looking the
     # whole id up also settles paths that themselves contain `#`.
     record = store.get_chunk(id)

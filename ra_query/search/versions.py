@@ -32,12 +32,13 @@ COMPARED_CHARS: Final = 2000  # how much of two texts is compared: copies begin 
 _WORD: Final = re.compile(r"\w+")
 
 
-def _release_folder(path: str) -> re.Match[str] | None:
-    """The first folder of `path` that names a release (`v2`, `version-1.4`), matched."""
-    for folder in path.split("/")[:-1]:
+def _release_folder(path: str) -> tuple[int, re.Match[str]] | None:
+    """The first folder of `path` that names a release (`v2`, `version-1.4`): its place among the
+    path's parts and its match."""
+    for at, folder in enumerate(path.split("/")[:-1]):
         match = _VERSION_FOLDER.fullmatch(folder)
         if match is not None:
-            return match
+            return at, match
     return None
 
 
@@ -45,30 +46,32 @@ def _release_folder(path: str) -> re.Match[str] | None:
 def version_of(path: str) -> tuple[float, ...] | None:
     """The release a docs path is the copy of, as numbers (`docs/v2/x.md` → (2,),
     `versioned_docs/version-1.4/x.md` → (1, 4)), or None when no folder of it names one."""
-    match = _release_folder(path)
-    if match is None:
+    found = _release_folder(path)
+    if found is None:
         return None
+    match = found[1]
     digits = (match.group(1) or match.group(2)).removesuffix(".x")
     return tuple(float(part) for part in digits.split("."))
 
 
+@functools.lru_cache(maxsize=4096)  # asked of each pair of results, as version_of is
 def unversioned(path: str) -> str:
     """`path` without the folder that names its release (`docs/v2/x.md` → `docs/x.md`): what the
     versions of one page share when they keep its name."""
+    found = _release_folder(path)
+    if found is None:
+        return path
     parts = path.split("/")
-    for at, folder in enumerate(parts[:-1]):
-        if _VERSION_FOLDER.fullmatch(folder):
-            return "/".join(parts[:at] + parts[at + 1 :])
-    return path
+    return "/".join(parts[: found[0]] + parts[found[0] + 1 :])
 
 
 def named_version(path: str, words: frozenset[str]) -> bool:
     """Whether a query of `words` (lower-cased) names the release of `path`'s folder: `v2` or
     `version-2.1` typed as the folder is, or its number after `version`."""
-    match = _release_folder(path)
-    if match is None:
+    found = _release_folder(path)
+    if found is None:
         return False
-    folder = match[0].lower()
+    folder = found[1][0].lower()
     number = re.sub(r"^(?:version[-_]?|v)", "", folder)
     return folder in words or ("version" in words and number in words)
 
