@@ -127,7 +127,7 @@ def test_frontmatter_says_a_documents_language_before_its_path() -> None:
             "Het is eenvoudig: je downloadt het pakket of je bouwt het zelf, als het klaar was.",
             "nl",
         ),
-        ("de/intro.md", "Diese Anleitung beschreibt, was die Suchmaschine kann und wie man sie baut.", "de"),
+        ("de/intro.md", "Was sie kann, was nicht und was man tut, wenn sie hakt: die Anleitung.", "de"),
         ("vi/intro.md", "Hướng dẫn sử dụng phần mềm để quản lý dữ liệu trên máy chủ.", "vi"),
         (
             "pages.ml/common/tar.md",
