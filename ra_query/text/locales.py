@@ -41,7 +41,6 @@ Both sides use this module, so a query's words are split exactly as the build sp
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, Final
@@ -207,17 +206,14 @@ def _contradicts(locale: str, text: str) -> bool:
         return False
     text = _pattern(_CODE).sub(" ", text[: SAMPLE * 4])[:SAMPLE]  # a translation keeps its code as it was
     letters = _LETTER.findall(text)
-    other = sum(1 for letter in letters if _not_latin(letter))
+    import unicodedata  # the build's question (a search never asks it): Vietnamese `ệ` is Latin, `я` not
+
+    other = sum(1 for c in letters if c >= _FIRST_SCRIPT and not unicodedata.name(c, "").startswith("LATIN"))
     if language in _OTHER_SCRIPT:  # a translation keeps its commands and names in Latin letters
         return other < FOLDER_SCRIPT_SHARE * len(letters)
     if other >= SCRIPT_SHARE * len(letters) and letters:
         return True
     return language != "en" and _english(text)
-
-
-def _not_latin(letter: str) -> bool:
-    """Whether a letter is of another script than Latin (Vietnamese `ệ` is Latin, `я` is not)."""
-    return letter >= _FIRST_SCRIPT and not unicodedata.name(letter, "").startswith("LATIN")
 
 
 def _english(text: str) -> bool:
@@ -353,6 +349,8 @@ def cjk_terms(text: str) -> str:
     if top >= _FIRST_HANGUL and _pattern(_HANGUL_LATIN).search(text) is not None:
         text = _pattern(_HANGUL_LATIN).sub(" ", text)
     if top >= _FIRST_HALFWIDTH_KANA and _pattern(_HALFWIDTH_KANA).search(text) is not None:
+        import unicodedata  # only for half-width kana: a search's import stays as it was
+
         text = _pattern(_HALFWIDTH_KANA).sub(lambda match: unicodedata.normalize("NFKC", match[0]), text)
     if not has_cjk(text):
         return text
