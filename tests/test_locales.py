@@ -4,7 +4,9 @@ translations folded under it, and tldr's mnemonic brackets (`E[x]tract`) do not 
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -592,10 +594,25 @@ CURL_IN_GERMAN = {  # only the English page holds `file.zip`
 }
 
 
-def test_an_english_page_is_shown_as_its_translation_in_the_language_the_query_says(tmp_path: Path) -> None:
-    query = "wie lade ich mit curl eine file.zip herunter"  # its words say German
-    first = first_found(tmp_path, CURL_IN_GERMAN, query, "[search]\ncandidate_limit = 1")
-    assert first["id"] == "kb:pages.de/common/curl.md#curl"
+CURL_IN_PORTUGUESE = {  # tldr keeps Portuguese in regional folders
+    "pages/common/curl.md": CURL_IN_GERMAN["pages/common/curl.md"],
+    "pages.pt_BR/common/curl.md": "# curl\n\n> Transfere dados de ou para um servidor.\n",
+    "pages.pt_PT/common/ls.md": "# ls\n\n> Lista os ficheiros.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("pages", "query", "own"),
+    [
+        (CURL_IN_GERMAN, "wie lade ich mit curl eine file.zip herunter", "pages.de"),  # its words: German
+        (CURL_IN_PORTUGUESE, "como eu baixo um file.zip com o curl", "pages.pt_BR"),  # Portuguese: `pt`
+    ],
+)
+def test_an_english_page_is_shown_as_its_translation_in_the_language_the_query_says(
+    tmp_path: Path, pages: dict[str, str], query: str, own: str
+) -> None:
+    first = first_found(tmp_path, pages, query, "[search]\ncandidate_limit = 1")
+    assert first["id"] == f"kb:{own}/common/curl.md#curl"
     assert first["translations"] == ["kb:pages/common/curl.md#curl"]
 
 
@@ -617,6 +634,35 @@ def test_every_path_a_translation_is_looked_for_at_has_the_key_it_was_made_from(
     assert paths[0] == key
     assert len(paths) >= 3 and all(locale in p for p in paths[1:])  # `i18n/ja/…`, `ja/…` at least
     assert [p for p in paths if translation_key(p) != key] == []
+
+
+@given(
+    st.lists(_SEGMENT, max_size=3),
+    st.sampled_from(["intro.md", "tar.md", "a.b.md", "README", "a+b (1)#x.md"]),
+    st.sampled_from(["pt_BR", "pt-BR", "pt-br", "zh_TW", "ja", "de"]),
+)
+def test_a_translation_is_looked_for_in_each_spelling_of_its_language(
+    folders: list[str], name: str, folder: str
+) -> None:
+    from ra_query.artifacts.schema import doc_id_of
+    from ra_query.text.locales import translation_paths, translation_patterns
+
+    key = "/".join([*folders, name])
+    written = functools.partial(doc_id_of, "t")
+    kept = [written(p) for p in translation_paths(key, folder)[1:]]  # where a doc tool keeps it
+    for reader in {folder.lower().replace("_", "-"), folder[:2]}:  # its locale; its language alone
+        patterns = translation_patterns(key, reader, written)
+        assert all(any(re.fullmatch(p, path) for p in patterns) for path in kept)
+        elsewhere = [written(p) for p in translation_paths(key, "ko")[1:]]  # another language's
+        assert not any(re.fullmatch(p, path) for p in patterns for path in elsewhere)
+        if "-" in reader:  # its own region's before another's
+            other = [written(p) for p in translation_paths(key, f"{reader[:2]}_ZZ")[1:]]
+            assert _first_matched(patterns, kept) < _first_matched(patterns, other)
+
+
+def _first_matched(patterns: list[str], paths: list[str]) -> int:
+    """The place of the first of `patterns` that matches one of `paths`."""
+    return min(i for i, p in enumerate(patterns) for path in paths if re.fullmatch(p, path))
 
 
 def test_the_text_says_which_languages_a_page_is_also_in(built: tuple[Path, Path]) -> None:

@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ra_query.artifacts.models import ChunkRecord
-from ra_query.artifacts.schema import build_analyzer, stopwords_of
+from ra_query.artifacts.schema import build_analyzer, doc_id_of, stopwords_of
 from ra_query.artifacts.store import Store
 from ra_query.errors import ArtifactError, InputError, QuerySyntaxError
 from ra_query.search.aggregate import Candidate, PipelineTrace, Result, pipeline
@@ -55,7 +55,7 @@ from ra_query.text.locales import (
     latin_locale,
     own_stemmer,
     script_locale,
-    translation_paths,
+    translation_patterns,
 )
 from ra_query.text.names import is_later_part
 
@@ -1190,19 +1190,18 @@ def _readers_own(run: _Run, out: list[Shown], seen: int) -> list[Shown]:
     return kept
 
 
+_TRANSLATIONS_READ = 64  # chunks read of the documents at one path a translation may be kept at
+
+
 def _translation_in(run: _Run, record: ChunkRecord) -> ChunkRecord | None:
     """The section of `record`'s translation in the reader's language (`_readers_own`), or None:
-    the document at one of the paths its `translation` key gives for that language
-    (ra_query.text.locales.translation_paths), looked for when the index holds the language."""
+    the document at one of the paths its `translation` key gives for that language, in any
+    spelling of it (ra_query.text.locales.translation_patterns: a `pt` reader's page is in
+    `pages.pt_BR/`), the likeliest first, looked for when the index holds the language."""
     if not _holds_language(run):
         return None
-    for path in translation_paths(record.translation, run.reader):
-        if f"{record.tree}:{path}" == record.doc_id:
-            continue
-        theirs = [c for c in run.store.doc_chunks(f"{record.tree}:{path}") if c.body.strip()]
-        if theirs and all(base(c.locale) == base(run.reader) for c in theirs):
-            break
-    else:
+    theirs = next(_translations_of(run, record), None)
+    if theirs is None:
         return None
     anchor = record.id.partition("#")[2]
     same = [c for c in theirs if c.id.partition("#")[2] == anchor]
@@ -1211,6 +1210,21 @@ def _translation_in(run: _Run, record: ChunkRecord) -> ChunkRecord | None:
     ours = [c for c in run.store.doc_chunks(record.doc_id) if c.body.strip()]
     at = next((i for i, c in enumerate(ours) if c.id == record.id), None)
     return theirs[at] if at is not None and len(ours) == len(theirs) else None
+
+
+def _translations_of(run: _Run, record: ChunkRecord) -> Iterator[list[ChunkRecord]]:
+    """The chunks with text of each document that is `record`'s translation in the reader's
+    language, the likeliest path first (`_translation_in`)."""
+    import tantivy
+
+    written = functools.partial(doc_id_of, record.tree)
+    for pattern in translation_patterns(record.translation, run.reader, written):
+        query = tantivy.Query.regex_query(run.store.index.schema, "doc_id", pattern)
+        hits = run.searcher.search(query, _TRANSLATIONS_READ).hits
+        for doc_id in dict.fromkeys(run.store.read(run.searcher, address).doc_id for _, address in hits):
+            theirs = [c for c in run.store.doc_chunks(doc_id) if c.body.strip()]
+            if doc_id != record.doc_id and theirs and all(base(c.locale) == base(run.reader) for c in theirs):
+                yield theirs
 
 
 def _holds_language(run: _Run) -> bool:

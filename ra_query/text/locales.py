@@ -41,7 +41,7 @@ Both sides use this module, so a query's words are split exactly as the build sp
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, Final
 
@@ -402,6 +402,36 @@ def translation_paths(key: str, locale: str) -> list[str]:
     if dot and stem and extension.isalpha():
         found.append("/".join([*folders, f"{stem}.{locale}.{extension}"]))
     return found
+
+
+_SLOT: Final = "\x00"  # where `translation_patterns` writes a locale's spellings
+
+
+def translation_patterns(key: str, locale: str, written: Callable[[str], str]) -> list[str]:
+    """`translation_paths` as regular expressions (one syntax for tantivy's and Python's) over
+    each path as `written` writes it (a document id), the likeliest first, that match the
+    folder and file names a doc tool spells the locale with: `pt-br` is `pt_BR` in tldr,
+    `pt-BR` in Docusaurus, `pt-br` in Hugo. A locale with a region gives its own spellings first,
+    then its language's with any region or none; a language (`pt`) matches it with any region
+    (`pages.pt_BR/…`, `i18n/pt-PT/…`)."""
+    language, _, region = locale.partition("-")
+    spellings = [_either_case(language) + f"[_-]{_either_case(region)}"] if region else []
+    spellings.append(_either_case(language) + "(?:[_-][A-Za-z0-9]+)?")
+    paths = [_literal(written(path)) for path in translation_paths(key, _SLOT)]
+    slot = _literal(_SLOT)
+    return list(dict.fromkeys(path.replace(slot, spelled) for spelled in spellings for path in paths))
+
+
+def _either_case(letters: str) -> str:
+    """A pattern of `letters` in either case, each (`pt` → `[pP][tT]`)."""
+    cased = (f"[{c.lower()}{c.upper()}]" if c.isalpha() and c.isascii() else _literal(c) for c in letters)
+    return "".join(cased)
+
+
+def _literal(text: str) -> str:
+    """`text` as a pattern that matches it alone: every ASCII character but a letter, a digit,
+    `/` or `_` as its code (`.` → `\\x2e`), which both syntaxes read alike."""
+    return "".join(c if c.isalnum() or c in "/_" or not c.isascii() else f"\\x{ord(c):02x}" for c in text)
 
 
 @cache
