@@ -72,7 +72,13 @@ def serve(command: list[str], cwd: Path, home: Path) -> Iterator[Server]:
     params = StdioServerParameters(
         command=command[0],
         args=command[1:],
-        env={"HOME": str(home), "NO_COLOR": "1", CONFIG_CEILING: os.environ[CONFIG_CEILING]},
+        # PYTHONPATH kept: a worktree's tests run the worktree's server, not the installed one
+        env={
+            "HOME": str(home),
+            "NO_COLOR": "1",
+            CONFIG_CEILING: os.environ[CONFIG_CEILING],
+            **{key: os.environ[key] for key in ("PYTHONPATH",) if key in os.environ},
+        },
         cwd=cwd,
     )
     with ExitStack() as stack:
