@@ -136,9 +136,6 @@ def test_a_wrapper_the_query_names_is_shown_itself(tmp_path: Path, home: Path) -
 
 
 OVERLOADED = '''\
-import typing as t
-
-
 class Context:
     @t.overload
     def invoke(self, callback: int) -> int: ...
@@ -157,14 +154,43 @@ class Group:
         """Invoke the callback of each subcommand: a callback invoked, then the next callback."""
         return ctx
 '''
+# the signatures apart from their implementation (another method between): each its own chunk
+OVERLOADED_APART = OVERLOADED.replace(
+    "    def invoke(self, callback):\n",
+    "    def forward(self, other):\n        return other\n\n    def invoke(self, callback):\n",
+)
 
 
-def test_a_python_overload_signature_forwards_to_its_implementation() -> None:
+def test_python_overload_signatures_are_part_of_the_implementation_after_them() -> None:
     doc, _ = chunk_file("src", "core.py", OVERLOADED.encode())
+    assert doc is not None
+    found = [
+        (c.slug, c.line_start, c.line_end, c.forwards) for c in doc.chunks if c.symbol.endswith("invoke")
+    ]
+    assert found == [("Context.invoke", 2, 11, ""), ("Group.invoke", 15, 17, "")]
+
+
+def test_typescript_overload_signatures_are_part_of_the_implementation_after_them() -> None:
+    source = (
+        "export class Queue {\n    /** Adds a task. */\n    add(fn: Task): Promise<void>;\n"
+        "    add(fn: Task, options: Options): Promise<void>;\n    async add(fn: Task, options = {}) {\n"
+        "        return this.run(fn, options);\n    }\n}\n\nexport function parse(x: string): number;\n"
+        "export function parse(x: any): number {\n    return Number(x);\n}\n"
+    )
+    doc, _ = chunk_file("src", "queue.ts", source.encode())
+    assert doc is not None
+    assert [(c.slug, c.line_start, c.line_end) for c in doc.chunks if c.slug] == [
+        ("Queue", 1, 1),
+        ("Queue.add", 2, 7),
+        ("parse", 10, 13),
+    ]
+
+
+def test_a_python_overload_signature_apart_from_its_implementation_forwards_to_it() -> None:
+    doc, _ = chunk_file("src", "core.py", OVERLOADED_APART.encode())
     assert doc is not None
     found = [(chunk.symbol, chunk.forwards) for chunk in doc.chunks if chunk.symbol.endswith("invoke")]
     assert found == [
-        ("Context.invoke", "invoke"),
         ("Context.invoke", "invoke"),
         ("Context.invoke", ""),
         ("Group.invoke", ""),
@@ -174,10 +200,17 @@ def test_a_python_overload_signature_forwards_to_its_implementation() -> None:
 def test_overload_signatures_fold_into_the_implementation_of_their_own_qualified_name(
     tmp_path: Path, home: Path
 ) -> None:
-    kb = _project(tmp_path, home, "core.py", OVERLOADED)
+    kb = _project(tmp_path, home, "core.py", OVERLOADED_APART)
     run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", "invoke callback", cwd=kb, home=home)
     assert run.code == 0, run.err
     results = json.loads(run.out)["queries"][0]["results"]
-    implementation = next(r for r in results if r["id"] == "kb:core.py#Context.invoke-2")
-    assert sorted(implementation["also"]) == ["kb:core.py#Context.invoke", "kb:core.py#Context.invoke-1"]
+    implementation = next(r for r in results if r["id"] == "kb:core.py#Context.invoke-1")
+    assert implementation["also"] == ["kb:core.py#Context.invoke"]
     assert [r["id"] for r in results].count("kb:core.py#Context.invoke") == 0
+
+
+def test_ra_get_of_an_overloaded_name_prints_its_implementation(tmp_path: Path, home: Path) -> None:
+    kb = _project(tmp_path, home, "core.py", OVERLOADED)
+    run = run_cmd("ra-query", "get", "kb:core.py#Context.invoke", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    assert "def invoke(self, callback: str) -> str: ..." in run.out and "return value" in run.out

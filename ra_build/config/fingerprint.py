@@ -47,8 +47,10 @@ CHUNKER_VERSION = (
     # 22: a Docusaurus blog post's and page's `translation` (`blog/…`, `src/pages/…`: the docs'
     # version-folder rule had been applied to them); 23: a page's language — a top folder named as
     # a language checked against its text (`ml/` of an English site), `lang: no` read as Norwegian,
-    # BCP 47 tags — and a Docusaurus earlier release's translation (`versioned_docs/version-2.0/…`)
-    23
+    # BCP 47 tags — and a Docusaurus earlier release's translation (`versioned_docs/version-2.0/…`);
+    # 24: overload signatures right before their implementation are part of its chunk (Python's
+    # `@overload` stubs, TypeScript's signatures): the name's id is the implementation's
+    24
 )
 
 

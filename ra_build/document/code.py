@@ -465,10 +465,39 @@ class _Walker:
                 pending = []
             start = pending[0].start_byte if pending else self.start_of(node)
             pending = []
+            if (overloads := self.overloads(name, out, gaps)) is not None:
+                start = overloads  # its typed signatures before it are its own (one chunk, one id)
             out.append(self.definition(node, target, name, start, prefix, crumbs, top=top))
             gaps.append([])
         # comments after the last statement: no definition follows to take them
         gaps[-1].extend(map(self.span_of, pending))
+
+    def overloads(self, name: str, out: list[Definition], gaps: list[list[Span]]) -> int | None:
+        """Where the overload signatures of `name` just before its definition start, taken from
+        `out` and `gaps` (they join it), or None when none precede it: Python's `@overload`
+        stubs (`def f(x: int) -> int: ...`), TypeScript's signatures (`f(x: string): T;`)
+        with their comments. The definition that does the work keeps the name's id."""
+        last = out[-1] if out and not gaps[-1] and out[-1].name == name else None
+        if last is not None and last.syntax is not None and _overload(last.syntax, self.source):
+            gaps.pop()
+            return out.pop().span.start
+        run, first = gaps[-1], None
+        for at in range(len(run) - 1, -1, -1):
+            signature = run[at].node
+            if signature is not None and signature.type == "export_statement":
+                signature = signature.child_by_field_name("declaration")
+            if signature is not None and (
+                signature.type not in _SIGNATURES or self.name_of(signature) != name
+            ):
+                break
+            first = at if signature is not None else first
+        if first is None:
+            return None
+        while first > 0 and run[first - 1].node is None:  # the comments before the first
+            first -= 1
+        start = run[first].start
+        del run[first:]
+        return start
 
     def statements(self, parent: tree_sitter.Node, depth: int = 0) -> Iterator[tuple[tree_sitter.Node, str]]:
         """The named children of `parent` and their roles, with what a preprocessor conditional
@@ -803,6 +832,8 @@ class _Walker:
         return text
 
 
+# TypeScript's overload signatures: part of the definition they precede (`_Walker.overloads`)
+_SIGNATURES = frozenset({"function_signature", "method_signature"})
 # C and C++ types that are a definition only with a body (else a forward declaration)
 _FORWARD = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 _TEST_CALLS = frozenset({
