@@ -80,6 +80,15 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     (kb / "pages").mkdir()
     (kb / "src" / "client.py").write_text(CLIENT, encoding="utf-8")
     (kb / "tests" / "test_client.py").write_text(TEST_CLIENT, encoding="utf-8")
+    (kb / "src" / "queue.ts").write_text(
+        "export class Queue {\n    add(task: Task): void {\n        this.tasks.push(task);\n    }\n}\n",
+        encoding="utf-8",
+    )
+    (kb / "tests" / "queue.test.ts").write_text(  # a test titled after the method: its name is `add`
+        "test('.add()', () => {\n    const queue = new Queue();\n    queue.add(task);\n"
+        "    expect(queue.size).toBe(1);\n});\n",
+        encoding="utf-8",
+    )
     pages = {
         "ssh": "Secure Shell is a protocol used to log in to remote systems.",
         "ssh-add": "Add ssh keys to the ssh agent; ssh ssh ssh.",
@@ -104,7 +113,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     sections = "".join(f"## Step {k}\n\nPlugins, plugins and more plugins, step {k}.\n\n" for k in range(5))
     (kb / "pages" / "extensions.md").write_text(f"# Extensions\n\n{sections}", encoding="utf-8")
     (kb / ".ra.toml").write_text(
-        'root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n', encoding="utf-8"
+        'root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.py", "**/*.ts", "**/*.md"]\n', encoding="utf-8"
     )
     build(kb, home)
     return kb, home
@@ -244,6 +253,10 @@ def test_a_word_or_a_command_is_not_an_identifier(text: str) -> None:
 def test_a_name_finds_the_code_before_the_test_that_calls_it(project: tuple[Path, Path]) -> None:
     found = _ids(project, "encode_content")
     assert found.index("kb:src/client.py#encode_content") == 0
+
+
+def test_a_name_finds_the_method_before_a_test_titled_by_it(project: tuple[Path, Path]) -> None:
+    assert _ids(project, "add")[:2] == ["kb:src/queue.ts#Queue.add", "kb:tests/queue.test.ts#add"]
 
 
 def test_a_command_name_puts_its_page_first_ahead_of_pages_named_after_it(project: tuple[Path, Path]) -> None:

@@ -103,6 +103,8 @@ def named_first(
             break
     if not named:
         return found, ()
+    # a test block is named by its title (`test('.add()', …)` is `add`): after the definitions
+    named.sort(key=lambda pair: pair[0].defines == "test")
     ids = {record.id for record, _ in named}
     rest = [(record, score) for record, score in found if record.id not in ids]
     return _lifted(named, rest) + rest, tuple(record.id for record, _ in named)
