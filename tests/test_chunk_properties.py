@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from ra_build.artifacts.tables import CHUNK_SCHEMA, chunk_batch, chunk_rows, doc_hash
-from ra_build.document.chunk import Chunk, Document, chunk_document
+from ra_build.document.chunk import Chunk, Document, chunk_document, chunk_file
 from ra_build.document.frontmatter import parse_frontmatter
 from ra_build.document.markdown import UTF8_BOM, find_headings, line_starts
 from ra_build.pipeline.chunk_stage import ChunkSettings, parse_file
@@ -225,9 +225,24 @@ def _doc_hash_of_rows(rows: list[dict[str, Any]]) -> str:
         h.update(
             f"{r['id']}\x1f{r['content_hash']}\x1f{r['parent_id']}\x1f{r['position']}\x1f"
             f"{r['sibling_count']}\x1f{r['line_start']}\x1f{r['line_end']}\x1f{r['byte_start']}\x1f"
-            f"{r['byte_end']}\x1f{r['tokens']}\x1f{r['kind']}\x1f{r['language']}\x1f{r['symbol']}\x1e".encode()
+            f"{r['byte_end']}\x1f{r['tokens']}\x1f{r['kind']}\x1f{r['language']}\x1f{r['symbol']}\x1f"
+            f"{MEMBERS_JOIN.join(r['members'])}\x1f{r['forwards']}\x1f{r['defines']}\x1e".encode()
         )
     return h.hexdigest()
+
+
+MEMBERS_JOIN = "\x1d"
+
+
+def test_a_documents_index_hash_changes_with_what_its_chunks_are_named_folded_and_weighed_by() -> None:
+    import dataclasses
+
+    doc, _ = chunk_file("t", "q.go", b"package q\n\ntype Opts struct {\n\tDepth int\n}\n")
+    assert doc is not None
+    before = doc_hash(doc.chunks)
+    for field, value in (("members", ("Opts.Width",)), ("forwards", "Opts"), ("defines", "part")):
+        changed = [dataclasses.replace(c, **{field: value}) if c.symbol else c for c in doc.chunks]
+        assert doc_hash(changed) != before, field
 
 
 @SETTINGS

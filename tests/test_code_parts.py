@@ -480,6 +480,11 @@ MEMBER_SOURCES = {
             "color": ["color.RED", "color.GREEN"],
         },
     ),
+    "a.php": (  # an enum's cases
+        "<?php\nenum Level: int\n{\n    case Debug = 100;\n    case Info = 200;\n\n"
+        "    public function label(): string\n    {\n        return $this->name;\n    }\n}\n",
+        {"Level": ["Level.Debug", "Level.Info"], "Level.label": []},
+    ),
     "a.hpp": (  # a method's prototype is no member: its definition is the method
         "class buffer {\n public:\n  size_t size_, capacity_;\n  void grow(size_t n);\n};\n",
         {"buffer": ["buffer.size_", "buffer.capacity_"]},

@@ -361,6 +361,12 @@ def test_a_statement_run_is_named_by_what_it_declares_in_every_language() -> Non
         assert name in chunks_of(path, text), path
 
 
+def test_a_rust_module_declared_without_a_body_is_no_definition() -> None:
+    chunks = chunks_of("lib.rs", "mod context;\npub mod error;\n\npub fn context() -> u8 {\n    1\n}\n")
+    assert [slug for slug in chunks if slug] == ["context"]  # the function; `mod context;` is a header line
+    assert chunks["context"].line_start == 4
+
+
 # ── doc comments, long ones, trailing ones ─────────────────────────────────────────────────────
 
 

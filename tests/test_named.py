@@ -173,6 +173,14 @@ def test_quotes_a_call_and_spaces_around_a_name_are_looked_through(query: str) -
     assert query_keys(query)[0].levels[-1][0] == "encode_content"
 
 
+def test_a_php_name_qualified_by_its_namespace_finds_the_class_and_its_last_part() -> None:
+    for query in (r"Monolog\Handler\StreamHandler", r"\Monolog\Handler\StreamHandler"):
+        assert is_identifier(query)
+        tiers = query_keys(query)
+        assert tiers[0].levels[0] == ["==Monolog.Handler.StreamHandler"]
+        assert tiers[-1].levels[0] == ["=StreamHandler"]
+
+
 def test_an_options_name_is_a_name() -> None:
     assert query_keys("--max-depth")[0].levels[-1] == ["--max-depth", "maxdepth"]
 

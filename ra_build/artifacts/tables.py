@@ -237,13 +237,17 @@ def chunk_batch(docs: Sequence[tuple[Document, int]], default_locale: str = DEFA
     return pa.RecordBatch.from_arrays(arrays, schema=CHUNK_SCHEMA)
 
 
+_JOINED = "\x1d"  # between a chunk's members in its document's hash
+
+
 def doc_hash(chunks: Sequence[Chunk], locale: str | None = None) -> str:
     """Hash of what the index stores for one document's chunks (mtime left out on purpose) and
     its natural language (a tree's `language` changed: its docs are indexed again)."""
     fields = (f"{locale}\x1e" if locale else "") + "".join(
         f"{c.id}\x1f{c.content_hash}\x1f{c.parent_id}\x1f{c.position}\x1f"
         f"{c.sibling_count}\x1f{c.line_start}\x1f{c.line_end}\x1f{c.byte_start}\x1f"
-        f"{c.byte_end}\x1f{c.tokens}\x1f{c.kind}\x1f{c.language}\x1f{c.symbol}\x1e"
+        f"{c.byte_end}\x1f{c.tokens}\x1f{c.kind}\x1f{c.language}\x1f{c.symbol}\x1f"
+        f"{_JOINED.join(c.members)}\x1f{c.forwards}\x1f{c.defines}\x1e"  # names, folds and weights
         for c in chunks
     )
     return hashlib.sha256(fields.encode()).hexdigest()  # as if each chunk's part were fed in turn

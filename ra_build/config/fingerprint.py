@@ -49,8 +49,9 @@ CHUNKER_VERSION = (
     # a language checked against its text (`ml/` of an English site), `lang: no` read as Norwegian,
     # BCP 47 tags — and a Docusaurus earlier release's translation (`versioned_docs/version-2.0/…`);
     # 24: overload signatures right before their implementation are part of its chunk (Python's
-    # `@overload` stubs, TypeScript's signatures): the name's id is the implementation's
-    24
+    # `@overload` stubs, TypeScript's signatures): the name's id is the implementation's; 25: a
+    # PHP enum's cases are its members (`Level.Debug`), Rust's `mod x;` is no definition
+    25
 )
 
 

@@ -648,6 +648,8 @@ class _Walker:
             return None  # C, C++: `class basic_format_arg;` declares, the definition is elsewhere
         if kind == "enum_constant" and node.child_by_field_name("body") is None:
             return None  # Java: a constant without a body of its own is a statement of its enum
+        if kind == "mod_item" and node.child_by_field_name("body") is None:
+            return None  # Rust: `mod context;` says where a module is; its file defines it
         if kind == "assignment_expression":  # CommonJS: `app.use = function use(fn) {…}`
             value = node.child_by_field_name("right")
             target = node.child_by_field_name("left")
@@ -1252,6 +1254,7 @@ def _emit_members(
 _MEMBER_TYPES = frozenset({
     "field_declaration", "enum_variant", "enumerator", "property_signature", "public_field_definition",
     "field_definition", "enum_member_declaration", "enum_assignment", "method_spec", "method_elem",
+    "enum_case",
 })  # fmt: skip
 _TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "type", "union", "record", "trait"})
 _MEMBER_DEPTH = 4  # how deep below the definition its members are looked for (a body, a list)
@@ -1381,7 +1384,7 @@ def _member_name(node: tree_sitter.Node, source: bytes) -> str:
     """The name a member declaration declares (its `name`, its declarator's, what it assigns),
     or ""."""
     for _ in range(6):
-        if node.type.endswith("identifier"):
+        if node.type.endswith("identifier") or node.type == "name":  # PHP's names are `name`
             return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
         inner = _assigned(node) if node.type == "expression_statement" else None
         for field_name in ("name", "declarator", "property"):

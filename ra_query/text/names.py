@@ -13,7 +13,7 @@ Both sides build keys with this module, so a query's key is exactly the key the 
   form, letters and digits only (`gitcommit`, `redirectmethod`), so `encode-content`,
   `EncodeContent` and `encode_content` find one another;
 - a definition's names are its qualified name and every shorter suffix of it
-  (`Outer.Inner.run`, `Inner.run`, `run`); `::`, `->` and `#` separate parts as `.` does; each
+  (`Outer.Inner.run`, `Inner.run`, `run`); `::`, `->`, `#` and PHP's `\\` separate parts as `.` does; each
   suffix as written, case and all, is an **exact** key too (`=Inner.run`), and the whole
   qualified name a **full** one (`==Outer.Inner.run`): a query typed exactly so finds it before
   the names it only resembles (`genMan` before `GenMan`, the function `MarkFlagRequired` before
@@ -37,7 +37,7 @@ MAX_NAME_CHARS: Final = 120  # a longer title is a sentence, not a name
 MAX_QUERY_WORDS: Final = 12  # a longer query is a question, not a name
 _SPACE = re.compile(r"\s+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
-_SEPARATORS = re.compile(r"::|->|#(?=\w)")  # `C#` keeps its `#`
+_SEPARATORS = re.compile(r"::|->|\\(?=\w)|#(?=\w)")  # PHP's `Monolog\Logger`; `C#` keeps its `#`
 _CALL = re.compile(r"(?<=\w)\([^()]*\)\s*$")  # `encode_content()`, `run(x)`; not `Install (Linux)`
 _FIELD = re.compile(r":(?!\s|$)")  # `title:x` uses the query language; `Hybrid search: meaning` is a title
 _QUOTES = "`'\"“”‘’"
@@ -157,7 +157,7 @@ def chunk_keys(
     return list(dict.fromkeys(keys))
 
 
-_IDENTIFIER = re.compile(r"^[\w$.:\->]*(?:[_.]|::|->|[a-z0-9][A-Z])[\w$.:\->]*$")
+_IDENTIFIER = re.compile(r"^[\w$.:\->\\]*(?:[_.\\]|::|->|[a-z0-9][A-Z])[\w$.:\->\\]*$")
 
 
 def is_identifier(text: str) -> bool:
