@@ -361,6 +361,44 @@ def test_a_statement_run_is_named_by_what_it_declares_in_every_language() -> Non
         assert name in chunks_of(path, text), path
 
 
+NVM_LIKE = """\
+{ # this ensures the entire script is downloaded #
+
+nvm_echo() {
+  command printf %s\\\\n "$*"
+}
+
+if [ -n "${ZSH_VERSION-}" ]; then
+  nvm_setup() {
+    setopt shwordsplit
+  }
+else
+  nvm_setup() {
+    shopt -s extglob
+  }
+fi
+
+if [ -z "${NVM_DIR-}" ]; then
+  NVM_DIR="$HOME/.nvm"
+fi
+
+} # this ensures the entire script is downloaded #
+"""
+
+
+def test_shell_functions_in_a_brace_group_or_an_if_are_definitions_and_no_line_is_lost() -> None:
+    chunks = chunks_of("nvm.sh", NVM_LIKE)
+    spans = {slug: (c.line_start, c.line_end) for slug, c in chunks.items() if slug}
+    assert spans["nvm_echo"] == (3, 5)
+    assert spans["nvm_setup"] == (7, 10) and spans["nvm_setup-1"] == (11, 15)  # `if …; then`, `else`, `fi`
+    assert chunks["nvm_setup"].body.startswith('if [ -n "${ZSH_VERSION-}" ]; then\n  nvm_setup() {')
+    assert chunks["nvm_setup-1"].body.endswith("  }\nfi")
+    block = next(c for c in chunks.values() if 'NVM_DIR="$HOME/.nvm"' in c.body)
+    assert block.body.startswith('if [ -z "${NVM_DIR-}" ]; then\n  NVM_DIR="$HOME/.nvm"\nfi')  # one statement
+    held = "".join(NVM_LIKE.encode()[c.byte_start : c.byte_end].decode() for c in chunks.values())
+    assert all(line.strip() in held for line in NVM_LIKE.splitlines())
+
+
 def test_a_rust_module_declared_without_a_body_is_no_definition() -> None:
     chunks = chunks_of("lib.rs", "mod context;\npub mod error;\n\npub fn context() -> u8 {\n    1\n}\n")
     assert [slug for slug in chunks if slug] == ["context"]  # the function; `mod context;` is a header line

@@ -50,8 +50,9 @@ CHUNKER_VERSION = (
     # BCP 47 tags — and a Docusaurus earlier release's translation (`versioned_docs/version-2.0/…`);
     # 24: overload signatures right before their implementation are part of its chunk (Python's
     # `@overload` stubs, TypeScript's signatures): the name's id is the implementation's; 25: a
-    # PHP enum's cases are its members (`Level.Debug`), Rust's `mod x;` is no definition
-    25
+    # PHP enum's cases are its members (`Level.Debug`), Rust's `mod x;` is no definition; 26: shell
+    # functions inside a `{ … }` that wraps the script or in the branches of an `if` are definitions
+    26
 )
 
 

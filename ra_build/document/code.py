@@ -161,6 +161,10 @@ _LICENSE = re.compile(rb"@license|copyright|SPDX-License|licensed under", re.IGN
 # that opens what follows (`#if X`) or closes what precedes it (`#else`, `#endif`)
 _STATEMENT, _OPENS, _CLOSES = "statement", "opens", "closes"
 _OPENING = frozenset({"preproc_if", "preproc_ifdef"})  # their first line opens; `#else` closes
+# a shell `if`'s words: the condition and `then`, `else` open what follows (a function defined per
+# shell: `if [ -n "$ZSH_VERSION" ]; then f() {…}`), `fi` closes what precedes
+_SHELL_WORDS = {"if": _OPENS, "then": _OPENS, "elif": _OPENS, "else": _OPENS, "fi": _CLOSES}
+_SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
 _HAS_WORD = re.compile(r"\w")
 # where a statement names what it declares (`_Walker.declared`), in this order
 _NAME_FIELDS = ("name", "declarator", "left", "pattern", "key")
@@ -509,22 +513,36 @@ class _Walker:
         nested = self.g.conditionals | self.g.flattened
         if parent.type not in nested and parent.type != "ERROR":  # the common case: named children
             for node in parent.named_children:
-                if ((kind := node.type) in nested or kind == "ERROR") and depth < MAX_NESTING:
+                if (
+                    ((kind := node.type) in nested and self.opened(node)) or kind == "ERROR"
+                ) and depth < MAX_NESTING:
                     yield from self.statements(node, depth + 1)
                 else:
                     yield node, _STATEMENT
             return
         conditional = parent.type in self.g.conditionals
         for k, node in enumerate(parent.children):
-            if ((kind := node.type) in nested or kind == "ERROR") and depth < MAX_NESTING:
+            if (
+                ((kind := node.type) in nested and self.opened(node)) or kind == "ERROR"
+            ) and depth < MAX_NESTING:
                 yield from self.statements(node, depth + 1)
             elif conditional and not node.is_named:
                 if kind.startswith("#"):
                     yield node, _OPENS if k == 0 and parent.type in _OPENING else _CLOSES
+                elif kind in _SHELL_WORDS:
+                    yield node, _SHELL_WORDS[kind]
             elif conditional and parent.field_name_for_child(k) in ("name", "condition"):
-                yield node, _OPENS if parent.type in _OPENING else _CLOSES
+                yield node, _OPENS if parent.type in _OPENING or parent.type in _SHELL_CONDITIONS else _CLOSES
             elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(kind)):
                 yield node, _STATEMENT
+
+    def opened(self, node: tree_sitter.Node) -> bool:
+        """Whether what a conditional holds stands in its place: always, but for a shell `if`,
+        only one that defines a function in a branch (else it is a statement like a loop)."""
+        if node.type not in _SHELL_CONDITIONS:
+            return True
+        branches = [node, *(c for c in node.named_children if c.type in ("elif_clause", "else_clause"))]
+        return any(c.type == "function_definition" for branch in branches for c in branch.named_children)
 
     def macro(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is a macro alone on its line that parsing saw as a comment (`_MACROS`)."""

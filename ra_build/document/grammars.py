@@ -249,6 +249,10 @@ GRAMMARS: dict[str, Grammar] = {
         "tree_sitter_bash",
         "language",
         {"function_definition": "function"},
+        # a script wrapped in `{ … }` (so that it runs only once downloaded whole: nvm.sh) or a
+        # function defined per shell in `if … else … fi`: what they hold stands where they do
+        conditionals=frozenset({"if_statement", "elif_clause", "else_clause"}),
+        flattened=frozenset({"compound_statement"}),
     ),
 }
 # data formats: one chunk per top-level key or table (code._data_entries; YAML is read by its
