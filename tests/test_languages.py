@@ -399,6 +399,39 @@ def test_shell_functions_in_a_brace_group_or_an_if_are_definitions_and_no_line_i
     assert all(line.strip() in held for line in NVM_LIKE.splitlines())
 
 
+CPP_TESTS = """\
+#include "gtest/gtest.h"
+
+TEST(Registry, RegisterDrop) {
+    EXPECT_EQ(drop("x"), 1);
+}
+
+TEST_F(LoggerTest, FlushesOnError) {
+    logger->flush();
+}
+
+TEST_CASE("drop non existing", "[registry]") {
+    REQUIRE(spdlog::get("x") == nullptr);
+}
+
+TEST_CASE("level names", "[level]")
+{
+    REQUIRE(true);
+}
+"""
+
+
+def test_cpp_test_macros_are_tests_named_by_their_suite_and_case_or_their_title() -> None:
+    chunks = chunks_of("registry_test.cpp", CPP_TESTS)
+    found = {slug: (c.line_start, c.line_end, c.defines) for slug, c in chunks.items() if slug}
+    assert found == {
+        "Registry.RegisterDrop": (3, 5, "test"),
+        "LoggerTest.FlushesOnError": (7, 9, "test"),
+        "drop-non-existing": (11, 13, "test"),
+        "level-names": (15, 18, "test"),  # its `{` on the next line: the macro line is not blanked
+    }
+
+
 def test_a_rust_module_declared_without_a_body_is_no_definition() -> None:
     chunks = chunks_of("lib.rs", "mod context;\npub mod error;\n\npub fn context() -> u8 {\n    1\n}\n")
     assert [slug for slug in chunks if slug] == ["context"]  # the function; `mod context;` is a header line

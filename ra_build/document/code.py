@@ -265,7 +265,9 @@ def references_of(nodes: list[CodeNode], references: list[tuple[int, str]]) -> l
 # (`FMT_CONSTEXPR inline auto f()`, `SDS_API void g()`: an attribute). On fmt's sources this
 # leaves 277 of tree-sitter's 740 error nodes
 _MACROS = re.compile(
-    rb"(?P<lone>^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*\r?$)"
+    # alone on its line, but a Catch2 test's head (`TEST_CASE("x")` above its `{`: `_TITLED_TESTS`)
+    rb"(?P<lone>^[ \t]*(?!(?:TEST_CASE|SCENARIO|TEST_CASE_METHOD|TEMPLATE_TEST_CASE)\()"
+    rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*\r?$)"
     # before a declaration: another macro, a destructor, or a type word and then the declared
     # name; a macro named as an attribute (`FMT_CONSTEXPR20`, `SDS_API`) before any name (a
     # constructor) — else `SIZE_T get_size(void)`'s type would be blanked
@@ -392,8 +394,27 @@ class _Walker:
         opening = ((n, _OPENS if n.id in self.directives else _STATEMENT) for n in lead or ())
         statements = itertools.chain(opening, self.statements(parent))
         attached = self.g.attached
+        swallowed = -1  # the block of a Catch2 test, taken with its call
         for node, role in statements:
             kind = node.type  # asked once: each time tree-sitter makes the string anew
+            if node.id == swallowed:
+                continue
+            if role == _STATEMENT and (test := self.titled_test(node)) is not None:
+                if pending and self.apart(pending, node):
+                    gaps[-1].extend(map(self.span_of, pending))
+                    pending = []
+                title, block = test
+                swallowed = block.id
+                start = pending[0].start_byte if pending else node.start_byte
+                signature = " ".join(self.text(node).split())
+                span = Span(start, block.end_byte)
+                crumb = (*crumbs, title)
+                qualified = f"{prefix}{title}"
+                out.append(Definition("test", title, qualified, signature, span, span.end, crumbs=crumb,
+                                      syntax=block, attached=attached))  # fmt: skip
+                pending = []
+                gaps.append([])
+                continue
             if role == _STATEMENT and kind in attached and self.macro(node):
                 # a macro alone on its line: `FMT_END_NAMESPACE` ends what precedes it, any
                 # other (`FMT_BEGIN_NAMESPACE`, `FMT_BEGIN_EXPORT`) begins what follows
@@ -666,6 +687,8 @@ class _Walker:
             return None  # C, C++: `class basic_format_arg;` declares, the definition is elsewhere
         if kind == "enum_constant" and node.child_by_field_name("body") is None:
             return None  # Java: a constant without a body of its own is a statement of its enum
+        if kind == "function_definition" and (test := self.macro_test(node)):
+            return test  # GoogleTest: `TEST(Registry, RegisterDrop) {…}` is `Registry.RegisterDrop`
         if kind == "mod_item" and node.child_by_field_name("body") is None:
             return None  # Rust: `mod context;` says where a module is; its file defines it
         if kind == "assignment_expression":  # CommonJS: `app.use = function use(fn) {…}`
@@ -718,6 +741,8 @@ class _Walker:
     ) -> Definition:
         syntax = node.type
         kind = self.g.definitions[syntax] if top else self.g.members.get(syntax, self.g.definitions[syntax])
+        if syntax == "function_definition" and self.macro_test(node):
+            kind = "test"
         # `V<T>::get` → `V.get`, `'foo'` (a TypeScript module) → `foo`
         display = name
         while "<" in display and (bare := _TEMPLATE_ARGS.sub("", display)) != display:
@@ -765,6 +790,37 @@ class _Walker:
                         if not _NO_CONTENT.match(self.source[span.start : span.end])
                     ]
         return found
+
+    def titled_test(self, node: tree_sitter.Node) -> tuple[str, tree_sitter.Node] | None:
+        """A Catch2 test (`TEST_CASE("register drop", "[registry]")` and the `{…}` after it): its
+        title made a slug and its block, or None."""
+        block = node.next_named_sibling
+        if node.type != "expression_statement" or block is None or block.type != "compound_statement":
+            return None
+        call = node.named_children[0] if node.named_children else None
+        if call is None or call.type != "call_expression":
+            return None
+        if not self.source[node.end_byte : block.start_byte].isspace():
+            return None
+        macro, given = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if macro is None or given is None or self.text(macro) not in _TITLED_TESTS:
+            return None
+        title = next((c for c in given.named_children if c.type == "string_literal"), None)
+        slug = _test_slug(self.text(title)[1:-1]) if title is not None else None
+        return (slug, block) if slug else None
+
+    def macro_test(self, node: tree_sitter.Node) -> str:
+        """The suite and case a C++ test macro's definition names (`TEST(Registry, RegisterDrop)`
+        → `Registry.RegisterDrop`), or "" when `node` is no such definition."""
+        declarator = node.child_by_field_name("declarator")
+        if declarator is None or declarator.type != "function_declarator":
+            return ""
+        macro = declarator.child_by_field_name("declarator")
+        given = declarator.child_by_field_name("parameters")
+        if macro is None or given is None or self.text(macro) not in _TEST_MACROS:
+            return ""
+        names = [self.text(p) for p in given.named_children]
+        return ".".join(names) if 0 < len(names) <= 2 and all(_WORD.fullmatch(n) for n in names) else ""
 
     def body_of(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """Where a container's members are: its body, or a test block's function's body."""
@@ -856,6 +912,10 @@ class _Walker:
 _SIGNATURES = frozenset({"function_signature", "method_signature"})
 # C and C++ types that are a definition only with a body (else a forward declaration)
 _FORWARD = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
+# GoogleTest's macros that define a test: `TEST(Suite, Case) {…}` (`_Walker.macro_test`)
+_TEST_MACROS = frozenset({"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P", "BOOST_AUTO_TEST_CASE"})
+# Catch2's: `TEST_CASE("title", "[tag]") {…}`, a call and a block to the grammar (`_Walker.titled_test`)
+_TITLED_TESTS = frozenset({"TEST_CASE", "SCENARIO", "TEST_CASE_METHOD", "TEMPLATE_TEST_CASE"})
 _TEST_CALLS = frozenset({
     "describe", "context", "it", "test", "specify", "suite", "scenario", "feature", "shared_examples",
     "shared_context", "shared_examples_for",
