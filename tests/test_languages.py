@@ -399,6 +399,18 @@ def test_shell_functions_in_a_brace_group_or_an_if_are_definitions_and_no_line_i
     assert all(line.strip() in held for line in NVM_LIKE.splitlines())
 
 
+def test_a_macro_before_a_block_in_a_body_does_not_cut_the_function_short() -> None:
+    source = (
+        "namespace ns {\n\nvoid logger::sink_it_(const msg_t &msg) {\n    for (auto &sink : sinks_) {\n"
+        "        SPDLOG_TRY { sink->log(msg); }\n        SPDLOG_LOGGER_CATCH(msg.source)\n    }\n\n"
+        "    if (should_flush_(msg)) {\n        flush_();\n    }\n}\n\nvoid logger::flush_() {\n"
+        "    flush_all();\n}\n\n}  // namespace ns\n"
+    )
+    found = {slug: (c.line_start, c.line_end) for slug, c in chunks_of("logger.cpp", source).items() if slug}
+    assert found["ns.logger.sink_it_"] == (3, 12)  # its end was a block named after a call
+    assert found["ns.logger.flush_"] == (14, 16)  # the namespace kept for what follows
+
+
 CPP_TESTS = """\
 #include "gtest/gtest.h"
 

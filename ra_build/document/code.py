@@ -268,6 +268,9 @@ _MACROS = re.compile(
     # alone on its line, but a Catch2 test's head (`TEST_CASE("x")` above its `{`: `_TITLED_TESTS`)
     rb"(?P<lone>^[ \t]*(?!(?:TEST_CASE|SCENARIO|TEST_CASE_METHOD|TEMPLATE_TEST_CASE)\()"
     rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*\r?$)"
+    # the first word of a statement before its block: `SPDLOG_TRY {` (a `try` the grammar cannot
+    # expand; the block stays a block)
+    rb"|(?:^|(?<=[;{}]))[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\{)"
     # before a declaration: another macro, a destructor, or a type word and then the declared
     # name; a macro named as an attribute (`FMT_CONSTEXPR20`, `SDS_API`) before any name (a
     # constructor) — else `SIZE_T get_size(void)`'s type would be blanked
