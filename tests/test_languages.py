@@ -411,6 +411,43 @@ def test_a_macro_before_a_block_in_a_body_does_not_cut_the_function_short() -> N
     assert found["ns.logger.flush_"] == (14, 16)  # the namespace kept for what follows
 
 
+OBJECTS_JS = """\
+const helpers = {
+  quote (str) {
+    return '"' + str + '"'
+  },
+  escape: function (str) {
+    return str.replace(/"/g, '')
+  },
+  nested: {
+    deep: () => 1,
+  },
+  name: 'x'
+}
+
+const config = { port: 80, host: 'localhost' }
+
+module.exports = {
+  parse (s) { return s },
+}
+"""
+
+
+def test_an_object_of_functions_holds_them_as_its_methods() -> None:
+    chunks = chunks_of("helpers.js", OBJECTS_JS)
+    found = {slug: (c.line_start, c.line_end, c.defines) for slug, c in chunks.items() if c.symbol}
+    assert found == {
+        "helpers": (1, 1, "object"),
+        "helpers.quote": (2, 4, "method"),
+        "helpers.escape": (5, 7, "method"),
+        "helpers.nested": (8, 8, "object"),
+        "helpers.nested.deep": (9, 9, "method"),
+        "module.exports": (16, 16, "object"),
+        "module.exports.parse": (17, 17, "method"),
+    }  # `config` holds no function: a statement
+    assert chunks["helpers.quote"].body.endswith("  },")  # the `,` after it is its own
+
+
 CPP_TESTS = """\
 #include "gtest/gtest.h"
 

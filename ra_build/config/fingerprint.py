@@ -53,8 +53,9 @@ CHUNKER_VERSION = (
     # PHP enum's cases are its members (`Level.Debug`), Rust's `mod x;` is no definition; 26: shell
     # functions inside a `{ … }` that wraps the script or in the branches of an `if` are definitions;
     # 27: C++ test macros are tests (`TEST(Suite, Case)`: `Suite.Case`; Catch2's `TEST_CASE("title")`);
-    # 28: a macro that is a statement's first word before its block (`SPDLOG_TRY {`) blanked
-    28
+    # 28: a macro that is a statement's first word before its block (`SPDLOG_TRY {`) blanked; 29: a
+    # JavaScript object of functions is a definition (`object`) holding them as its methods
+    29
 )
 
 

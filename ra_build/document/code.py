@@ -67,6 +67,8 @@ GENERATED_MARKERS = re.compile(
 )
 MINIFIED_LINE = 4096  # a code file whose longest line is longer and most of it is minified: skipped
 GENERATED_LINES = 5  # a 'generated' marker counts in a file's first lines only (its header comment)
+_OBJECT_HOLDERS = frozenset({"lexical_declaration", "variable_declaration", "assignment_expression", "pair"})
+_OBJECT_DEPTH = 4  # how deep objects of objects are looked into for functions (`_Walker.object_of`)
 _FUNCTION_VALUES = frozenset({
     "arrow_function", "function_expression", "function", "generator_function", "class",
 })  # fmt: skip
@@ -699,9 +701,9 @@ class _Walker:
             target = node.child_by_field_name("left")
             while value is not None and value.type == "assignment_expression":  # a = b.c = function
                 value = value.child_by_field_name("right")
-            if value is None or target is None or value.type not in _FUNCTION_VALUES:
+            if value is None or target is None or target.type not in ("identifier", "member_expression"):
                 return None
-            if target.type not in ("identifier", "member_expression"):
+            if value.type not in _FUNCTION_VALUES and self.object_of(node) is None:
                 return None
             return _assigned_name(self.text(target), value, self)
         if kind in ("lexical_declaration", "variable_declaration"):
@@ -710,7 +712,16 @@ class _Walker:
                 name = declarator.child_by_field_name("name")
                 if value is not None and name is not None and value.type in _FUNCTION_VALUES:
                     return self.text(name)
-            return None
+            declarator = self.object_of(node)
+            name = declarator.parent.child_by_field_name("name") if declarator and declarator.parent else None
+            return self.text(name) if name is not None and name.type == "identifier" else None
+        if kind == "pair":  # in an object: a key whose value is a function, or an object of them
+            key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
+            if key is None or value is None or key.type not in ("property_identifier", "string"):
+                return None
+            if value.type not in _FUNCTION_VALUES and self.object_of(node) is None:
+                return None
+            return self.text(key).strip("'\"")
         if kind == "type_declaration":  # Go: type X struct {…}
             spec = next((c for c in node.named_children if c.type in ("type_spec", "type_alias")), None)
             named = spec.child_by_field_name("name") if spec is not None else None
@@ -746,6 +757,8 @@ class _Walker:
         kind = self.g.definitions[syntax] if top else self.g.members.get(syntax, self.g.definitions[syntax])
         if syntax == "function_definition" and self.macro_test(node):
             kind = "test"
+        elif syntax in _OBJECT_HOLDERS and self.object_of(node) is not None:
+            kind = "object"  # JavaScript: an object of functions (`const helpers = {…}`)
         # `V<T>::get` → `V.get`, `'foo'` (a TypeScript module) → `foo`
         display = name
         while "<" in display and (bare := _TEMPLATE_ARGS.sub("", display)) != display:
@@ -825,8 +838,35 @@ class _Walker:
         names = [self.text(p) for p in given.named_children]
         return ".".join(names) if 0 < len(names) <= 2 and all(_WORD.fullmatch(n) for n in names) else ""
 
+    def object_of(self, node: tree_sitter.Node, depth: int = 0) -> tree_sitter.Node | None:
+        """The object a JavaScript declaration, assignment or key has for its value when the object
+        holds functions (`{ quote(s) {…}, escape: function (s) {…} }`, or objects of them), else None."""
+        kind = node.type
+        if kind in ("lexical_declaration", "variable_declaration"):
+            declarators = (d for d in node.named_children if d.type == "variable_declarator")
+            values = [d.child_by_field_name("value") for d in declarators]
+        elif kind in ("assignment_expression", "pair"):
+            values = [node.child_by_field_name("right" if kind == "assignment_expression" else "value")]
+        else:
+            return None
+        for value in values:
+            if value is None or value.type != "object" or depth > _OBJECT_DEPTH:
+                continue
+            for member in value.named_children:
+                if member.type == "method_definition":
+                    return value
+                inner = member.child_by_field_name("value") if member.type == "pair" else None
+                if inner is None:
+                    continue
+                if inner.type in _FUNCTION_VALUES or self.object_of(member, depth + 1) is not None:
+                    return value
+        return None
+
     def body_of(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
-        """Where a container's members are: its body, or a test block's function's body."""
+        """Where a container's members are: its body, an object of functions (`object_of`), or a
+        test block's function's body."""
+        if node.type in _OBJECT_HOLDERS:
+            return self.object_of(node)
         if node.type == "call_expression":  # JavaScript: describe("x", () => { … })
             arguments = node.child_by_field_name("arguments")
             given = arguments.named_children if arguments is not None else []
@@ -985,9 +1025,17 @@ def _extend(definition: Definition, end: int) -> None:
 
 def _end_of(node: tree_sitter.Node) -> int:
     """Where `node` ends, with the `;` right after it that the grammar leaves outside it (C's
-    `struct S {…};`, a TypeScript field's): a range holds exactly its chunk's text."""
+    `struct S {…};`, a TypeScript field's), or the `,` after a member of a JavaScript object: a
+    range holds exactly its chunk's text."""
     after = node.next_sibling
-    if after is not None and not after.is_named and after.type == ";":
+    if (
+        after is not None
+        and not after.is_named
+        and (
+            after.type == ";"
+            or (after.type == "," and node.parent is not None and node.parent.type == "object")
+        )
+    ):
         return after.end_byte
     return node.end_byte
 

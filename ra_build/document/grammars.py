@@ -64,11 +64,16 @@ _JS_DEFS = {
     "assignment_expression": "function",
     # `describe("x", () => {…})`, `it("does y", …)`: a test block, named by its title
     "call_expression": "test",
+    # an object's function-valued key (`escape: function (s) {…}`), or an object of them
+    "pair": "method",
 }
 _JS = {
     "definitions": _JS_DEFS,
+    # an object of functions is a container too (`const helpers = { quote(s) {…} }`,
+    # `module.exports = {…}`): code._Walker.object_of
     "containers": frozenset(
         {"class_declaration", "abstract_class_declaration", "internal_module", "module", "call_expression"}
+        | {"lexical_declaration", "variable_declaration", "assignment_expression", "pair"}
     ),
     "bodies": frozenset({"class_body", "statement_block"}),
     "wrappers": frozenset({"export_statement", "ambient_declaration", "expression_statement"}),
