@@ -448,6 +448,23 @@ def test_an_object_of_functions_holds_them_as_its_methods() -> None:
     assert chunks["helpers.quote"].body.endswith("  },")  # the `,` after it is its own
 
 
+@pytest.mark.parametrize(
+    ("head", "tail"),
+    [
+        ("(function () {\n", "})()\n"),  # an immediately called function
+        ("!function () {\n", "}()\n"),
+        # UMD: the factory given to the wrapper
+        ("(function (root, factory) {\n  root.Lib = factory()\n})(this, function () {\n", "})\n"),
+    ],
+)
+def test_the_functions_a_module_wrapper_holds_are_definitions(head: str, tail: str) -> None:
+    source = f"{head}  function debounce (fn) {{\n    return fn\n  }}\n\n  class Queue {{\n    add () {{}}\n  }}\n{tail}"
+    chunks = chunks_of("lib.js", source)
+    assert {"debounce", "Queue", "Queue.add"} <= set(chunks)
+    assert chunks["debounce"].body == "  function debounce (fn) {\n    return fn\n  }"
+    assert head.strip() in "".join(c.body for c in chunks.values())  # the wrapper's head is kept
+
+
 CPP_TESTS = """\
 #include "gtest/gtest.h"
 

@@ -54,8 +54,9 @@ CHUNKER_VERSION = (
     # functions inside a `{ … }` that wraps the script or in the branches of an `if` are definitions;
     # 27: C++ test macros are tests (`TEST(Suite, Case)`: `Suite.Case`; Catch2's `TEST_CASE("title")`);
     # 28: a macro that is a statement's first word before its block (`SPDLOG_TRY {`) blanked; 29: a
-    # JavaScript object of functions is a definition (`object`) holding them as its methods
-    29
+    # JavaScript object of functions is a definition (`object`) holding them as its methods; 30: the
+    # functions inside a JavaScript module wrapper (`(function () {…})()`, UMD's factory) are definitions
+    30
 )
 
 

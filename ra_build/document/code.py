@@ -67,6 +67,10 @@ GENERATED_MARKERS = re.compile(
 )
 MINIFIED_LINE = 4096  # a code file whose longest line is longer and most of it is minified: skipped
 GENERATED_LINES = 5  # a 'generated' marker counts in a file's first lines only (its header comment)
+# what a module wrapper defines inside it (`_wrapped_body`)
+_WRAPPED_DEFINITIONS = frozenset(
+    {"function_declaration", "class_declaration", "generator_function_declaration"}
+)
 _OBJECT_HOLDERS = frozenset({"lexical_declaration", "variable_declaration", "assignment_expression", "pair"})
 _OBJECT_DEPTH = 4  # how deep objects of objects are looked into for functions (`_Walker.object_of`)
 _FUNCTION_VALUES = frozenset({
@@ -464,6 +468,15 @@ class _Walker:
                 self.directives.update(c.id for c in head)
                 self.members(inner, prefix, crumbs, out, gaps, top=top, lead=[*pending, *head])
                 pending = []
+                continue
+            if top and kind == "expression_statement" and (inner := _wrapped_body(node)) is not None:
+                # JavaScript's module wrappers, `(function () { … })()` and UMD's `(function (root,
+                # factory) { … })(this, function () { … })`: the functions inside stand where they
+                # do; the wrapper's head, through the `{` of the body, is a statement
+                gaps[-1].extend(map(self.span_of, pending))
+                pending = []
+                gaps[-1].append(Span(self.start_of(node), inner.start_byte + 1))
+                self.members(inner, prefix, crumbs, out, gaps, top=top)
                 continue
             if kind == "type_declaration" and len(specs := _type_specs(node)) > 1:
                 # Go's `type ( A struct{…}; B interface{…} )`: a chunk per type
@@ -1038,6 +1051,32 @@ def _end_of(node: tree_sitter.Node) -> int:
     ):
         return after.end_byte
     return node.end_byte
+
+
+def _wrapped_body(statement: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The body of the function a JavaScript statement wraps a module in, when it defines
+    functions or classes: an immediately called `(function () { … })()` (or `!function …`), or
+    the last function given to such a call (UMD's factory); else None."""
+    call = statement.named_children[0] if statement.named_children else None
+    while call is not None and call.type in ("unary_expression", "parenthesized_expression"):
+        call = call.named_children[-1] if call.named_children else None
+    if call is None or call.type != "call_expression":
+        return None
+    callee, given = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    while callee is not None and callee.type == "parenthesized_expression" and callee.named_children:
+        callee = callee.named_children[0]
+    if callee is None or callee.type not in ("function_expression", "arrow_function"):
+        return None  # not called where it is defined: a call like any other (`describe(…)`)
+    functions = [*(given.named_children if given is not None else ()), callee][::-1]
+    for function in functions:
+        body = function.child_by_field_name("body") if function.type in _FUNCTION_VALUES else None
+        if (
+            body is not None
+            and body.type == "statement_block"
+            and any(c.type in _WRAPPED_DEFINITIONS for c in body.named_children)
+        ):
+            return body
+    return None
 
 
 def _type_specs(node: tree_sitter.Node) -> list[tree_sitter.Node]:
