@@ -21,8 +21,8 @@ from ra_query.text.names import chunk_keys
 from tests.conftest import build, run_cmd
 
 
-def chunks_of(path: str, text: str) -> list[Chunk]:
-    doc, _ = chunk_file("src", path, text.encode())
+def chunks_of(path: str, text: str, **kwargs: int) -> list[Chunk]:
+    doc, _ = chunk_file("src", path, text.encode(), **kwargs)
     assert doc is not None
     return list(doc.chunks)
 
@@ -73,6 +73,15 @@ def test_the_parts_cover_the_definition_in_order() -> None:
 
 def test_closing_brackets_end_the_last_part_not_a_part_of_their_own() -> None:
     assert chunks_of("cli.rs", OPTS)[-1].body.rstrip().endswith("pub option_39: Option<usize>,\n}")
+
+
+def test_a_last_part_of_a_line_or_two_moves_its_cut_up_to_even_the_parts() -> None:
+    body = "".join(f"    h = h * 16 + s[{i}] - 48;\n" for i in range(5))
+    source = f"static unsigned parse(const char *s)\n{{\n    unsigned h = 0;\n{body}    return h;\n}}\n"
+    parts = [c for c in chunks_of("hex.c", source, code_chunk_size=200) if c.symbol == "parse"]
+    sizes = [c.byte_end - c.byte_start for c in parts]
+    assert len(parts) == 2 and max(sizes) <= 200 and min(sizes) > 200 // 8  # not `return h;\n}` alone
+    assert parts[-1].body.endswith("    return h;\n}")
 
 
 def test_a_long_function_is_cut_between_its_statements_and_a_switch_between_its_cases() -> None:

@@ -1616,7 +1616,18 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
             merged[-1] = Span(merged[-1].start, piece.end)
         else:
             merged.append(piece)
+    if len(merged) > 1 and merged[-1].end - merged[-1].start < budget // _SMALL_TAIL:
+        # a last piece of a line or two (`return h;\n}`): the last two cut where they are most even
+        before, last = merged[-2], merged[-1]
+        even = [p for p in points if before.start < p and p - before.start <= budget >= last.end - p]
+        if even:
+            cut = max(even, key=lambda p: min(p - before.start, last.end - p))
+            if cut < last.start:
+                merged[-2:] = [_trimmed(source, Span(before.start, cut)), Span(cut, last.end)]
     return merged or [span]
+
+
+_SMALL_TAIL = 8  # a definition's last part under an eighth of the budget moves its cut up (`_pieces`)
 
 
 def _closers_from(source: bytes, span: Span) -> int:
