@@ -465,6 +465,27 @@ def test_the_functions_a_module_wrapper_holds_are_definitions(head: str, tail: s
     assert head.strip() in "".join(c.body for c in chunks.values())  # the wrapper's head is kept
 
 
+def test_csharp_regions_and_pragmas_join_the_code_they_mark() -> None:
+    source = (
+        "class A\n{\n    #region helpers\n    public void F() { }\n    #endregion\n\n"
+        "#pragma warning disable IDE0047\n    public void G() { }\n#pragma warning restore IDE0047\n"
+        "\n    #region types\n    class B\n    {\n        void H() { }\n    }\n    #endregion\n}\n"
+    )
+    chunks = chunks_of("a.cs", source)
+    assert [(slug, c.line_start, c.line_end) for slug, c in chunks.items() if slug] == [
+        ("A", 1, 2),
+        ("A.F", 3, 5),  # `#region` opens it, `#endregion` closes it
+        ("A.G", 7, 9),
+        ("A.B", 11, 13),
+        ("A.B.H", 14, 14),
+    ]  # the last `#endregion` alone is no chunk (it had been a block named `comment`)
+
+
+def test_an_endif_alone_is_no_chunk() -> None:
+    source = "#ifdef _WIN32\nint f(void) { return 1; }\n#else  // when posix\nint f(void) { return 2; }\n\n#endif\n"
+    assert [slug for slug in chunks_of("d.c", source) if slug] == ["f", "f-1"]
+
+
 CPP_TESTS = """\
 #include "gtest/gtest.h"
 

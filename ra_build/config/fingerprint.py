@@ -56,8 +56,9 @@ CHUNKER_VERSION = (
     # 28: a macro that is a statement's first word before its block (`SPDLOG_TRY {`) blanked; 29: a
     # JavaScript object of functions is a definition (`object`) holding them as its methods; 30: the
     # functions inside a JavaScript module wrapper (`(function () {…})()`, UMD's factory) are definitions;
-    # 31: a definition's last part of a line or two moves the cut before it up (the two even)
-    31
+    # 31: a definition's last part of a line or two moves the cut before it up (the two even); 32:
+    # C#'s `#region`/`#pragma` join the code they mark, `#endif`/`#endregion` alone are no chunk
+    32
 )
 
 

@@ -159,6 +159,9 @@ _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # brackets and separators alone (and Ruby's `end`): unambiguous, so a long run of them never
 # makes the match backtrack quadratically
 _NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end[\s{}()\[\];,]*)?$")
+# a run of statements that is only what closes something: brackets and `#else`, `#endif`,
+# `#endregion` lines (with a comment after them): never a chunk of its own
+_ONLY_CLOSING = re.compile(rb"(?:[\s{}()\[\];,]|#[ \t]*(?:else|endif|endregion)\b[^\n]*)*$")
 _CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
 _OPENERS = (b"{", b"[", b"(")  # a line of one of these is never where a definition is cut
 _DOC_COMMENTS = (b"/**", b"///", b"##")  # comments that document what follows, blank lines or not
@@ -171,6 +174,9 @@ _OPENING = frozenset({"preproc_if", "preproc_ifdef"})  # their first line opens;
 # shell: `if [ -n "$ZSH_VERSION" ]; then f() {…}`), `fi` closes what precedes
 _SHELL_WORDS = {"if": _OPENS, "then": _OPENS, "elif": _OPENS, "else": _OPENS, "fi": _CLOSES}
 _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
+# C#'s directives that mark code rather than choose it: `#region x` and `#pragma warning disable X`
+# open what follows, `#endregion` and `#pragma warning restore X` close what precedes
+_DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"})
 _HAS_WORD = re.compile(r"\w")
 # where a statement names what it declares (`_Walker.declared`), in this order
 _NAME_FIELDS = ("name", "declarator", "left", "pattern", "key")
@@ -383,7 +389,12 @@ class _Walker:
         gaps: list[list[Span]] = [[]]
         self.members(root, "", (), definitions, gaps, top=True)
         header, rest = gaps[0], [run for run in gaps[1:] if run]
-        blocks = [span for run in rest for span in _grouped(run, self.source, self.declared)]
+        blocks = [
+            span
+            for run in rest
+            for span in _grouped(run, self.source, self.declared)
+            if not _ONLY_CLOSING.match(self.source, span.start, span.end)
+        ]
         return Parsed(header, _adopt(definitions), blocks, [], declared=self.declared)
 
     def members(
@@ -430,6 +441,13 @@ class _Walker:
                 role = _CLOSES if b"END" in self.source[node.start_byte : node.end_byte] else _OPENS
             elif role == _STATEMENT and self.stray(node):
                 role = _CLOSES  # a stray `;` ends what precedes it
+            elif role == _STATEMENT and kind in _DIRECTIVES:  # C#'s `#region x`, `#endregion`, `#pragma`
+                role = (
+                    _CLOSES
+                    if kind == "preproc_endregion"
+                    or b"restore" in self.source[node.start_byte : node.end_byte]
+                    else _OPENS
+                )
             if role == _CLOSES:  # `#else`, `#endif`: the end of what precedes it
                 self.directives.add(node.id)
                 gaps[-1].extend(map(self.span_of, pending))
@@ -817,6 +835,7 @@ class _Walker:
                         for run in gaps[1:]
                         for span in _grouped(run, self.source, self.declared)
                         if not _NO_CONTENT.match(self.source[span.start : span.end])
+                        and not _ONLY_CLOSING.match(self.source, span.start, span.end)
                     ]
         return found
 
