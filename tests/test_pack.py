@@ -289,7 +289,9 @@ def test_the_release_script_makes_no_archive_when_the_docs_stop_answering_their_
 ) -> None:
     """scripts/release-artifact runs docs/eval-questions.jsonl with --min hit5=0.8 before it packs."""
     copy = _repo_copy(tmp_path)
-    for page in ("mcp.md", "upstream.md", "scaling.md"):  # the pages three of the questions need, gone
+    # the only answers of four of the fourteen questions, gone: at most 10 of 14 can be found,
+    # however the rest rank (with scaling.md's, whose question README.md answers too, it passed)
+    for page in ("mcp.md", "upstream.md", "chunking.md", "architecture.md"):
         (copy / "docs" / page).unlink()
     done = _release(copy, tmp_path)
     assert done.returncode == 1

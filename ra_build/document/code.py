@@ -420,45 +420,14 @@ class _Walker:
             if node.id == swallowed:
                 continue
             if role == _STATEMENT and (test := self.titled_test(node)) is not None:
-                if pending and self.apart(pending, node):
-                    gaps[-1].extend(map(self.span_of, pending))
-                    pending = []
-                title, block = test
-                swallowed = block.id
-                start = pending[0].start_byte if pending else node.start_byte
-                signature = " ".join(self.text(node).split())
-                span = Span(start, block.end_byte)
-                crumb = (*crumbs, title)
-                qualified = f"{prefix}{title}"
-                out.append(Definition("test", title, qualified, signature, span, span.end, crumbs=crumb,
-                                      syntax=block, attached=attached))  # fmt: skip
+                swallowed = test[1].id
+                self.add_titled(node, test, pending, prefix, crumbs, out, gaps)
                 pending = []
-                gaps.append([])
                 continue
-            if role == _STATEMENT and kind in attached and self.macro(node):
-                # a macro alone on its line: `FMT_END_NAMESPACE` ends what precedes it, any
-                # other (`FMT_BEGIN_NAMESPACE`, `FMT_BEGIN_EXPORT`) begins what follows
-                role = _CLOSES if b"END" in self.source[node.start_byte : node.end_byte] else _OPENS
-            elif role == _STATEMENT and self.stray(node):
-                role = _CLOSES  # a stray `;` ends what precedes it
-            elif role == _STATEMENT and kind in _DIRECTIVES:  # C#'s `#region x`, `#endregion`, `#pragma`
-                role = (
-                    _CLOSES
-                    if kind == "preproc_endregion"
-                    or b"restore" in self.source[node.start_byte : node.end_byte]
-                    else _OPENS
-                )
+            role = self.role_of(node, kind, role)
             if role == _CLOSES:  # `#else`, `#endif`: the end of what precedes it
-                self.directives.add(node.id)
-                gaps[-1].extend(map(self.span_of, pending))
+                self.close(node, pending, out, gaps)
                 pending = []
-                # on the line after a definition it ends it (not a container: its text ends at its
-                # first member)
-                last = out[-1] if out and not gaps[-1] and not out[-1].children else None
-                if last is not None and self.source.count(b"\n", last.span.end, node.start_byte) <= 1:
-                    _extend(last, node.end_byte)
-                else:
-                    gaps[-1].append(self.span_of(node))
                 continue
             if role == _OPENS:  # `#if X`, `#ifndef GUARD`: the start of what follows, like a comment
                 self.directives.add(node.id)
@@ -491,9 +460,8 @@ class _Walker:
                 # JavaScript's module wrappers, `(function () { … })()` and UMD's `(function (root,
                 # factory) { … })(this, function () { … })`: the functions inside stand where they
                 # do; the wrapper's head, through the `{` of the body, is a statement
-                gaps[-1].extend(map(self.span_of, pending))
+                gaps[-1] += [*map(self.span_of, pending), Span(self.start_of(node), inner.start_byte + 1)]
                 pending = []
-                gaps[-1].append(Span(self.start_of(node), inner.start_byte + 1))
                 self.members(inner, prefix, crumbs, out, gaps, top=top)
                 continue
             if kind == "type_declaration" and len(specs := _type_specs(node)) > 1:
@@ -504,26 +472,18 @@ class _Walker:
                     start = node.start_byte
                 pending = []
                 for k, spec in enumerate(specs):
-                    out.append(
-                        self.grouped_type(spec, start if k == 0 else _comments_before(spec), prefix, crumbs)
-                    )
+                    own = _comments_before(spec) if k else start
+                    out.append(self.grouped_type(spec, own, prefix, crumbs))
                     gaps.append([])
                 continue
             target = self.unwrap(node)
-            if (
-                target is not None
-                and target.type == "namespace_definition"
-                and target.child_by_field_name("body") is None
-            ):
-                target = None  # PHP's `namespace App;`: a statement of the header, not a container
             name = self.name_of(target) if target is not None else None
-            if target is None or name is None:
-                gaps[-1].extend(map(self.span_of, [*pending, node]))
-                pending = []
-                continue
-            if pending and self.apart(pending, node):
+            if target is None or name is None or (pending and self.apart(pending, node)):
                 gaps[-1].extend(map(self.span_of, pending))
                 pending = []
+            if target is None or name is None:
+                gaps[-1].append(self.span_of(node))
+                continue
             start = pending[0].start_byte if pending else self.start_of(node)
             pending = []
             if (overloads := self.overloads(name, out, gaps)) is not None:
@@ -532,6 +492,62 @@ class _Walker:
             gaps.append([])
         # comments after the last statement: no definition follows to take them
         gaps[-1].extend(map(self.span_of, pending))
+
+    def close(
+        self,
+        node: tree_sitter.Node,
+        pending: list[tree_sitter.Node],
+        out: list[Definition],
+        gaps: list[list[Span]],
+    ) -> None:
+        """`node` (`#else`, `#endif`, a stray `;`) ends what precedes it: on the line after a
+        definition, that definition (not a container: its text ends at its first member); else
+        it is a statement of the run before it, as the comments `pending` above it are."""
+        self.directives.add(node.id)
+        gaps[-1].extend(map(self.span_of, pending))
+        last = out[-1] if out and not gaps[-1] and not out[-1].children else None
+        if last is not None and self.source.count(b"\n", last.span.end, node.start_byte) <= 1:
+            _extend(last, node.end_byte)
+        else:
+            gaps[-1].append(self.span_of(node))
+
+    def role_of(self, node: tree_sitter.Node, kind: str, role: str) -> str:
+        """What a statement does to its neighbours: a macro alone on its line, a stray `;` and C#'s
+        directives open what follows or close what precedes (`statements` gives the rest)."""
+        if role != _STATEMENT:
+            return role
+        if kind in self.g.attached and self.macro(node):
+            # a macro alone on its line: `FMT_END_NAMESPACE` ends what precedes it, any other
+            # (`FMT_BEGIN_NAMESPACE`, `FMT_BEGIN_EXPORT`) begins what follows
+            return _CLOSES if b"END" in self.source[node.start_byte : node.end_byte] else _OPENS
+        if self.stray(node):
+            return _CLOSES  # a stray `;` ends what precedes it
+        if kind in _DIRECTIVES:  # C#'s `#region x`, `#endregion`, `#pragma warning …`
+            closes = kind == "preproc_endregion" or b"restore" in self.source[node.start_byte : node.end_byte]
+            return _CLOSES if closes else _OPENS
+        return role
+
+    def add_titled(
+        self,
+        node: tree_sitter.Node,
+        test: tuple[str, tree_sitter.Node],
+        pending: list[tree_sitter.Node],
+        prefix: str,
+        crumbs: tuple[str, ...],
+        out: list[Definition],
+        gaps: list[list[Span]],
+    ) -> None:
+        """Add a Catch2 test (`titled_test`) to `out`, with the comments `pending` above it."""
+        if pending and self.apart(pending, node):
+            gaps[-1].extend(map(self.span_of, pending))
+            pending = []
+        title, block = test
+        start = pending[0].start_byte if pending else node.start_byte
+        span = Span(start, block.end_byte)
+        signature = " ".join(self.text(node).split())
+        out.append(Definition("test", title, f"{prefix}{title}", signature, span, span.end,
+                              crumbs=(*crumbs, title), syntax=block, attached=self.g.attached))  # fmt: skip
+        gaps.append([])
 
     def overloads(self, name: str, out: list[Definition], gaps: list[list[Span]]) -> int | None:
         """Where the overload signatures of `name` just before its definition start, taken from
@@ -727,6 +743,8 @@ class _Walker:
             return test  # GoogleTest: `TEST(Registry, RegisterDrop) {…}` is `Registry.RegisterDrop`
         if kind == "mod_item" and node.child_by_field_name("body") is None:
             return None  # Rust: `mod context;` says where a module is; its file defines it
+        if kind == "namespace_definition" and node.child_by_field_name("body") is None:
+            return None  # PHP's `namespace App;`: a statement of the header, not a container
         if kind == "assignment_expression":  # CommonJS: `app.use = function use(fn) {…}`
             value = node.child_by_field_name("right")
             target = node.child_by_field_name("left")
