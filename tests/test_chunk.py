@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ra_build.document.chunk import Chunk, Document, Slugger, chunk_document, content_hash, slugify
 from ra_build.document.html_tags import is_html_element
@@ -514,6 +516,78 @@ def test_a_txt_file_does_not_parse_frontmatter() -> None:
     doc = chunk_document("notes", "a.txt", "---\ntitle: x\n---\nbody\n")
     assert doc.frontmatter == {}
     assert doc.chunks[0].body.startswith("---")
+
+
+RST = """\
+.. _advanced:
+
+==============
+Advanced Usage
+==============
+
+This document covers advanced features.
+
+Session Objects
+---------------
+
+Sessions persist parameters across requests::
+
+    s = requests.Session()
+    Not a title
+    -----------
+
+Keep-Alive
+----------
+
+Connections are kept alive.
+
+Pooling
+~~~~~~~
+
+A pool per host.
+"""
+
+
+def test_an_rst_page_is_chunked_by_its_sections_whatever_their_adornment() -> None:
+    doc = chunk_document("d", "user/advanced.rst", RST)
+    assert (doc.kind, doc.title) == ("rst", "Advanced Usage")
+    sections = [(c.depth, c.slug, c.line_start) for c in doc.chunks if c.depth]
+    assert sections == [
+        (1, "advanced-usage", 3),  # over- and underlined: the first style, level 1
+        (2, "session-objects", 9),  # an indented literal block's underlined line is no title
+        (2, "keep-alive", 18),
+        (3, "pooling", 23),  # `~`: the third style
+    ]
+    assert "Not a title" in next(c for c in doc.chunks if c.slug == "session-objects").body
+
+
+@given(
+    st.lists(st.sampled_from(["Title\n", "=====\n", "-----\n", "\n", "  indented\n", "text here\n", "~~~\n"]))
+)
+def test_any_rst_text_chunks_into_ranges_that_cover_it_in_order(lines: list[str]) -> None:
+    text = "".join(lines)
+    doc = chunk_document("d", "p.rst", text)
+    starts = [c.byte_start for c in doc.chunks if c.depth]
+    assert starts == sorted(starts)
+    held = " ".join([doc.title, *(f"{c.title} {c.body}" for c in doc.chunks)])
+    assert all(word in held for word in re.findall(r"\w+", text))  # as a title or in a body
+
+
+def test_a_default_tree_finds_a_section_of_an_rst_page_and_lang_rst_keeps_it(tmp_path: Path) -> None:
+    from tests.conftest import run_cmd
+
+    (tmp_path / "docs" / "user").mkdir(parents=True)
+    (tmp_path / "docs" / "user" / "advanced.rst").write_text(RST, encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text("# Index\n\nSessions, keep-alive.\n", encoding="utf-8")
+    (tmp_path / ".ra.toml").write_text('root = true\n[tree.docs]\npath = "docs"\n', encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    run = run_cmd(
+        "ra", "search", "--json", "connections kept alive lang:rst", cwd=tmp_path, home=tmp_path / "home"
+    )
+    assert run.code == 0, run.err
+    found = json.loads(run.out)["queries"][0]["results"]
+    assert [r["id"] for r in found] == ["docs:user/advanced.rst#keep-alive"]
+    assert found[0]["language"] == "rst"
 
 
 def test_kind_can_be_forced() -> None:

@@ -573,15 +573,13 @@ def test_the_manifest_records_what_the_walk_skipped(tmp_path: Path, home: Path) 
 # --- ra init -----------------------------------------------------------------------------------
 
 
-def test_init_in_a_folder_with_code_includes_its_languages_then_markdown_and_text(
-    tmp_path: Path, home: Path
-) -> None:
+def test_init_in_a_folder_with_code_includes_its_languages_then_the_docs(tmp_path: Path, home: Path) -> None:
     for rel in ("src/a.py", "src/b.py", "cmd/main.go", "docs/guide.md"):
         _write(tmp_path, rel)
     result = init_config(tmp_path, home)
     tree = load_config(tmp_path, home).trees[result.tree_name]
     assert tree.path == tmp_path
-    assert tree.include == ("**/*.py", "**/*.pyi", "**/*.go", "**/*.md", "**/*.txt")
+    assert tree.include == ("**/*.py", "**/*.pyi", "**/*.go", "**/*.md", "**/*.rst", "**/*.txt")
     assert result.code is not None and result.code.languages == (("python", 2), ("go", 1))
 
 
@@ -616,7 +614,12 @@ def test_the_starter_config_of_a_code_tree_loads_without_warnings(tmp_path: Path
     _write(tmp_path, "lib.rs")
     result = init_config(tmp_path, home)
     text = result.path.read_text(encoding="utf-8")
-    assert tomllib.loads(text)["tree"][result.tree_name]["include"] == ["**/*.rs", "**/*.md", "**/*.txt"]
+    assert tomllib.loads(text)["tree"][result.tree_name]["include"] == [
+        "**/*.rs",
+        "**/*.md",
+        "**/*.rst",
+        "**/*.txt",
+    ]
     assert "# default_excludes = true" in text and "# gitignore = true" in text
     assert load_config(tmp_path, home).warnings == ()
 
@@ -627,5 +630,5 @@ def test_ra_init_prints_the_code_it_found(ra: Callable[..., Run], tmp_path: Path
     result = ra("init")
     assert result.code == 0, result.err
     assert result.out.splitlines()[1] == (
-        "found code: python (2 files), typescript (1 file) — the tree includes it, with markdown and text"
+        "found code: python (2 files), typescript (1 file) — the tree includes it, with the docs (.md, .rst, .txt)"
     )

@@ -236,10 +236,10 @@ def test_relative_tree_path_resolves_against_the_defining_file(tmp_path: Path, h
     assert load_config(cwd, home).trees["docs"].path == tmp_path / "a" / "docs"
 
 
-def test_tree_include_defaults_to_markdown_and_text(project: Path, home: Path) -> None:
+def test_tree_include_defaults_to_markdown_restructuredtext_and_text(project: Path, home: Path) -> None:
     write(project / ".ra.toml", "[tree.docs]\npath = 'docs'\n")
     tree = load_config(project, home).trees["docs"]
-    assert tree.include == DEFAULT_INCLUDE == ("**/*.md", "**/*.txt")
+    assert tree.include == DEFAULT_INCLUDE == ("**/*.md", "**/*.rst", "**/*.txt")
     assert tree.exclude == ()
 
 

@@ -25,10 +25,12 @@ def _paths(tree: TreeConfig) -> list[str]:
     return [f.path for f in discover_tree(tree).files]
 
 
-def test_default_include_selects_markdown_and_text_in_every_directory(tmp_path: Path) -> None:
-    for rel in ("a.md", "b.txt", "c.rst", "sub/d.md", "sub/deeper/e.txt", "img.png"):
+def test_default_include_selects_markdown_restructuredtext_and_text_in_every_directory(
+    tmp_path: Path,
+) -> None:
+    for rel in ("a.md", "b.txt", "c.rst", "sub/d.md", "sub/deeper/e.txt", "img.png", "f.adoc"):
         _write(tmp_path, rel)
-    assert _paths(_tree(tmp_path)) == ["a.md", "b.txt", "sub/d.md", "sub/deeper/e.txt"]
+    assert _paths(_tree(tmp_path)) == ["a.md", "b.txt", "c.rst", "sub/d.md", "sub/deeper/e.txt"]
 
 
 def test_exclude_wins_over_include(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ra_build.artifacts.atomic import write_with
+from ra_query.sources.languages import DOC_LANGUAGES
 from ra_query.text.locales import DEFAULT_LOCALE, SAMPLE, document_locale, translation_key
 
 if TYPE_CHECKING:  # the chunker (markdown-it, YAML) is not needed to read or write the tables
@@ -158,7 +159,7 @@ def _frontmatter_json(doc: Document) -> str | None:
 def locale_of(doc: Document, default: str = DEFAULT_LOCALE) -> str | None:
     """A docs document's natural language (ra_query.text.locales.document_locale, `default` its
     tree's), None for code (whose language is its programming language)."""
-    if doc.language not in ("markdown", "text"):
+    if doc.language not in DOC_LANGUAGES:
         return None
     sample: list[str] = []
     size = 0

@@ -14,7 +14,7 @@ from pathlib import Path
 from ra_query.artifacts.paths import DEFAULT_DIR
 from ra_query.errors import ConfigError
 
-DEFAULT_INCLUDE = ("**/*.md", "**/*.txt")
+DEFAULT_INCLUDE = ("**/*.md", "**/*.rst", "**/*.txt")
 STEMMERS = frozenset(
     {
         "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek",

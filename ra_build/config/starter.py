@@ -3,11 +3,12 @@
 A local config goes in the given directory and, inside a git repository, `.ra/` (the index)
 is added to that directory's `.gitignore`. A directory that holds code (a programming language
 of ra_query.sources.languages; data files alone do not count) gets a tree over all of it that
-includes those languages and markdown and text; else a `docs/` folder is the tree, else the
-directory with the default include. The look for code is the build's own walk (default
-excludes, .gitignore), stopped after `CODE_SCAN_LIMIT` entries. `--global` writes `~/.ra.toml`
-with a `notes` tree at `~/notes`, creating the folder. Every section is present as commented-out
-defaults, so the file itself shows what can be configured; it loads without warnings as written.
+includes those languages and the docs (markdown, reStructuredText, text); else a `docs/`
+folder is the tree, else the directory with the default include. The look for code is the
+build's own walk (default excludes, .gitignore), stopped after `CODE_SCAN_LIMIT` entries.
+`--global` writes `~/.ra.toml` with a `notes` tree at `~/notes`, creating the folder. Every
+section is present as commented-out defaults, so the file itself shows what can be configured;
+it loads without warnings as written.
 """
 
 from __future__ import annotations
@@ -43,14 +44,14 @@ class CodeFound:
 
     @property
     def include(self) -> tuple[str, ...]:
-        """The tree's include: each language's globs, then markdown and text."""
+        """The tree's include: each language's globs, then the docs' (markdown, rst, text)."""
         return (*(glob for lang, _ in self.languages for glob in _PROGRAMMING[lang]), *DEFAULT_INCLUDE)
 
     def summary(self) -> str:
         """One line for `ra init` to print."""
         found = ", ".join(f"{lang} ({n:,} file{'s' if n != 1 else ''})" for lang, n in self.languages)
         where = f" in the first {CODE_SCAN_LIMIT:,} entries" if self.partial else ""
-        return f"found code{where}: {found} — the tree includes it, with markdown and text"
+        return f"found code{where}: {found} — the tree includes it, with the docs (.md, .rst, .txt)"
 
 
 def find_code(directory: Path) -> CodeFound | None:

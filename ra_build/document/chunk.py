@@ -18,7 +18,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ra_build.document.code import (
     DEFAULT_CODE_CHUNK,
@@ -33,8 +33,9 @@ from ra_build.document.code import (
 from ra_build.document.frontmatter import NO_FRONTMATTER, Frontmatter, parse_frontmatter
 from ra_build.document.markdown import UTF8_BOM, Heading, decode, file_bytes, find_headings
 from ra_build.document.memo import TextMemo
+from ra_build.document.rst import rst_headings
 from ra_query.artifacts.schema import doc_id_of
-from ra_query.sources.languages import SourceKind, language_of
+from ra_query.sources.languages import DOC_LANGUAGES, SourceKind, language_of
 from ra_query.sources.languages import header_language as _header_language
 from ra_query.text.files import looks_binary
 from ra_query.text.slugs import slug_keeps
@@ -42,7 +43,7 @@ from ra_query.text.tokens import count_tokens as _count_tokens
 from ra_query.text.tokens import encoding
 
 TitleSource = Literal["frontmatter", "h1", "filename", "heading", "signature"]
-Kind = Literal["markdown", "text", "code"]
+Kind = Literal["markdown", "text", "rst", "code"]
 
 DEFAULT_MAX_CHUNK = 50_000  # [settings] max_chunk_size's default (ra_build.config.model)
 _NON_SPACE = re.compile(r"\S")
@@ -100,11 +101,11 @@ class Document:
 
 
 def kind_for_path(path: str) -> Kind:
-    """`.txt` files are plain text, files of a known programming or data language are code
-    (ra_query.sources.languages), everything else is read as markdown."""
+    """`.txt` files are plain text, `.rst` reStructuredText, files of a known programming or data
+    language are code (ra_query.sources.languages), everything else is read as markdown."""
     language = language_of(path)
-    if language in ("markdown", "text"):
-        return language
+    if language in DOC_LANGUAGES:
+        return cast(Kind, language)
     return "code"
 
 
@@ -251,7 +252,7 @@ def chunk_document(
         headings = find_headings(text, front.body_start, front.body_line)
     else:
         front = NO_FRONTMATTER
-        headings = []
+        headings = rst_headings(text) if kind == "rst" else []
     title, title_source = _document_title(front, headings, path)
     ranges = _Ranges(text, byte_offset, byte_length)
     tags = front.tags

@@ -48,7 +48,10 @@ CODE_EXTENSIONS: Final[dict[str, str]] = {
     "yml": "yaml",
     "json": "json",
 }
-DOC_EXTENSIONS: Final[dict[str, str]] = {"md": "markdown", "markdown": "markdown", "txt": "text"}
+DOC_EXTENSIONS: Final[dict[str, str]] = {
+    "md": "markdown", "markdown": "markdown", "txt": "text", "rst": "rst",
+}  # fmt: skip
+DOC_LANGUAGES: Final = frozenset(DOC_EXTENSIONS.values())  # prose: chunked by headings, a locale each
 # the include pattern `ra init` writes for a language (one per language, its usual extensions)
 LANGUAGE_GLOBS: Final[dict[str, tuple[str, ...]]] = {
     language: tuple(f"**/*.{ext}" for ext, lang in CODE_EXTENSIONS.items() if lang == language)
@@ -66,7 +69,7 @@ ALIASES: Final[dict[str, str]] = {
     "c++": "cpp", "cxx": "cpp", "c#": "csharp", "cs": "csharp", "golang": "go", "ts": "typescript",
     "tsx": "typescript", "js": "javascript", "jsx": "javascript", "py": "python", "python3": "python",
     "sh": "bash", "shell": "bash", "zsh": "bash", "yml": "yaml", "rb": "ruby", "rs": "rust", "md": "markdown",
-    "txt": "text",
+    "txt": "text", "restructuredtext": "rst",
 }  # fmt: skip
 KINDS: Final = ("docs", "code", "upstream")
 
@@ -124,7 +127,7 @@ def header_language(text: str, setting: str = "auto") -> str:
 
 
 def kind_of(language: str) -> SourceKind:
-    """`code` for a programming or data language, `docs` for markdown and text."""
+    """`code` for a programming or data language, `docs` for markdown, reStructuredText and text."""
     return "code" if language in CODE_LANGUAGES else "docs"
 
 

@@ -77,6 +77,7 @@ _EXTENSIONS: Final = frozenset(
         "json",
         "md",
         "markdown",
+        "rst",
         "txt",
     ]
 )

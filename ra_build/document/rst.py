@@ -1,0 +1,62 @@
+"""reStructuredText sections: the headings of a `.rst` page (Sphinx's docs), for its chunk tree.
+
+A section title is a line of text under (and maybe over) a line of one punctuation character
+repeated (`=====`, `-----`, `~~~~~`), after a blank line or at the file's start, the title not
+indented (an indented line is in a literal block, a directive or a quote). Levels are what
+docutils gives them: the order in which the styles first appear (an underline of `=` with an
+overline is another style than one without).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ra_build.document.markdown import Heading
+
+# a line of one punctuation character, three or more (docutils takes any of these)
+_ADORNMENT: Final = re.compile(r"([!-/:-@\[-`{-~])\1{2,}[ \t]*")
+MAX_LEVEL: Final = 6  # deeper styles are level 6, as markdown has no h7
+
+
+def rst_headings(text: str) -> list[Heading]:
+    """The section titles of the reStructuredText in `text`, in order."""
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    styles: dict[tuple[str, bool], int] = {}
+    found: list[Heading] = []
+    at = 0
+    while at < len(lines):
+        span = _title_at(lines, at)
+        if span is None:
+            at += 1
+            continue
+        title_line, end, style = span
+        level = styles.setdefault(style, min(len(styles) + 1, MAX_LEVEL))
+        title = lines[title_line].strip()
+        found.append(Heading(level, title, at, end, offsets[at], offsets[end], title))
+        at = end
+    return found
+
+
+def _title_at(lines: list[str], at: int) -> tuple[int, int, tuple[str, bool]] | None:
+    """(the title's line, the line after the heading, its style) when a section title starts at
+    line `at` (its overline or its text), else None."""
+    if at > 0 and lines[at - 1].strip():
+        return None  # a title follows a blank line (or starts the file)
+    first = lines[at].rstrip("\r\n")
+    over = _ADORNMENT.fullmatch(first)
+    if over is not None and at + 2 < len(lines):  # overline, title, underline
+        title, under = lines[at + 1].rstrip("\r\n"), lines[at + 2].rstrip("\r\n")
+        if title.strip() and not _ADORNMENT.fullmatch(title) and under.rstrip() == first.rstrip():
+            return at + 1, at + 3, (over.group(1), True)
+        return None
+    if over is not None or not first.strip() or first[0] in " \t" or at + 1 >= len(lines):
+        return None
+    under = lines[at + 1].rstrip("\r\n")
+    matched = _ADORNMENT.fullmatch(under)
+    if matched is None or len(under.rstrip()) < len(first.rstrip()):
+        return None
+    return at, at + 2, (matched.group(1), False)
