@@ -738,7 +738,11 @@ def test_each_type_of_a_go_type_group_is_a_chunk() -> None:
         ("a.cpp", 'extern "C" {\nint f() { return 1; }\n}\n', ["", "f"]),
         ("v.cpp", "template <typename T> T V<A<T>>::get() { return t; }\n", ["", "V.get"]),
         ("b.rb", "class B\n  class << self\n    def m; end\n  end\nend\n", ["", "B", "B.m"]),
-        ("m.ts", "declare module 'foo' {\n  export function x(): void;\n}\n", ["", "foo"]),
+        (
+            "m.ts",
+            "declare module 'foo' {\n  export function x(): void;\n}\n",
+            ["", "foo", "foo.x"],
+        ),  # the declared function: a name
     ],
 )
 def test_blocks_that_only_hold_definitions_and_decorated_names_give_plain_ids(

@@ -486,6 +486,41 @@ def test_an_endif_alone_is_no_chunk() -> None:
     assert [slug for slug in chunks_of("d.c", source) if slug] == ["f", "f-1"]
 
 
+TYPINGS = """\
+export interface Options {
+  /** Whether to follow redirects. */
+  followRedirect?: boolean;
+  /** Called before each retry. */
+  beforeRetry(error: Error): void;
+}
+
+export declare class Command {
+  /**
+   * Define option.
+   */
+  option(flags: string, description?: string): this;
+  option<T>(flags: string, description: string, parse: (v: string) => T): this;
+
+  /** Parse argv. */
+  parse(argv?: string[]): this;
+}
+
+export declare function program(): Command;
+"""
+
+
+def test_a_typings_files_declared_methods_and_functions_are_definitions() -> None:
+    chunks = chunks_of("index.d.ts", TYPINGS)
+    assert [(slug, c.line_start, c.line_end) for slug, c in chunks.items() if slug] == [
+        ("Options", 1, 6),
+        ("Command", 8, 8),
+        ("Command.option", 9, 13),  # its overloads one chunk (it was cut into parts named Command.2, …)
+        ("Command.parse", 15, 16),
+        ("program", 19, 19),
+    ]
+    assert chunks["Options"].members == ("Options.followRedirect", "Options.beforeRetry")
+
+
 CPP_TESTS = """\
 #include "gtest/gtest.h"
 

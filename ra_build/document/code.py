@@ -551,30 +551,17 @@ class _Walker:
 
     def overloads(self, name: str, out: list[Definition], gaps: list[list[Span]]) -> int | None:
         """Where the overload signatures of `name` just before its definition start, taken from
-        `out` and `gaps` (they join it), or None when none precede it: Python's `@overload`
-        stubs (`def f(x: int) -> int: ...`), TypeScript's signatures (`f(x: string): T;`)
-        with their comments. The definition that does the work keeps the name's id."""
+        `out` (they join it), or None when none precede it: Python's `@overload` stubs (`def
+        f(x: int) -> int: ...`), TypeScript's signatures (`f(x: string): T;`, a `.d.ts`'s
+        `declare function f(…): T;`) with their comments. The last of them, or the definition
+        that does the work, keeps the name's id."""
         last = out[-1] if out and not gaps[-1] and out[-1].name == name else None
-        if last is not None and last.syntax is not None and _overload(last.syntax, self.source):
-            gaps.pop()
-            return out.pop().span.start
-        run, first = gaps[-1], None
-        for at in range(len(run) - 1, -1, -1):
-            signature = run[at].node
-            if signature is not None and signature.type == "export_statement":
-                signature = signature.child_by_field_name("declaration")
-            if signature is not None and (
-                signature.type not in _SIGNATURES or self.name_of(signature) != name
-            ):
-                break
-            first = at if signature is not None else first
-        if first is None:
+        if last is None or last.syntax is None or last.children:
             return None
-        while first > 0 and run[first - 1].node is None:  # the comments before the first
-            first -= 1
-        start = run[first].start
-        del run[first:]
-        return start
+        if not _overload(last.syntax, self.source) and _unwrapped(last.syntax).type not in _SIGNATURES:
+            return None
+        gaps.pop()
+        return out.pop().span.start
 
     def statements(self, parent: tree_sitter.Node, depth: int = 0) -> Iterator[tuple[tree_sitter.Node, str]]:
         """The named children of `parent` and their roles, with what a preprocessor conditional
@@ -1002,7 +989,7 @@ class _Walker:
 
 
 # TypeScript's overload signatures: part of the definition they precede (`_Walker.overloads`)
-_SIGNATURES = frozenset({"function_signature", "method_signature"})
+_SIGNATURES = frozenset({"function_signature", "method_signature", "abstract_method_signature"})
 # C and C++ types that are a definition only with a body (else a forward declaration)
 _FORWARD = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 # GoogleTest's macros that define a test: `TEST(Suite, Case) {…}` (`_Walker.macro_test`)
@@ -1088,6 +1075,18 @@ def _end_of(node: tree_sitter.Node) -> int:
     ):
         return after.end_byte
     return node.end_byte
+
+
+def _unwrapped(node: tree_sitter.Node) -> tree_sitter.Node:
+    """What an `export` or a `declare` holds (a TypeScript declaration), else `node`."""
+    while node.type in ("export_statement", "ambient_declaration"):
+        inner = node.child_by_field_name("declaration") or (
+            node.named_children[-1] if node.named_children else None
+        )
+        if inner is None:
+            break
+        node = inner
+    return node
 
 
 def _wrapped_body(statement: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -1459,7 +1458,7 @@ def _emit_members(
 _MEMBER_TYPES = frozenset({
     "field_declaration", "enum_variant", "enumerator", "property_signature", "public_field_definition",
     "field_definition", "enum_member_declaration", "enum_assignment", "method_spec", "method_elem",
-    "enum_case",
+    "enum_case", "method_signature",
 })  # fmt: skip
 _TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "type", "union", "record", "trait"})
 _MEMBER_DEPTH = 4  # how deep below the definition its members are looked for (a body, a list)

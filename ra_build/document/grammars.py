@@ -57,6 +57,10 @@ _JS_DEFS = {
     "internal_module": "namespace",
     "module": "namespace",
     "abstract_method_signature": "method",
+    # a declared signature (a `.d.ts`'s methods and functions); one before its implementation
+    # is part of it (code._Walker.overloads)
+    "method_signature": "method",
+    "function_signature": "function",
     # `const f = (…) => …`: a function when its value is one (code._Walker.name_of)
     "lexical_declaration": "function",
     "variable_declaration": "function",
