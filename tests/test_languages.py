@@ -655,7 +655,7 @@ def test_docs_code_md_lists_exactly_the_languages_ra_parses() -> None:
     assert sorted(rows) == sorted(DISPLAY.values())
     lang_filter = text.split("`lang:` takes", 1)[1].split(" in\nany case", 1)[0]
     named = set(re.findall(r"`([a-z+#]+)`", lang_filter))
-    assert named == {*DISPLAY, "markdown", "text"}
+    assert named == {*DISPLAY, "markdown", "rst", "text"}
 
 
 def test_the_readme_names_exactly_the_languages_ra_parses() -> None:
