@@ -148,13 +148,21 @@ def test_every_command_in_ra_help_is_documented_in_the_readme(ra: RaFn) -> None:
 
 
 def test_inspect_of_a_file_that_is_not_markdown_text_or_code_says_so(ra: RaFn, tmp_path: Path) -> None:
-    notes = tmp_path / "notes.rst"
-    notes.write_text("Title\n=====\n", encoding="utf-8")
+    notes = tmp_path / "notes.adoc"
+    notes.write_text("= Title\n", encoding="utf-8")
     run = ra("inspect", "doc", str(notes))
     assert run.code == 0
     assert run.err.startswith(
-        f"ra: warning: {notes}: not a markdown, text or code file (.md, .txt, .py, .go, …)"
+        f"ra: warning: {notes}: not a markdown, reStructuredText, text or code file (.md, .rst, .txt, .py, .go, …)"
     )
+
+
+def test_inspect_of_an_rst_page_shows_its_sections_without_a_warning(ra: RaFn, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.rst"
+    notes.write_text("Title\n=====\n\nIntro.\n\nUsage\n-----\n\nRun it.\n", encoding="utf-8")
+    run = ra("inspect", "doc", str(notes))
+    assert run.code == 0 and "warning" not in run.err, run.err
+    assert "Usage" in run.out
 
 
 def test_inspect_of_a_code_file_lists_its_definitions_with_their_lines(ra: RaFn, tmp_path: Path) -> None:

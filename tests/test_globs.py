@@ -44,7 +44,7 @@ def test_compiled_alternation_matches_any_pattern() -> None:
     rx = compile_globs(["**/*.md", "**/*.txt"])
     assert rx is not None
     assert rx.match("n/a.txt")
-    assert not rx.match("n/a.rst")
+    assert not rx.match("n/a.adoc")
 
 
 def test_no_patterns_compile_to_none() -> None:

@@ -136,7 +136,7 @@ def test_a_file_added_in_a_new_subdirectory_is_counted(kb: Path, home: Path) -> 
     build(kb, home)
     (kb / "guides" / "deep" / "er").mkdir(parents=True)
     (kb / "guides" / "deep" / "er" / "new.md").write_text("# New\n", encoding="utf-8")
-    (kb / "guides" / "deep" / "ignored.rst").write_text("not selected\n", encoding="utf-8")
+    (kb / "guides" / "deep" / "ignored.adoc").write_text("not selected\n", encoding="utf-8")
     assert _stale(kb) == 1
 
 

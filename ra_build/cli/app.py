@@ -135,6 +135,7 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or c
     ra makes of FILE."""
     from ra_build.cli.inspection import render_inspect
     from ra_build.document.chunk import chunk_file, kind_for_path
+    from ra_query.sources.languages import DOC_EXTENSIONS
     from ra_query.text.files import looks_binary, read_named
     from ra_query.text.locales import DEFAULT_LOCALE
 
@@ -152,10 +153,10 @@ def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or c
 
     if kind_for_path(file.name) == "code" and (why := generated_reason(data)) is not None:
         warn(f"{file}: {why} by a build; below are the chunks it would make of it")
-    if file.suffix.lower() not in (".md", ".markdown", ".txt") and kind_for_path(file.name) != "code":
+    if file.suffix.lower().lstrip(".") not in DOC_EXTENSIONS and kind_for_path(file.name) != "code":
         warn(
-            f"{file}: not a markdown, text or code file (.md, .txt, .py, .go, …) — shown as markdown, "
-            "as a build reads it when a tree's include names it"
+            f"{file}: not a markdown, reStructuredText, text or code file (.md, .rst, .txt, .py, .go, "
+            "…) — shown as markdown, as a build reads it when a tree's include names it"
         )
     config = load_config(require_paths=False)
     tree, rel = _locate(file.resolve(), config)
