@@ -607,6 +607,8 @@ PIECES = {
         "X = 'é ✓'\n",
         "@dec\ndef g():\n    '''doc'''\n",
         "if x:\n    y()\n",
+        "# else: run setup first\n",
+        "@overload\ndef f(a: int) -> int: ...\n",
         "def broken(:\n",
         "    indented = 1\n",
         "import os\n",
@@ -629,6 +631,8 @@ PIECES = {
         "let z = 1;\n",
         "\n",
         "interface I { a: string }\n",
+        "declare function d(a: string): void;\n",
+        "const o = {\n  m() { return 1; },\n  k: 2,\n};\n",
     ],
     "m.h": [
         "#ifndef M_H\n",
@@ -646,6 +650,7 @@ PIECES = {
         "FMT_BEGIN_NAMESPACE\n",
         "FMT_API void h();\n",
         "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n",
+        "TEST_F(Suite, Case)\n{\n  EXPECT_EQ(1, 1);\n}\n",
         "\n",
     ],
     "m.js": [
@@ -659,6 +664,7 @@ PIECES = {
         "});\n",
         "it('does x', () => {\n  assert(1);\n});\n",
         "var v = require('v');\n",
+        "(function (root) {\n  function w() {}\n})(jQuery, window);\n",
         "\n",
     ],
     "m.rb": [
@@ -718,9 +724,12 @@ def test_every_line_of_a_code_file_with_words_is_in_some_chunk_and_every_range_s
         covered.update(range(chunk.line_start, chunk.line_end + 1))
     lines = data.decode("utf-8-sig").replace("\r\n", "\n").split("\n")
     for number, line in enumerate(lines, start=1):
-        # what only closes (Ruby's `end`, `#endif`, `#else` alone after a blank line) is, as a
-        # closing bracket, never a chunk of its own
-        if re.search(r"\w", line) and not re.fullmatch(r"\s*(?:end|#\s*(?:endif|else|endregion)\b.*)", line):
+        # what only closes (Ruby's `end`; C's and C#'s `#endif`, `#else` alone after a blank line)
+        # is, as a closing bracket, never a chunk of its own
+        directive = path.endswith((".c", ".h", ".cpp", ".cs")) and re.fullmatch(
+            r"\s*#\s*(?:endif|else|endregion)\b.*", line
+        )
+        if re.search(r"\w", line) and line.strip() != "end" and not directive:
             assert number in covered, (path, number, line, text)
 
 

@@ -47,6 +47,16 @@ def test_editing_a_file_replaces_exactly_its_chunks_headings_included(kb: Path, 
     assert len(after) == len(before) + 1  # property-tests went, mocks and golden-files came
 
 
+def test_editing_a_pages_translation_key_alone_reaches_the_index(kb: Path, home: Path) -> None:
+    page = kb / "guides" / "tr.md"
+    page.write_text("---\ntranslation_key: a\n---\n# Tr\n\nText.\n", encoding="utf-8")
+    build(kb, home)
+    page.write_text("---\ntranslation_key: b\n---\n# Tr\n\nText.\n", encoding="utf-8")
+    build(kb, home)
+    chunk = open_store(kb / ".ra").get_chunk("docs:guides/tr.md#tr")
+    assert chunk is not None and chunk.translation == "key:b"  # its chunks' text had not changed
+
+
 def test_deleting_a_file_removes_all_its_chunks(kb: Path, home: Path) -> None:
     build(kb, home)
     (kb / "guides" / "errors.md").unlink()

@@ -506,6 +506,16 @@ export declare class Command {
 }
 
 export declare function program(): Command;
+
+declare function debug(ns: string): Debugger;
+declare namespace debug {
+  function enable(ns: string): void;
+}
+
+export interface Emitter {
+  on(e: "a", f: () => void): this;
+  on(e: "b", f: () => void): this;
+}
 """
 
 
@@ -517,8 +527,13 @@ def test_a_typings_files_declared_methods_and_functions_are_definitions() -> Non
         ("Command.option", 9, 13),  # its overloads one chunk (it was cut into parts named Command.2, …)
         ("Command.parse", 15, 16),
         ("program", 19, 19),
+        ("debug", 21, 21),  # a function and a namespace of one name: two definitions
+        ("debug-1", 22, 22),
+        ("debug.enable", 23, 23),
+        ("Emitter", 26, 29),
     ]
     assert chunks["Options"].members == ("Options.followRedirect", "Options.beforeRetry")
+    assert chunks["Emitter"].members == ("Emitter.on",)  # its overloads declare one name
 
 
 CPP_TESTS = """\
@@ -540,6 +555,15 @@ TEST_CASE("level names", "[level]")
 {
     REQUIRE(true);
 }
+
+TEST_P(Params, Holds)
+{
+    EXPECT_TRUE(GetParam());
+}
+
+TEST_CASE("tight"){
+    REQUIRE(1);
+}
 """
 
 
@@ -551,7 +575,19 @@ def test_cpp_test_macros_are_tests_named_by_their_suite_and_case_or_their_title(
         "LoggerTest.FlushesOnError": (7, 9, "test"),
         "drop-non-existing": (11, 13, "test"),
         "level-names": (15, 18, "test"),  # its `{` on the next line: the macro line is not blanked
+        "Params.Holds": (20, 23, "test"),
+        "tight": (25, 27, "test"),
     }
+
+
+def test_a_shell_function_defined_in_an_elif_branch_takes_its_condition() -> None:
+    source = 'if [ -n "$A" ]; then\n  f() {\n    a\n  }\nelif [ -n "$B" ]; then\n  f() {\n    b\n  }\nfi\n'
+    chunks = chunks_of("s.sh", source)
+    assert [(slug, c.line_start, c.line_end) for slug, c in chunks.items() if slug] == [
+        ("f", 1, 4),
+        ("f-1", 5, 9),
+    ]
+    assert chunks["f-1"].body.startswith('elif [ -n "$B" ]; then')
 
 
 def test_a_rust_module_declared_without_a_body_is_no_definition() -> None:

@@ -241,10 +241,12 @@ def chunk_batch(docs: Sequence[tuple[Document, int]], default_locale: str = DEFA
 _JOINED = "\x1d"  # between a chunk's members in its document's hash
 
 
-def doc_hash(chunks: Sequence[Chunk], locale: str | None = None) -> str:
-    """Hash of what the index stores for one document's chunks (mtime left out on purpose) and
-    its natural language (a tree's `language` changed: its docs are indexed again)."""
-    fields = (f"{locale}\x1e" if locale else "") + "".join(
+def doc_hash(chunks: Sequence[Chunk], locale: str | None = None, translation: str | None = None) -> str:
+    """Hash of what the index stores for one document's chunks (mtime left out on purpose), its
+    natural language (a tree's `language` changed: its docs are indexed again) and its
+    `translation` key (a frontmatter `translation_key` edited alone)."""
+    head = (f"{locale}\x1e" if locale else "") + (f"{translation}{_JOINED}\x1e" if translation else "")
+    fields = head + "".join(
         f"{c.id}\x1f{c.content_hash}\x1f{c.parent_id}\x1f{c.position}\x1f"
         f"{c.sibling_count}\x1f{c.line_start}\x1f{c.line_end}\x1f{c.byte_start}\x1f"
         f"{c.byte_end}\x1f{c.tokens}\x1f{c.kind}\x1f{c.language}\x1f{c.symbol}\x1f"

@@ -59,8 +59,9 @@ CHUNKER_VERSION = (
     # 31: a definition's last part of a line or two moves the cut before it up (the two even); 32:
     # C#'s `#region`/`#pragma` join the code they mark, `#endif`/`#endregion` alone are no chunk; 33:
     # `.rst` pages are reStructuredText, chunked by their sections (they were read as markdown); 34:
-    # TypeScript's declared method and function signatures are definitions (a `.d.ts`'s API)
-    34
+    # TypeScript's declared method and function signatures are definitions (a `.d.ts`'s API); 35:
+    # the review's mends: `elif` conditions, `TEST_F` heads, wrapper tails, `# else:` comments kept
+    35
 )
 
 

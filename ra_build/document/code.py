@@ -159,9 +159,9 @@ _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # brackets and separators alone (and Ruby's `end`): unambiguous, so a long run of them never
 # makes the match backtrack quadratically
 _NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end[\s{}()\[\];,]*)?$")
-# a run of statements that is only what closes something: brackets and `#else`, `#endif`,
-# `#endregion` lines (with a comment after them): never a chunk of its own
-_ONLY_CLOSING = re.compile(rb"(?:[\s{}()\[\];,]|#[ \t]*(?:else|endif|endregion)\b[^\n]*)*$")
+# a line that only closes something: brackets, or an `#else`, `#endif` or `#endregion` (with a
+# comment after it) where the language has directives (`_Walker.only_closing`)
+_CLOSING_LINE = re.compile(rb"[\s{}()\[\];,]*|[ \t]*#[ \t]*(?:else|endif|endregion)\b.*")
 _CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
 _OPENERS = (b"{", b"[", b"(")  # a line of one of these is never where a definition is cut
 _DOC_COMMENTS = (b"/**", b"///", b"##")  # comments that document what follows, blank lines or not
@@ -178,6 +178,7 @@ _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
 # open what follows, `#endregion` and `#pragma warning restore X` close what precedes
 _DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"})
 _HAS_WORD = re.compile(r"\w")
+_BYTES_WORD = re.compile(rb"\w")
 # where a statement names what it declares (`_Walker.declared`), in this order
 _NAME_FIELDS = ("name", "declarator", "left", "pattern", "key")
 _NAME_NODES = frozenset({"constant", "name", "identifier"})  # leaves that are a name (Ruby, PHP)
@@ -277,8 +278,10 @@ def references_of(nodes: list[CodeNode], references: list[tuple[int, str]]) -> l
 # (`FMT_CONSTEXPR inline auto f()`, `SDS_API void g()`: an attribute). On fmt's sources this
 # leaves 277 of tree-sitter's 740 error nodes
 _MACROS = re.compile(
-    # alone on its line, but a Catch2 test's head (`TEST_CASE("x")` above its `{`: `_TITLED_TESTS`)
-    rb"(?P<lone>^[ \t]*(?!(?:TEST_CASE|SCENARIO|TEST_CASE_METHOD|TEMPLATE_TEST_CASE)\()"
+    # alone on its line, but a test's head (`TEST_F(Suite, Case)`, `TEST_CASE("x")` above its `{`:
+    # `_TEST_MACROS`, `_TITLED_TESTS`)
+    rb"(?P<lone>^[ \t]*(?!(?:TEST_[FP]|TYPED_TEST(?:_P)?|BOOST_AUTO_TEST_CASE|TEST_CASE(?:_METHOD)?|SCENARIO"
+    rb"|TEMPLATE_TEST_CASE)\()"
     rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*\r?$)"
     # the first word of a statement before its block: `SPDLOG_TRY {` (a `try` the grammar cannot
     # expand; the block stays a block)
@@ -393,7 +396,7 @@ class _Walker:
             span
             for run in rest
             for span in _grouped(run, self.source, self.declared)
-            if not _ONLY_CLOSING.match(self.source, span.start, span.end)
+            if not self.only_closing(span)
         ]
         return Parsed(header, _adopt(definitions), blocks, [], declared=self.declared)
 
@@ -463,6 +466,8 @@ class _Walker:
                 gaps[-1] += [*map(self.span_of, pending), Span(self.start_of(node), inner.start_byte + 1)]
                 pending = []
                 self.members(inner, prefix, crumbs, out, gaps, top=top)
+                if _BYTES_WORD.search(self.source, inner.end_byte, end := _end_of(node)):
+                    gaps[-1].append(Span(inner.end_byte - 1, end))  # its tail: `})(jQuery, window);`
                 continue
             if kind == "type_declaration" and len(specs := _type_specs(node)) > 1:
                 # Go's `type ( A struct{…}; B interface{…} )`: a chunk per type
@@ -486,7 +491,7 @@ class _Walker:
                 continue
             start = pending[0].start_byte if pending else self.start_of(node)
             pending = []
-            if (overloads := self.overloads(name, out, gaps)) is not None:
+            if target.type in _CALLABLES and (overloads := self.overloads(name, out, gaps)) is not None:
                 start = overloads  # its typed signatures before it are its own (one chunk, one id)
             out.append(self.definition(node, target, name, start, prefix, crumbs, top=top))
             gaps.append([])
@@ -581,6 +586,7 @@ class _Walker:
                     yield node, _STATEMENT
             return
         conditional = parent.type in self.g.conditionals
+        condition = parent.type in _SHELL_CONDITIONS  # a shell `if`'s test, up to its `then`
         for k, node in enumerate(parent.children):
             if (
                 ((kind := node.type) in nested and self.opened(node)) or kind == "ERROR"
@@ -590,11 +596,20 @@ class _Walker:
                 if kind.startswith("#"):
                     yield node, _OPENS if k == 0 and parent.type in _OPENING else _CLOSES
                 elif kind in _SHELL_WORDS:
+                    condition = condition and kind != "then"
                     yield node, _SHELL_WORDS[kind]
-            elif conditional and parent.field_name_for_child(k) in ("name", "condition"):
+            elif conditional and (condition or parent.field_name_for_child(k) in ("name", "condition")):
                 yield node, _OPENS if parent.type in _OPENING or parent.type in _SHELL_CONDITIONS else _CLOSES
             elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(kind)):
                 yield node, _STATEMENT
+
+    def only_closing(self, span: Span) -> bool:
+        """Whether a run of statements is only `#else`, `#endif` or `#endregion` lines and
+        brackets, in a language with such directives: never a chunk of its own."""
+        if not self.g.directives or b"#" not in self.source[span.start : span.end]:
+            return False
+        lines = self.source[span.start : span.end].split(b"\n")
+        return all(_CLOSING_LINE.fullmatch(line) for line in lines)
 
     def opened(self, node: tree_sitter.Node) -> bool:
         """Whether what a conditional holds stands in its place: always, but for a shell `if`,
@@ -840,7 +855,7 @@ class _Walker:
                         for run in gaps[1:]
                         for span in _grouped(run, self.source, self.declared)
                         if not _NO_CONTENT.match(self.source[span.start : span.end])
-                        and not _ONLY_CLOSING.match(self.source, span.start, span.end)
+                        and not self.only_closing(span)
                     ]
         return found
 
@@ -853,8 +868,8 @@ class _Walker:
         call = node.named_children[0] if node.named_children else None
         if call is None or call.type != "call_expression":
             return None
-        if not self.source[node.end_byte : block.start_byte].isspace():
-            return None
+        if self.source[node.end_byte : block.start_byte].strip():
+            return None  # something between the call and the block: not a test's head
         macro, given = call.child_by_field_name("function"), call.child_by_field_name("arguments")
         if macro is None or given is None or self.text(macro) not in _TITLED_TESTS:
             return None
@@ -990,6 +1005,9 @@ class _Walker:
 
 # TypeScript's overload signatures: part of the definition they precede (`_Walker.overloads`)
 _SIGNATURES = frozenset({"function_signature", "method_signature", "abstract_method_signature"})
+# what overload signatures join (`_Walker.overloads`): a function or method, never a namespace
+# of the same name (a `.d.ts`'s `declare function debug(…)` and `declare namespace debug {…}`)
+_CALLABLES = _SIGNATURES | {"function_definition", "function_declaration", "method_definition"}
 # C and C++ types that are a definition only with a body (else a forward declaration)
 _FORWARD = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 # GoogleTest's macros that define a test: `TEST(Suite, Case) {…}` (`_Walker.macro_test`)
@@ -1487,7 +1505,8 @@ def _members(item: Definition, source: bytes) -> list[tuple[int, str]]:
             elif level < _MEMBER_DEPTH and child.named_children:
                 stack.append((child, level + 1))
     found.sort(key=lambda member: member[0])  # stable: `a, b int` stays in its order
-    return found
+    named: set[str] = set()  # an interface's overloads declare one name
+    return [(at, name) for at, name in found if not (name in named or named.add(name))]
 
 
 # a call's node type → the field that names what it calls (Python, Go, JavaScript, TypeScript, Rust,

@@ -41,6 +41,9 @@ class Grammar:
     # (`FMT_API void f()`) are blanked before parsing, one alone on its line made a `//` comment
     # (of the same length: every offset holds): the grammar cannot expand them (code._MACROS)
     macros: bool = False
+    # `#else`, `#endif` and `#endregion` lines are directives (C, C++, C#), not comments (Python,
+    # shell, Ruby): alone, with brackets, they are no chunk of their own (code._only_closing)
+    directives: bool = False
 
 
 _C_COMMENTS = frozenset({"comment"})
@@ -166,6 +169,7 @@ GRAMMARS: dict[str, Grammar] = {
         attached=_C_COMMENTS,
         conditionals=_PREPROCESSOR,
         macros=True,
+        directives=True,
     ),
     "cpp": Grammar(
         "tree_sitter_cpp",
@@ -188,6 +192,7 @@ GRAMMARS: dict[str, Grammar] = {
         attached=frozenset({"comment", "access_specifier"}),  # `public:` joins the member after it
         conditionals=_PREPROCESSOR,
         macros=True,
+        directives=True,
     ),
     "csharp": Grammar(
         "tree_sitter_c_sharp",
@@ -215,6 +220,7 @@ GRAMMARS: dict[str, Grammar] = {
             }
         ),
         bodies=frozenset({"declaration_list"}),
+        directives=True,
     ),
     "ruby": Grammar(
         "tree_sitter_ruby",

@@ -2,9 +2,10 @@
 
 A section title is a line of text under (and maybe over) a line of one punctuation character
 repeated (`=====`, `-----`, `~~~~~`), after a blank line or at the file's start, the title not
-indented (an indented line is in a literal block, a directive or a quote). Levels are what
-docutils gives them: the order in which the styles first appear (an underline of `=` with an
-overline is another style than one without).
+indented (an indented line is in a literal block, a directive or a quote) and no explicit markup
+(`.. note::`). An underline shorter than its title counts from four characters on, as docutils
+takes it (with a warning). Levels are what docutils gives them: the order in which the styles
+first appear (an underline of `=` with an overline is another style than one without).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import Final
 
 from ra_build.document.markdown import Heading
 
-# a line of one punctuation character, three or more (docutils takes any of these)
-_ADORNMENT: Final = re.compile(r"([!-/:-@\[-`{-~])\1{2,}[ \t]*")
+# a line of one punctuation character, two or more (docutils takes any of these)
+_ADORNMENT: Final = re.compile(r"([!-/:-@\[-`{-~])\1+[ \t]*")
+SHORT_UNDERLINE: Final = 4  # an underline shorter than its title is one from this length on
 MAX_LEVEL: Final = 6  # deeper styles are level 6, as markdown has no h7
 
 
@@ -55,8 +57,10 @@ def _title_at(lines: list[str], at: int) -> tuple[int, int, tuple[str, bool]] | 
         return None
     if over is not None or not first.strip() or first[0] in " \t" or at + 1 >= len(lines):
         return None
-    under = lines[at + 1].rstrip("\r\n")
+    if first.startswith(".. ") or first.rstrip() == "..":
+        return None  # explicit markup: a directive, a comment, a target
+    under = lines[at + 1].rstrip("\r\n").rstrip()
     matched = _ADORNMENT.fullmatch(under)
-    if matched is None or len(under.rstrip()) < len(first.rstrip()):
+    if matched is None or len(under) < min(len(first.rstrip()), SHORT_UNDERLINE):
         return None
     return at, at + 2, (matched.group(1), False)

@@ -47,7 +47,7 @@ from ra_build.pipeline.workers import worker_init
 from ra_query.sources.languages import SourceKind, header_language_of
 from ra_query.sources.walk import inside, outside_reason, within_root
 from ra_query.text.files import looks_binary
-from ra_query.text.locales import DEFAULT_LOCALE
+from ra_query.text.locales import DEFAULT_LOCALE, translation_key
 from ra_query.text.tokens import encoding
 
 PARALLEL_MIN_FILES = 256
@@ -151,7 +151,9 @@ def parse_data(tree: str, path: str, data: bytes, mtime_ns: int, settings: Chunk
         for c in doc.chunks
         if len(c.body) > settings.max_chunk_size
     )
-    n, digest = len(doc.chunks), doc_hash(doc.chunks, locale_of(doc, settings.language))
+    locale = locale_of(doc, settings.language)
+    translation = translation_key(doc.path, doc.frontmatter, locale) if locale else None
+    n, digest = len(doc.chunks), doc_hash(doc.chunks, locale, translation)
     row = FileRow(tree, path, len(data), mtime_ns, sha, "ok", None, tuple(warnings), n, digest)
     return ParsedFile(row, doc)
 
