@@ -489,6 +489,15 @@ MEMBER_SOURCES = {
             "color": ["color.RED", "color.GREEN"],
         },
     ),
+    "attrs.rb": (  # the attributes `attr_accessor` and its kin declare
+        "class Response\n  attr_accessor :errors, :status\n  attr_reader :cookies\n\n  def initialize\n"
+        "    @errors = []\n  end\nend\n",
+        {"Response": ["Response.errors", "Response.status", "Response.cookies"], "Response.initialize": []},
+    ),
+    "nested.hpp": (  # a type declared inside a class
+        "class widget {\n public:\n  enum class kind { small, large };\n  kind k;\n  void draw();\n};\n",
+        {"widget": ["widget.kind", "widget.k"]},
+    ),
     "a.php": (  # an enum's cases
         "<?php\nenum Level: int\n{\n    case Debug = 100;\n    case Info = 200;\n\n"
         "    public function label(): string\n    {\n        return $this->name;\n    }\n}\n",

@@ -60,8 +60,9 @@ CHUNKER_VERSION = (
     # C#'s `#region`/`#pragma` join the code they mark, `#endif`/`#endregion` alone are no chunk; 33:
     # `.rst` pages are reStructuredText, chunked by their sections (they were read as markdown); 34:
     # TypeScript's declared method and function signatures are definitions (a `.d.ts`'s API); 35:
-    # the review's mends: `elif` conditions, `TEST_F` heads, wrapper tails, `# else:` comments kept
-    35
+    # the review's mends: `elif` conditions, `TEST_F` heads, wrapper tails, `# else:` comments kept;
+    # 36: Ruby's `attr_accessor :a` and a C++ type declared inside a class are members
+    36
 )
 
 

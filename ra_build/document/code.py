@@ -1502,6 +1502,8 @@ def _members(item: Definition, source: bytes) -> list[tuple[int, str]]:
                     found.append((child.start_byte, f"{item.qualified}.{name}"))
             elif child.type == "expression_statement" and _assigned(child) is not None:  # Python's `x = 1`
                 found.append((child.start_byte, f"{item.qualified}.{_member_name(child, source)}"))
+            elif child.type == "call" and (names := _attributes(child, source)):  # Ruby's `attr_reader :a`
+                found += [(child.start_byte, f"{item.qualified}.{name}") for name in names]
             elif level < _MEMBER_DEPTH and child.named_children:
                 stack.append((child, level + 1))
     found.sort(key=lambda member: member[0])  # stable: `a, b int` stays in its order
@@ -1599,8 +1601,24 @@ def _member_names(node: tree_sitter.Node, source: bytes) -> list[str]:
         several = node.children_by_field_name(field_name)
         if len(several) > 1:
             return [name for one in several if (name := _member_name(one, source))]
+    if declarator is None and (nested := node.child_by_field_name("type")) is not None:
+        named = nested.child_by_field_name("name")  # C++: `enum class kind { … };` inside a class
+        if nested.type in _FORWARD and nested.child_by_field_name("body") is not None and named is not None:
+            return [source[named.start_byte : named.end_byte].decode("utf-8", "replace")]
     name = _member_name(node, source)
     return [name] if name else []
+
+
+_ATTRIBUTE_CALLS = frozenset({b"attr_accessor", b"attr_reader", b"attr_writer"})
+
+
+def _attributes(call: tree_sitter.Node, source: bytes) -> list[str]:
+    """The attributes a Ruby `attr_accessor :a, :b` (`attr_reader`, `attr_writer`) declares."""
+    method, given = call.child_by_field_name("method"), call.child_by_field_name("arguments")
+    if method is None or given is None or source[method.start_byte : method.end_byte] not in _ATTRIBUTE_CALLS:
+        return []
+    symbols = (source[s.start_byte : s.end_byte].decode("utf-8", "replace") for s in given.named_children)
+    return [symbol.lstrip(":") for symbol in symbols if symbol.startswith(":") and symbol[1:].isidentifier()]
 
 
 def _member_name(node: tree_sitter.Node, source: bytes) -> str:
