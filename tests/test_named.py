@@ -263,6 +263,21 @@ def test_a_name_finds_the_code_before_the_test_that_calls_it(project: tuple[Path
     assert found.index("kb:src/client.py#encode_content") == 0
 
 
+def test_a_name_spelt_like_code_keeps_its_definition_first_above_a_named_section_whose_parts_matched(
+    tmp_path: Path,
+) -> None:
+    kb, home = tmp_path / "kb", tmp_path / "home"
+    (kb / "src").mkdir(parents=True)
+    home.mkdir()
+    (kb / "src" / "base.py").write_text("class BaseHTTPMiddleware:\n    def dispatch(self):\n        pass\n")
+    parts = "".join(f"### Step {k}\n\nSubclass BaseHTTPMiddleware, step {k}.\n\n" for k in range(3))
+    (kb / "middleware.md").write_text(f"# Middleware\n\n## BaseHTTPMiddleware\n\nUse it.\n\n{parts}")
+    (kb / ".ra.toml").write_text('root = true\n[tree.kb]\npath = "."\ninclude = ["**/*.py", "**/*.md"]\n')
+    build(kb, home)
+    found = _ids((kb, home), "BaseHTTPMiddleware")
+    assert found[:2] == ["kb:src/base.py#BaseHTTPMiddleware", "kb:middleware.md#basehttpmiddleware"]
+
+
 def test_a_name_finds_the_method_before_a_test_titled_by_it(project: tuple[Path, Path]) -> None:
     assert _ids(project, "add")[:2] == ["kb:src/queue.ts#Queue.add", "kb:tests/queue.test.ts#add"]
 

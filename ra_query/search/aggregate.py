@@ -237,9 +237,12 @@ def _result(node: _Node) -> Result:
     if not node.aggregated:
         return Result(id=node.record.id, score=node.record.score)
     leaves = sorted(node.leaves, key=lambda leaf: _rank_key(*leaf))
+    # a section the query named keeps its place among the named (`BaseHTTPMiddleware`: the class
+    # before the docs section of that name, however many of its subsections matched too)
+    named = node.record.named and node.record.score > 0
     return Result(
         id=node.record.id,
-        score=math.hypot(*(score for score, _ in leaves)),
+        score=node.record.score if named else math.hypot(*(score for score, _ in leaves)),
         constituents=tuple(chunk_id for _, chunk_id in leaves),
         aggregated=True,
     )
