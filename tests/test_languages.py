@@ -590,6 +590,19 @@ def test_a_shell_function_defined_in_an_elif_branch_takes_its_condition() -> Non
     assert chunks["f-1"].body.startswith('elif [ -n "$B" ]; then')
 
 
+def test_a_java_enum_constants_head_is_no_text_and_a_comment_on_its_line_stays_with_it() -> None:
+    source = (
+        "enum TokeniserState {\n    Data {\n        void read(Tokeniser t) {\n            t.advance();\n"
+        "        }\n    },\n    Rcdata { // the RCDATA state\n        void read(Tokeniser t) {\n"
+        "            t.emit();\n        }\n    };\n}\n"
+    )
+    chunks = chunks_of("TokeniserState.java", source)
+    found = {slug: (c.line_start, c.line_end, c.body) for slug, c in chunks.items() if slug}
+    assert found["TokeniserState.Data"] == (2, 2, "")  # `Data {` alone: no text, as `impl X {`
+    assert found["TokeniserState.Rcdata"] == (7, 7, "    Rcdata { // the RCDATA state")
+    assert found["TokeniserState.Rcdata.read"][:2] == (8, 10)  # it had started at the comment: 7-10
+
+
 def test_a_rust_module_declared_without_a_body_is_no_definition() -> None:
     chunks = chunks_of("lib.rs", "mod context;\npub mod error;\n\npub fn context() -> u8 {\n    1\n}\n")
     assert [slug for slug in chunks if slug] == ["context"]  # the function; `mod context;` is a header line

@@ -61,8 +61,9 @@ CHUNKER_VERSION = (
     # `.rst` pages are reStructuredText, chunked by their sections (they were read as markdown); 34:
     # TypeScript's declared method and function signatures are definitions (a `.d.ts`'s API); 35:
     # the review's mends: `elif` conditions, `TEST_F` heads, wrapper tails, `# else:` comments kept;
-    # 36: Ruby's `attr_accessor :a` and a C++ type declared inside a class are members
-    36
+    # 36: Ruby's `attr_accessor :a` and a C++ type declared inside a class are members; 37: a Java
+    # enum constant's `Data {` alone is no text; a comment on a body's opening line is the head's
+    37
 )
 
 

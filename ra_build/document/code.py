@@ -643,8 +643,11 @@ class _Walker:
             end, last = gaps[-1][-1].end, "statement"
         elif out and not out[-1].children:
             end, last = out[-1].span.end, "definition"
-        else:
-            return ""
+        else:  # `Rcdata { // why`: a comment on the line a body opens on is its head's (not the root's)
+            body = node.parent
+            if out or body is None or body.parent is None:
+                return ""
+            return "statement" if body.start_point.row == node.start_point.row else ""
         return last if end <= node.start_byte and b"\n" not in self.source[end : node.start_byte] else ""
 
     def apart(self, pending: list[tree_sitter.Node], node: tree_sitter.Node) -> bool:
@@ -1645,7 +1648,10 @@ def _within(members: Sequence[tuple[int, str]], span: Span) -> tuple[str, ...]:
 
 # containers that are no type: an `impl` block, a module, a namespace — their own part is often
 # their first line alone
-_GROUPING = frozenset({"impl_item", "mod_item", "namespace_definition", "namespace_declaration", "module"})
+# containers whose first line alone is no text (`impl X {`; Java's `Data {`, an enum constant's)
+_GROUPING = frozenset(
+    {"impl_item", "mod_item", "namespace_definition", "namespace_declaration", "module", "enum_constant"}
+)
 
 
 def _fragment(item: Definition, source: bytes, span: Span) -> bool:
@@ -1654,7 +1660,9 @@ def _fragment(item: Definition, source: bytes, span: Span) -> bool:
     if item.syntax is None or (item.syntax.type not in _GROUPING and item.kind != "test"):
         return False
     first, _, rest = source[span.start : span.end].partition(b"\n")
-    return not first.lstrip().startswith((b"//", b"#", b"/*", b"@")) and bool(_NO_CONTENT.match(rest))
+    if b"//" in first or b"/*" in first:
+        return False  # `Rcdata { // the RCDATA state`: the comment is its text
+    return not first.lstrip().startswith((b"#", b"@")) and bool(_NO_CONTENT.match(rest))
 
 
 def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Span]:
