@@ -130,7 +130,9 @@ def inspect_ctx(
 
 
 @inspect_app.command("doc")
-def inspect_doc(file: Annotated[Path, typer.Argument(help="A markdown, text or code file.")]) -> None:
+def inspect_doc(
+    file: Annotated[Path, typer.Argument(help="A markdown, reStructuredText, text or code file.")],
+) -> None:
     """Show file type, a page's language (and the page it translates), frontmatter and every chunk
     ra makes of FILE."""
     from ra_build.cli.inspection import render_inspect
