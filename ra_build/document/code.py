@@ -563,7 +563,9 @@ class _Walker:
         last = out[-1] if out and not gaps[-1] and out[-1].name == name else None
         if last is None or last.syntax is None or last.children:
             return None
-        if not _overload(last.syntax, self.source) and _unwrapped(last.syntax).type not in _SIGNATURES:
+        signature = self.unwrap(last.syntax)  # `export`, `declare`, decorators looked through
+        typed = signature is not None and signature.type in _SIGNATURES
+        if not typed and not _overload(last.syntax, self.source):
             return None
         gaps.pop()
         return out.pop().span.start
@@ -865,8 +867,10 @@ class _Walker:
     def titled_test(self, node: tree_sitter.Node) -> tuple[str, tree_sitter.Node] | None:
         """A Catch2 test (`TEST_CASE("register drop", "[registry]")` and the `{…}` after it): its
         title made a slug and its block, or None."""
+        if node.type != "expression_statement" or not self.g.macros:  # C, C++: most statements stop here
+            return None
         block = node.next_named_sibling
-        if node.type != "expression_statement" or block is None or block.type != "compound_statement":
+        if block is None or block.type != "compound_statement":
             return None
         call = node.named_children[0] if node.named_children else None
         if call is None or call.type != "call_expression":
@@ -1096,18 +1100,6 @@ def _end_of(node: tree_sitter.Node) -> int:
     ):
         return after.end_byte
     return node.end_byte
-
-
-def _unwrapped(node: tree_sitter.Node) -> tree_sitter.Node:
-    """What an `export` or a `declare` holds (a TypeScript declaration), else `node`."""
-    while node.type in ("export_statement", "ambient_declaration"):
-        inner = node.child_by_field_name("declaration") or (
-            node.named_children[-1] if node.named_children else None
-        )
-        if inner is None:
-            break
-        node = inner
-    return node
 
 
 def _wrapped_body(statement: tree_sitter.Node) -> tree_sitter.Node | None:
