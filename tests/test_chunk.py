@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from ra_build.document.chunk import Chunk, Document, Slugger, chunk_document, content_hash, slugify
 from ra_build.document.html_tags import is_html_element
+from ra_build.document.rst import rst_headings
 from ra_query.text.tokens import count_tokens
 
 
@@ -600,6 +602,10 @@ def test_any_rst_text_chunks_into_ranges_that_cover_each_line_in_order(lines: li
     titles = {c.title for c in doc.chunks} | {doc.title}
     for number, line in enumerate(text.splitlines(), start=1):
         assert not re.search(r"\w", line) or number in covered or line.strip() in titles, (number, text)
+    # and its text: each line with words is in a chunk's body, or is a section's title
+    held = Counter(line.strip() for c in doc.chunks for line in c.body.splitlines())
+    held.update(h.text for h in rst_headings(text))
+    assert Counter(line.strip() for line in text.splitlines() if re.search(r"\w", line)) <= held, text
 
 
 def test_a_default_tree_finds_a_section_of_an_rst_page_and_lang_rst_keeps_it(tmp_path: Path) -> None:
