@@ -449,6 +449,44 @@ def test_an_object_of_functions_holds_them_as_its_methods() -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "defines"),
+    [
+        ("function (req, res) {\n  res.end()\n}", "function"),
+        ("(req, res) => {\n  res.end()\n}", "function"),
+        ("class {\n  handle () {}\n}", "class"),
+        ("{\n  handle () {},\n}", "object"),  # a Vue component's options, a plugin's hooks
+    ],
+)
+def test_what_a_module_exports_by_default_is_a_definition_named_default(value: str, defines: str) -> None:
+    chunks = chunks_of("handler.js", f"import x from 'y'\n\nexport default {value}\n")
+    assert chunks["default"].defines == defines
+    assert chunks["default"].body.startswith("export default ")
+    assert chunks["default"].title.startswith("export default")  # its signature, not `{` or `class`
+    if "handle" in value:
+        assert "default.handle" in chunks
+
+
+def test_an_export_default_of_data_or_a_named_value_is_no_new_definition() -> None:
+    source = "export default { port: 80 }\n\nexport default function serve () {}\n\nexport default app\n"
+    defined = {slug: c.defines for slug, c in chunks_of("config.js", source).items() if c.symbol}
+    assert defined == {"serve": "function"}  # `app` is a statement after it
+
+
+def test_an_object_of_functions_written_as_const_or_satisfies_holds_them() -> None:
+    source = (
+        "export const handlers = {\n  open (path: string) {\n    return path\n  },\n} as const\n\n"
+        "const routes = {\n  home: () => 1,\n} satisfies Record<string, () => number>\n"
+    )
+    found = {slug: c.defines for slug, c in chunks_of("handlers.ts", source).items() if slug}
+    assert found == {
+        "handlers": "object",
+        "handlers.open": "method",
+        "routes": "object",
+        "routes.home": "method",
+    }
+
+
+@pytest.mark.parametrize(
     ("head", "tail"),
     [
         ("(function () {\n", "})()\n"),  # an immediately called function

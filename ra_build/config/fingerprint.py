@@ -62,8 +62,10 @@ CHUNKER_VERSION = (
     # TypeScript's declared method and function signatures are definitions (a `.d.ts`'s API); 35:
     # the review's mends: `elif` conditions, `TEST_F` heads, wrapper tails, `# else:` comments kept;
     # 36: Ruby's `attr_accessor :a` and a C++ type declared inside a class are members; 37: a Java
-    # enum constant's `Data {` alone is no text; a comment on a body's opening line is the head's
-    37
+    # enum constant's `Data {` alone is no text; a comment on a body's opening line is the head's;
+    # 38: what a JavaScript module exports by default (`export default function () {…}`, a class,
+    # an object of functions) is a definition named `default`; `{…} as const` an object of functions
+    38
 )
 
 

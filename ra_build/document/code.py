@@ -76,6 +76,9 @@ _OBJECT_DEPTH = 4  # how deep objects of objects are looked into for functions (
 _FUNCTION_VALUES = frozenset({
     "arrow_function", "function_expression", "function", "generator_function", "class",
 })  # fmt: skip
+# JavaScript: what a value is written in that does not change it (`{…} as const`, `satisfies T`)
+_LOOKED_THROUGH = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression"})
+_DEFAULT_VALUES = frozenset({"function_expression", "arrow_function", "class", "object"})
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 # blocks whose members are defined as if they stood where the block does
 _TRANSPARENT = frozenset({"linkage_specification", "singleton_class"})
@@ -742,6 +745,8 @@ class _Walker:
         kind = node.type
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
+        if kind in _DEFAULT_VALUES and "export_statement" in self.g.wrappers:  # `export default …`
+            return "default" if self.default_export(node) else None
         if kind in _FORWARD and node.child_by_field_name("body") is None:
             return None  # C, C++: `class basic_format_arg;` declares, the definition is elsewhere
         if kind == "enum_constant" and node.child_by_field_name("body") is None:
@@ -769,7 +774,9 @@ class _Walker:
                 if value is not None and name is not None and value.type in _FUNCTION_VALUES:
                     return self.text(name)
             declarator = self.object_of(node)
-            name = declarator.parent.child_by_field_name("name") if declarator and declarator.parent else None
+            while declarator is not None and declarator.type != "variable_declarator":
+                declarator = declarator.parent  # through `as const`
+            name = declarator.child_by_field_name("name") if declarator is not None else None
             return self.text(name) if name is not None and name.type == "identifier" else None
         if kind == "pair":  # in an object: a key whose value is a function, or an object of them
             key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
@@ -897,18 +904,33 @@ class _Walker:
         names = [self.text(p) for p in given.named_children]
         return ".".join(names) if 0 < len(names) <= 2 and all(_WORD.fullmatch(n) for n in names) else ""
 
+    def default_export(self, node: tree_sitter.Node) -> bool:
+        """Whether `node` is what a JavaScript module exports as its default and is a definition:
+        a function or class without a name of its own, or an object of functions."""
+        parent = node.parent
+        if parent is None or parent.type != "export_statement" or node.child_by_field_name("name"):
+            return False
+        if not any(c.type == "default" for c in parent.children):
+            return False
+        return node.type != "object" or self.object_of(node) is not None
+
     def object_of(self, node: tree_sitter.Node, depth: int = 0) -> tree_sitter.Node | None:
-        """The object a JavaScript declaration, assignment or key has for its value when the object
-        holds functions (`{ quote(s) {…}, escape: function (s) {…} }`, or objects of them), else None."""
+        """The object a JavaScript declaration, assignment or key has for its value (or `node`
+        itself, an object) when the object holds functions (`{ quote(s) {…}, escape: function (s)
+        {…} }`, or objects of them), else None. `{…} as const` is the object it is written as."""
         kind = node.type
         if kind in ("lexical_declaration", "variable_declaration"):
             declarators = (d for d in node.named_children if d.type == "variable_declarator")
             values = [d.child_by_field_name("value") for d in declarators]
         elif kind in ("assignment_expression", "pair"):
             values = [node.child_by_field_name("right" if kind == "assignment_expression" else "value")]
+        elif kind == "object":
+            values = [node]
         else:
             return None
         for value in values:
+            while value is not None and value.type in _LOOKED_THROUGH and value.named_children:
+                value = value.named_children[0]
             if value is None or value.type != "object" or depth > _OBJECT_DEPTH:
                 continue
             for member in value.named_children:
@@ -924,7 +946,7 @@ class _Walker:
     def body_of(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """Where a container's members are: its body, an object of functions (`object_of`), or a
         test block's function's body."""
-        if node.type in _OBJECT_HOLDERS:
+        if node.type in _OBJECT_HOLDERS or node.type == "object":
             return self.object_of(node)
         if node.type == "call_expression":  # JavaScript: describe("x", () => { … })
             arguments = node.child_by_field_name("arguments")
@@ -988,6 +1010,11 @@ class _Walker:
         """The definition up to its body, on one line: `def f(a, b=1) -> int`."""
         body = node.child_by_field_name("body")
         kind, start = node.type, node.start_byte
+        if kind in _DEFAULT_VALUES and node.parent is not None and node.parent.type == "export_statement":
+            # JavaScript (no other grammar has an export_statement)
+            start = node.parent.start_byte  # `export default function (req, res)`
+            if kind == "object":
+                body = node
         end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
         if kind in ("lexical_declaration", "variable_declaration", "assignment_expression"):
             end = min(end, self.source.find(b"=>", start, node.end_byte) % (node.end_byte + 1))

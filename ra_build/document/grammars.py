@@ -73,6 +73,12 @@ _JS_DEFS = {
     "call_expression": "test",
     # an object's function-valued key (`escape: function (s) {…}`), or an object of them
     "pair": "method",
+    # `export default function () {…}`, `export default class {…}`, `export default {…}` of
+    # functions: named `default`, the name the module system gives it (code._Walker.name_of)
+    "function_expression": "function",
+    "arrow_function": "function",
+    "class": "class",
+    "object": "object",
 }
 _JS = {
     "definitions": _JS_DEFS,
@@ -80,7 +86,7 @@ _JS = {
     # `module.exports = {…}`): code._Walker.object_of
     "containers": frozenset(
         {"class_declaration", "abstract_class_declaration", "internal_module", "module", "call_expression"}
-        | {"lexical_declaration", "variable_declaration", "assignment_expression", "pair"}
+        | {"lexical_declaration", "variable_declaration", "assignment_expression", "pair", "class", "object"}
     ),
     "bodies": frozenset({"class_body", "statement_block"}),
     "wrappers": frozenset({"export_statement", "ambient_declaration", "expression_statement"}),
