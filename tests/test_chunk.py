@@ -568,7 +568,7 @@ def test_an_rst_page_is_chunked_by_its_sections_whatever_their_adornment() -> No
     assert (doc.kind, doc.title) == ("rst", "Advanced Usage")
     sections = [(c.depth, c.slug, c.line_start) for c in doc.chunks if c.depth]
     assert sections == [
-        (1, "advanced-usage", 3),  # over- and underlined: the first style, level 1
+        (1, "advanced-usage", 1),  # over- and underlined: the first style, level 1; its label first
         (2, "session-objects", 9),  # an indented literal block's underlined line is no title
         (2, "keep-alive", 18),
         (3, "pooling", 23),  # `~`: the third style
@@ -587,6 +587,7 @@ _RST_LINES = [
     "text here\n",
     "~~~\n",
     ".. note::\n",
+    ".. _go-label:\n",
     "Go\n",
     "--\n",
 ]
@@ -602,10 +603,31 @@ def test_any_rst_text_chunks_into_ranges_that_cover_each_line_in_order(lines: li
     titles = {c.title for c in doc.chunks} | {doc.title}
     for number, line in enumerate(text.splitlines(), start=1):
         assert not re.search(r"\w", line) or number in covered or line.strip() in titles, (number, text)
-    # and its text: each line with words is in a chunk's body, or is a section's title
+    # and its text: each line with words is in a chunk's body, or is a section's title (or a
+    # hyperlink target above one: in the section's range, as its title's underline is)
     held = Counter(line.strip() for c in doc.chunks for line in c.body.splitlines())
-    held.update(h.text for h in rst_headings(text))
-    assert Counter(line.strip() for line in text.splitlines() if re.search(r"\w", line)) <= held, text
+    headings = rst_headings(text)
+    held.update(h.text for h in headings)
+    targets = {
+        n
+        for h in headings
+        for n in range(h.first_line, h.end_line)
+        if text.splitlines()[n].startswith(".. _")
+    }
+    worded = [
+        line.strip()
+        for n, line in enumerate(text.splitlines())
+        if re.search(r"\w", line) and n not in targets
+    ]
+    assert Counter(worded) <= held, text
+
+
+def test_the_hyperlink_targets_above_an_rst_title_are_the_first_lines_of_its_section() -> None:
+    text = "Intro\n=====\n\nText one.\n\n.. _keep-alive:\n\n.. _alive:\n\nKeep-Alive\n----------\n\nKept.\n"
+    doc = chunk_document("d", "a.rst", text)
+    ranges = {c.slug: (c.line_start, c.line_end) for c in doc.chunks if c.depth}
+    assert ranges == {"intro": (1, 4), "keep-alive": (6, 13)}  # the labels had ended "intro"
+    assert [h.text for h in rst_headings(".. _top:\n\nTitle\n=====\n")] == ["Title"]
 
 
 def test_a_default_tree_finds_a_section_of_an_rst_page_and_lang_rst_keeps_it(tmp_path: Path) -> None:

@@ -64,8 +64,9 @@ CHUNKER_VERSION = (
     # 36: Ruby's `attr_accessor :a` and a C++ type declared inside a class are members; 37: a Java
     # enum constant's `Data {` alone is no text; a comment on a body's opening line is the head's;
     # 38: what a JavaScript module exports by default (`export default function () {…}`, a class,
-    # an object of functions) is a definition named `default`; `{…} as const` an object of functions
-    38
+    # an object of functions) is a definition named `default`; `{…} as const` an object of functions;
+    # 39: an `.rst` section's range begins at the hyperlink targets above its title (`.. _label:`)
+    39
 )
 
 

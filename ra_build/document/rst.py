@@ -5,7 +5,9 @@ repeated (`=====`, `-----`, `~~~~~`), after a blank line or at the file's start,
 indented (an indented line is in a literal block, a directive or a quote) and no explicit markup
 (`.. note::`). An underline shorter than its title counts from four characters on, as docutils
 takes it (with a warning). Levels are what docutils gives them: the order in which the styles
-first appear (an underline of `=` with an overline is another style than one without).
+first appear (an underline of `=` with an overline is another style than one without). The
+hyperlink targets right above a title (`.. _keep-alive:`, what Sphinx's `:ref:` links to) are
+the section's first lines.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from ra_build.document.markdown import Heading
 
 # a line of one punctuation character, two or more (docutils takes any of these)
 _ADORNMENT: Final = re.compile(r"([!-/:-@\[-`{-~])\1+[ \t]*")
+# a hyperlink target (`.. _keep-alive:`): the anchor Sphinx's `:ref:` links to the section below it
+_TARGET: Final = re.compile(r"\.\. _[^:`\s][^:`]*:[ \t]*\r?\n?")
 SHORT_UNDERLINE: Final = 4  # an underline shorter than its title is one from this length on
 MAX_LEVEL: Final = 6  # deeper styles are level 6, as markdown has no h7
 
@@ -38,9 +42,23 @@ def rst_headings(text: str) -> list[Heading]:
         title_line, end, style = span
         level = styles.setdefault(style, min(len(styles) + 1, MAX_LEVEL))
         title = lines[title_line].strip()
-        found.append(Heading(level, title, at, end, offsets[at], offsets[end], title))
+        first = _targets_above(lines, at, found[-1].end_line if found else 0)
+        found.append(Heading(level, title, first, end, offsets[first], offsets[end], title))
         at = end
     return found
+
+
+def _targets_above(lines: list[str], at: int, floor: int) -> int:
+    """The first line of the hyperlink targets right above line `at` (blank lines between them
+    allowed, none above `floor`), or `at`: a section's label is the section's."""
+    first = line = at
+    while line > floor:
+        line -= 1
+        if _TARGET.fullmatch(lines[line]):
+            first = line
+        elif lines[line].strip():
+            break
+    return first
 
 
 def _title_at(lines: list[str], at: int) -> tuple[int, int, tuple[str, bool]] | None:
