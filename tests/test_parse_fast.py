@@ -19,14 +19,13 @@ from markdown_it.token import Token
 
 from ra_build.document.markdown import (
     _MD,  # pyright: ignore[reportPrivateUsage]
-    _MD_NO_SETEXT,  # pyright: ignore[reportPrivateUsage]
     Heading,
     _heading,  # pyright: ignore[reportPrivateUsage]
     _HeadingState,  # pyright: ignore[reportPrivateUsage]
-    _may_have_setext,  # pyright: ignore[reportPrivateUsage]
     find_headings,
     heading_texts,
     line_starts,
+    parser_for,
 )
 
 EXAMPLES = settings(max_examples=1500, deadline=None)
@@ -39,6 +38,7 @@ _ATOMS = (
     "\n- a", "\n* b", "\n1. c", "\n***", "\n- - -", "\n> q", "\n> # quoted", "\n- # listed", "\n```",
     "\n~~~ x", "\n# h", "\n## h ##", "\n### [a]", "\nText", "\n===", "\n---", "\n<div>", "\n[r]: /u",
     "\n    code", "\n\tcode", "\n  ", "\n \t", "\n\t\t- deep", " #", "\t#", "#\t", "\n# x\t#",
+    "\n| a | b |", "\n|---|:-:|", "\n--|--", "\na | b", " | ",
 )  # fmt: skip
 
 sources = st.lists(st.sampled_from(_ATOMS), max_size=40).map("".join)
@@ -67,7 +67,7 @@ def _stock_find_headings(text: str, start: int = 0, first_line: int = 0) -> list
         return []
     has_cr = "\r" in source
     normalized = _normalized(source)
-    parser = _MD if _may_have_setext(normalized) else _MD_NO_SETEXT
+    parser = parser_for(normalized)
     tokens: list[Token] = []
     env: dict[str, Any] = {}
     state = StateBlock(normalized, parser, env, tokens)
@@ -121,7 +121,7 @@ def test_the_line_tables_expand_tabs_to_the_next_multiple_of_four_columns() -> N
 @given(sources)
 def test_the_heading_state_keeps_exactly_the_top_level_heading_tokens(source: str) -> None:
     source = _normalized(source)
-    for parser in (_MD, _MD_NO_SETEXT) if not _may_have_setext(source) else (_MD,):
+    for parser in {_MD, parser_for(source)}:
         stock_state, stock_tokens = _stock_state(source, parser)
         kept: list[Token] = []
         state = _HeadingState(source, parser, {}, kept)

@@ -65,8 +65,9 @@ CHUNKER_VERSION = (
     # enum constant's `Data {` alone is no text; a comment on a body's opening line is the head's;
     # 38: what a JavaScript module exports by default (`export default function () {…}`, a class,
     # an object of functions) is a definition named `default`; `{…} as const` an object of functions;
-    # 39: an `.rst` section's range begins at the hyperlink targets above its title (`.. _label:`)
-    39
+    # 39: an `.rst` section's range begins at the hyperlink targets above its title (`.. _label:`);
+    # 40: a line of `-` or `=` under a table is no setext heading (GitHub's tables)
+    40
 )
 
 

@@ -101,14 +101,15 @@ def _by_first_char(rules: tuple[_BlockRule, ...], tail: tuple[_BlockRule, ...] =
     return {char: (*found, *tail) for char, found in table.items()}
 
 
-def _first_match(table: _RuleTable) -> _BlockRule:
-    """A block rule that tries the rules of `table` for the line's first character."""
-    rules_for = table.get
+def _first_match(table: _RuleTable, lead: tuple[_BlockRule, ...] = ()) -> _BlockRule:
+    """A block rule that tries `lead` (whatever the line starts with), then the rules of `table`
+    for the line's first character."""
+    rules_for = {char: (*lead, *rules) for char, rules in table.items()}.get
 
     def match(state: StateBlock, line: int, end: int, silent: bool) -> bool:
         pos = state.bMarks[line] + state.tShift[line]
         # A loop rather than any(): no generator per call. Past the end of the text, "": no rule.
-        for rule in rules_for(state.src[pos : pos + 1], ()):  # noqa: SIM110
+        for rule in rules_for(state.src[pos : pos + 1], lead):  # noqa: SIM110
             if rule(state, line, end, silent):
                 return True
         return False
@@ -128,21 +129,27 @@ class _HeadingBlockParser(ParserBlock):
     same. Nested blocks (block quotes, list items) run through this `tokenize` too.
     """
 
-    def __init__(self, *, setext: bool) -> None:
+    def __init__(self, *, setext: bool, tables: bool) -> None:
         super().__init__()
         # Setext headings are found by `lheading`, which reads a paragraph to its end first.
-        self._tail = (_lheading, rules_block.paragraph) if setext else (rules_block.paragraph,)
-        self._openers = _by_first_char(tuple(rule for rule, _ in _OPENERS), self._tail)
+        tail = (_lheading, rules_block.paragraph) if setext else (rules_block.paragraph,)
+        # A table (GitHub's) may start on a line beginning with anything: its rule comes first.
+        lead = (rules_block.table,) if tables else ()
+        self._tail = (*lead, *tail)
+        openers = _by_first_char(tuple(rule for rule, _ in _OPENERS), tail)
+        self._openers = {char: (*lead, *rules) for char, rules in openers.items()}
         # Rules ask the ruler for their terminators by chain name; one dispatching rule answers
         # for each chain. `code` stays registered: StateBlock treats indented lines as code
-        # only while a rule of that name is active.
+        # only while a rule of that name is active. A table ends a paragraph (and a link
+        # reference), not a block quote; a table itself ends where a block quote would.
         ruler: Ruler[_BlockRule] = Ruler()
         ruler.push("code", rules_block.code)
-        ruler.push(
-            "ends_paragraph",
-            _first_match(_by_first_char(_ENDS_PARAGRAPH)),
-            {"alt": ["paragraph", "reference", "blockquote"]},
-        )
+        ends = _by_first_char(_ENDS_PARAGRAPH)
+        if tables:
+            ruler.push("ends_paragraph", _first_match(ends, lead), {"alt": ["paragraph", "reference"]})
+            ruler.push("ends_quote", _first_match(ends), {"alt": ["blockquote"]})
+        else:
+            ruler.push("ends_block", _first_match(ends), {"alt": ["paragraph", "reference", "blockquote"]})
         ruler.push("ends_list", _first_match(_by_first_char(_ENDS_LIST)), {"alt": ["list"]})
         self.ruler = ruler
 
@@ -277,15 +284,18 @@ def _lheading(state: StateBlock, line: int, end: int, silent: bool) -> bool:
         state.keep_lines = keep  # pyright: ignore[reportAttributeAccessIssue]
 
 
-def _block_parser(*, setext: bool) -> MarkdownIt:
-    """A CommonMark parser for finding headings: only its block level runs (`find_headings` calls
-    the block tokenizer itself), through `_HeadingBlockParser`.
+def _block_parser(*, setext: bool, tables: bool = True) -> MarkdownIt:
+    """A CommonMark parser with GitHub's tables for finding headings: only its block level runs
+    (`find_headings` calls the block tokenizer itself), through `_HeadingBlockParser`.
 
     The inline rule is the slow half of markdown-it and we only need the raw text of each
-    heading, which `heading_texts` reads into a title and a slug text.
+    heading, which `heading_texts` reads into a title and a slug text. Tables count because a
+    table's rows are no paragraph: a line of `---` under them is a rule, not their heading.
     """
     parser = MarkdownIt("commonmark")
-    parser.block = _HeadingBlockParser(setext=setext)
+    if tables:
+        parser.enable("table")
+    parser.block = _HeadingBlockParser(setext=setext, tables=tables)
     return parser
 
 
@@ -293,16 +303,35 @@ _MD = _block_parser(setext=True)
 # The setext rule runs before every paragraph and reads it to its end looking for an underline,
 # so each paragraph is read twice. Without a line that could be an underline (only `=` or only
 # `-` after indentation and `>` markers) it can never match and skipping it changes no token:
-# 99% of the PowerShell documentation corpus has no such line.
+# 99% of the PowerShell documentation corpus has no such line. Likewise the table rule, tried
+# on every line, where no line could be a table's delimiter row or no line has a `|`.
 _MD_NO_SETEXT = _block_parser(setext=False)
+_MD_NO_TABLES = _block_parser(setext=True, tables=False)
+_MD_NEITHER = _block_parser(setext=False, tables=False)
 _UNDERLINE_FIRST = re.compile(r"[ \t>]*(?:=+|-+)[ \t]*(?:\n|\Z)")
 _UNDERLINE_LATER = re.compile(r"\n[ \t>]*(?:=+|-+)[ \t]*(?:\n|\Z)")
+# a table's delimiter row: `|`, `:` or `-` first, then only those and spaces (`| :-- | --- |`),
+# maybe in a block quote
+_DELIMITER_ROW = re.compile(r"^[ \t>]*[|:-][-:| \t]*$", re.MULTILINE)
 
 
 def _may_have_setext(source: str) -> bool:
     """Whether some line of `source` (line breaks normalized to `\\n`) could be a setext
     underline."""
     return bool(_UNDERLINE_FIRST.match(source) or _UNDERLINE_LATER.search(source))
+
+
+def _may_have_tables(source: str) -> bool:
+    """Whether `source` has a `|` and a line that could be a table's delimiter row."""
+    return "|" in source and _DELIMITER_ROW.search(source) is not None
+
+
+def parser_for(source: str) -> MarkdownIt:
+    """The heading parser for `source` (line breaks normalized): one that skips the rules no line
+    of it can start (`_may_have_setext`, `_may_have_tables`); the tokens are the same."""
+    if _may_have_tables(source):
+        return _MD if _may_have_setext(source) else _MD_NO_SETEXT
+    return _MD_NO_TABLES if _may_have_setext(source) else _MD_NEITHER
 
 
 def _silence_rule_debug_logs() -> None:
@@ -443,7 +472,7 @@ def _headings_of(source: str) -> tuple[Heading, ...]:
     normalized = _NEWLINE.sub("\n", source) if has_cr else source
     if "\0" in normalized:
         normalized = normalized.replace("\0", "\ufffd")  # same length: offsets are unchanged
-    parser = _MD if _may_have_setext(normalized) else _MD_NO_SETEXT
+    parser = parser_for(normalized)
     tokens: list[Token] = []
     env: dict[str, Any] = {}  # the reference rule collects link definitions here
     state = _HeadingState(normalized, parser, env, tokens)
