@@ -358,6 +358,13 @@ def test_the_slug_text_leaves_out_images_but_the_title_keeps_their_alt_text() ->
     assert heading_texts("See ![the logo](l.png) here") == ("See the logo here", "See  here")
 
 
+def test_an_html_image_in_a_heading_gives_the_title_its_alt_text_as_a_markdown_image_does() -> None:
+    # go-chi/chi's README: `# <img alt="chi" src="…">`, a logo for a title, had an empty one
+    assert heading_texts('<img alt="chi" src="chi.svg" width="220" />') == ("chi", "")
+    assert heading_texts("<a href='/'><img src=l.png alt='R&amp;D'></a> tools") == ("R&D tools", " tools")
+    assert heading_texts('<img src="l.png" title="alt=no">') == ("", "")  # no alt: nothing
+
+
 def test_the_slug_text_leaves_out_element_tags_and_comments_but_keeps_a_type_parameter() -> None:
     texts = heading_texts("<b>Bold</b> Result<T> <!-- note --> end")
     assert texts == ("Bold Result<T>  end", "Bold Result<T>  end")

@@ -66,8 +66,9 @@ CHUNKER_VERSION = (
     # 38: what a JavaScript module exports by default (`export default function () {…}`, a class,
     # an object of functions) is a definition named `default`; `{…} as const` an object of functions;
     # 39: an `.rst` section's range begins at the hyperlink targets above its title (`.. _label:`);
-    # 40: a line of `-` or `=` under a table is no setext heading (GitHub's tables)
-    40
+    # 40: a line of `-` or `=` under a table is no setext heading (GitHub's tables); 41: an HTML
+    # image's alt text is in a heading's title (`# <img alt="chi" …>`), as a markdown image's is
+    41
 )
 
 

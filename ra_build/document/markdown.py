@@ -11,6 +11,7 @@ Lines are split the way markdown-it splits them: `\\r\\n`, `\\r` and `\\n` each 
 
 from __future__ import annotations
 
+import html
 import logging
 import operator
 import re
@@ -552,6 +553,12 @@ _HEADING_TEXTS: dict[str, tuple[str, str]] = {}
 _HEADING_TEXTS_MAX = 50_000
 
 
+# the alt text of an HTML image (`<img alt="chi" src="logo.svg">`), quoted or not
+_IMG_ALT = re.compile(
+    r"""<img\s(?:[^>"']|"[^"]*"|'[^']*')*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE
+)
+
+
 def _title(children: list[Token]) -> str:
     out: list[str] = []
     for token in children:
@@ -562,7 +569,12 @@ def _title(children: list[Token]) -> str:
         elif token.type == "image":
             out.append(_title(token.children or []))
         elif token.type == "html_inline":
-            out.append(inline_html_text(token.content))
+            # an image's alt text, as a markdown image's (a README's `# <img alt="chi" …>` logo)
+            alt = _IMG_ALT.match(token.content)
+            if alt is None:
+                out.append(inline_html_text(token.content))
+            else:
+                out.append(html.unescape(next(filter(None, alt.groups()), "")))
     return "".join(out)
 
 
