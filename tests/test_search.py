@@ -147,6 +147,15 @@ def test_explain_lists_the_parsed_query_the_parameters_and_the_stage_counts(find
     )
 
 
+def test_explain_shows_plain_words_as_ranked_and_spells_out_the_and_of_strict(find: Search) -> None:
+    assert (
+        find("image canary", base=PLAIN).explain[0]
+        == "parsed: image canary (ranked words: a chunk needs any one, more rank higher)"
+    )
+    assert find("image canary", base=PLAIN, strict=True).explain[0] == "parsed: image AND canary"
+    assert find("image -canary", base=PLAIN).explain[0] == "parsed: image -canary"  # one ranked word
+
+
 def test_by_default_a_parent_merges_only_when_nearly_all_its_sections_match(find: Search) -> None:
     # three of four sections (0.75) stay apart under the default threshold of 0.9
     assert DEFAULT.aggregation_threshold == 0.9
@@ -168,7 +177,10 @@ def test_an_excluded_word_that_no_chunk_holds_excludes_nothing_else(find: Search
 def test_a_sentence_searches_its_minus_word_as_a_flag_where_keywords_exclude_it(find: Search) -> None:
     asked = find("how do I push the image -canary", base=PLAIN)
     assert set(ids(asked)) >= {"docs:deploy.md#rolling-back", "docs:deploy.md#rolling-out"}
-    assert "parsed: how AND do AND I AND push AND the AND image AND canary" in asked.explain
+    assert (
+        "parsed: how do I push the image canary (ranked words: a chunk needs any one, more rank higher)"
+        in asked.explain
+    )
     excluded = ids(find("image -canary", base=PLAIN))
     assert excluded and not {"docs:deploy.md#rolling-back", "docs:deploy.md#rolling-out"} & set(excluded)
 

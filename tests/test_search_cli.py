@@ -387,7 +387,7 @@ def test_explain_prints_the_parsed_query_the_parameters_and_the_stage_counts(sha
     run = shared.rq("search", "--explain", "image -canary")
     assert run.code == 0, run.err
     assert run.out.startswith(
-        "explain: parsed: image AND NOT canary\n"
+        "explain: parsed: image -canary\n"
         "explain: parameters: candidate_limit=20 aggregation_threshold=0.9 cutoff_ratio=0.5 limit=5"
         " aggregation=on fuzzy_distance=1\n"
         "explain: counts: matches=1 candidates=1 after_aggregation=1 after_show=1 after_elbow=1 after_limit=1\n"

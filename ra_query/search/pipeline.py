@@ -35,7 +35,7 @@ from ra_query.search.compile import Compiler, one_of, tree_filter
 from ra_query.search.evidence import Evidence
 from ra_query.search.hybrid import DEFAULT_SEMANTIC_WEIGHT, DENSE_K, FUSED_SHARE
 from ra_query.search.named import named_first
-from ra_query.search.syntax import MAX_DEPTH, And, Node, Or, Term, parse_query, read_query, render
+from ra_query.search.syntax import MAX_DEPTH, And, Node, Or, Term, parse_query, read_query, render, to_query
 from ra_query.search.versions import (
     may_be_copies,
     named_version,
@@ -509,7 +509,8 @@ def search_topic(
         by_meaning_alone = bool(meaning) and params.semantic_weight > 0 and store.has_vectors()
         if node is None and not by_meaning_alone:
             return TopicResult(text, (), 0, note=note or "nothing to search for — give at least one word")
-        explain.append(f"parsed: {render(node) if node is not None else '(nothing: by meaning alone)'}")
+        reading = _parsed(node, params.strict) if node is not None else "(nothing: by meaning alone)"
+        explain.append(f"parsed: {reading}")
         compiler = run.compiler()
         compiled = compiler.compile(node) if node is not None else None
         run.compiled = compiled
@@ -566,6 +567,23 @@ def search_topic(
     is_stop = stopwords_of(store.stemmer)
     focus = frozenset(t for t in terms if not is_stop(t))
     return TopicResult(text, hits, total, terms, relaxed, fuzzy, note, tuple(explain), focus)
+
+
+def _parsed(node: Node, strict: bool) -> str:
+    """How `--explain` shows the query read: with `strict`, every AND spelt out (each word
+    required); else as typed again, juxtaposed words being ranked, not required (an `AND` there
+    had read as if a chunk needed them all), and said so where there are two or more."""
+    if strict:
+        return render(node)
+    ranked = 0
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, And):
+            stack.extend(item.items)
+        elif isinstance(item, Term) and item.field is None:
+            ranked += 1  # an Or's words and a Not's are not ranked words of the query
+    return to_query(node) + (" (ranked words: a chunk needs any one, more rank higher)" if ranked > 1 else "")
 
 
 def _relaxed(
