@@ -497,3 +497,26 @@ def test_a_miss_whose_answer_is_folded_under_a_result_says_so(
     write(tmp_path / "q.jsonl", json.dumps({"question": "configure the gizmo", "answers": [answer]}))
     run = run_cmd("ra", "eval", "q.jsonl", cwd=tmp_path, home=tmp_path)
     assert why in run.out, run.out + run.err
+
+
+def test_a_miss_says_whether_the_elbow_or_the_candidate_limit_left_its_answer_out(tmp_path: Path) -> None:
+    # strong.md is second to the shorter second.md (BM25's length norm), and far above the rest
+    pages = {
+        "strong.md": "# Gizmo gizmo\n\nThe gizmo gizmo gizmo.\n",
+        "second.md": "# Gizmo\n\nThe gizmo gizmo.\n",
+    }
+    pages["weak.md"] = "# Notes\n\n" + "Unrelated words about other things. " * 40 + "A gizmo.\n"
+    for k in range(30):  # middling pages: the weakest is past the 20 candidates a search takes
+        pages[f"p{k:02}.md"] = f"# Page {k}\n\nThe gizmo of page {k}.\n"
+    (tmp_path / "d").mkdir()
+    for name, text in pages.items():
+        (tmp_path / "d" / name).write_text(text, encoding="utf-8")
+    config = 'root = true\n[search]\ncutoff_ratio = 0.99\n[tree.d]\npath = "d"\n'
+    (tmp_path / ".ra.toml").write_text(config, encoding="utf-8")
+    lines = [json.dumps({"id": i, "question": "gizmo", "answers": [f"d:{i}.md"]}) for i in ("weak", "strong")]
+    run = run_cmd("ra", "eval", str(write(tmp_path / "q.jsonl", *lines)), cwd=tmp_path, home=tmp_path)
+    why = {line.split(";", 1)[1].strip() for line in run.out.splitlines() if "first:" in line}
+    assert why == {
+        "its answer ranked 2 (the elbow cut the results before it)",
+        "its answer ranked 33 of the best 100 candidates (the search takes 20)",
+    }, run.out + run.err

@@ -33,8 +33,9 @@ returns:
 - **empty** (no result) and **failed** (the search raised an error) answers.
 
 A question whose answer is not among the first five is a **miss**: what came first, and where
-its answer ranked in the top 100 of the same search without limit, elbow or budget — or that it
-is not indexed, is in a tree the question leaves out, or was left out by the budget.
+its answer ranked in the same search without limit, elbow or budget, else in the top 100 of a
+search of 100 candidates — or that it is not indexed, is in a tree the question leaves out, or
+was left out by the budget.
 """
 
 from __future__ import annotations
@@ -452,17 +453,25 @@ def _ndcg(results: Sequence[dict[str, Any]], answers: Sequence[Answer]) -> float
 
 
 def _why_missed(store: Store, question: Question, params: SearchParams, omitted: set[str]) -> str:
-    """Where a missed question's answer ranked in the top `DEEP`, or why it is not there."""
+    """Where a missed question's answer ranked: among the same search's candidates with no limit
+    or elbow, else in the top `DEEP` (a deeper search, whose ranks may differ); or why it is not
+    there."""
     from ra_query.search.pipeline import search
 
-    deep = params._replace(limit=DEEP, candidate_limit=max(params.candidate_limit, DEEP), cutoff_ratio=0.0)
-    hits = search(store, [question.text], deep)[0].hits
-    rows = _rows(hits)
+    same = params._replace(limit=DEEP, cutoff_ratio=0.0)
+    rows = _rows(search(store, [question.text], same)[0].hits)
     if any(r["id"] in omitted and any(a.answers(r) for a in question.answers) for r in rows):
         return "left out by the token budget"
     rank = _rank(rows, question.answers)
     if rank is not None:
-        return f"its answer ranked {rank}"
+        cut = " (the elbow cut the results before it)" if rank <= params.limit else ""
+        return f"its answer ranked {rank}{cut}"
+    deep = same._replace(candidate_limit=max(params.candidate_limit, DEEP))
+    hits = search(store, [question.text], deep)[0].hits
+    rank = _rank(_rows(hits), question.answers)
+    if rank is not None:
+        taken = params.candidate_limit
+        return f"its answer ranked {rank} of the best {DEEP} candidates (the search takes {taken})"
     folded = _folded(hits, question.answers)
     if folded:
         return folded
