@@ -126,3 +126,20 @@ def test_the_index_stores_what_a_chunk_defines(built: Path, home: Path) -> None:
     ids = [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
     store = open_store(built / ".ra")
     assert {store.get_chunk(i).defines for i in ids} >= {"class", "function"}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("folder", ["examples/basic", "_examples/upload", "example", "demo", "samples"])
+def test_an_example_programs_code_weighs_as_a_tests_does(tmp_path: Path, home: Path, folder: str) -> None:
+    kb = tmp_path / "kb"
+    (kb / folder).mkdir(parents=True)
+    (kb / "upload.py").write_text(f'def backoff(attempt):\n    """{SENTENCE}"""\n    return 2**attempt\n')
+    (kb / folder / "main.py").write_text(
+        f'def backoff_demo(attempt):\n    """{SENTENCE}"""\n    return 2**attempt\n'
+    )
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.py"]\n')
+    build(kb, home)
+    query = "where is the delay before a failed upload retried"
+    weighed, even = _scores(kb, query), _scores(kb, query, test_weight=1.0)
+    assert weighed["backoff_demo"] / weighed["backoff"] == pytest.approx(
+        0.5 * even["backoff_demo"] / even["backoff"], rel=1e-3
+    )  # the library's function first: the example only calls it

@@ -111,7 +111,8 @@ class SearchSettings:
     semantic_weight: float = 0.55  # the dense side's share of a hybrid score (0: BM25 alone)
     code_semantic_weight: float = 0.45  # the same for a code chunk (the model reads prose better)
     code_words: float = 0.4  # a query word's code synonyms weigh this (0: off; ra_query.text.codewords)
-    # code chunks' scores are multiplied by code_boost, test files' by test_weight too
+    # code chunks' scores are multiplied by code_boost, test files' and example programs' by
+    # test_weight too
     # (bench/code_search.py, docs/code.md)
     code_boost: float = 1.25
     test_weight: float = 0.5

@@ -108,6 +108,10 @@ _TEST_PATH = re.compile(
     r"\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.(?:java|cs|kt|php)$"
 )
 
+# a program that shows how to use the code (`examples/basic/main.go`, chi's `_examples/`): code
+# that calls the library, not the library; weighed as tests are (`test_weight`)
+_EXAMPLE_PATH = re.compile(r"(?:^|/)_?(?:examples?|samples?|demos?)/")
+
 SNIPPET_CHARS = 150
 # bounds on what one search may cost, whatever the caller asks (issue 10): a limit or candidate
 # limit past these makes tantivy allocate for them up front; a query past MAX_QUERY_WORDS is
@@ -150,6 +154,13 @@ def asks_how_to_use(text: str) -> bool:
 def is_test_path(path: str) -> bool:
     """Whether `path` is a test file (`tests/…`, `test_x.py`, `x_test.go`, `x.spec.ts`, `XTest.java`)."""
     return _TEST_PATH.search(path) is not None
+
+
+def _calls_the_code(record: ChunkRecord) -> bool:
+    """Whether a code chunk is code that calls the project's rather than the project's own: a
+    test (a test file, a test module or function) or an example program (`_EXAMPLE_PATH`)."""
+    path = record.path
+    return is_test_path(path) or is_test_symbol(record.symbol) or _EXAMPLE_PATH.search(path) is not None
 
 
 def is_test_symbol(symbol: str) -> bool:
@@ -393,8 +404,9 @@ class _Run:
         `READER_BOOST` for a docs chunk in the language the query said (its script, its words,
         --lang);
         `code_boost` for code, which an agent asking how something is done wants before the
-        prose about it; `test_weight` for the code of a test file or of a test module in a
-        source file (the code that does something before the tests that call it); and
+        prose about it; `test_weight` for the code of a test file, of a test module in a
+        source file or of an example program (the code that does something before the code that
+        calls it); and
         `type_weight` for a type's own chunk (the functions that do the work before the class
         that declares them) unless `types` is False (a query that is a name: `decoder` finds
         the class `Decoder` before the function `decode_r`)."""
@@ -404,7 +416,7 @@ class _Run:
             boost *= READER_BOOST
         if record.kind == "code":
             boost *= params.code_boost
-            if params.test_weight != 1.0 and (is_test_path(record.path) or is_test_symbol(record.symbol)):
+            if params.test_weight != 1.0 and _calls_the_code(record):
                 boost *= params.test_weight
             if types and params.type_weight != 1.0 and record.defines in TYPE_DEFINITIONS:
                 boost *= params.type_weight
