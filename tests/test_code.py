@@ -180,6 +180,20 @@ def test_a_go_method_is_named_by_its_receiver_type_and_keeps_its_doc_comment() -
             "package a;\nimport java.util.List;\n/** The store. */\npublic class Store {\n    public void open(String p) {}\n}\n",
             ["", "Store", "Store.open"],
         ),
+        (
+            "Store.kt",
+            "package a\n/** The store. */\nclass Store {\n    fun open(p: String) {}\n    companion object {\n"
+            "        fun make() = Store()\n    }\n}\nobject Registry {\n    fun all() = 1\n}\n",
+            [
+                "",
+                "Store",
+                "Store.open",
+                "Store.Companion",
+                "Store.Companion.make",
+                "Registry",
+                "Registry.all",
+            ],
+        ),
         ("add.c", "#include <stdio.h>\n/* adds */\nint add(int a, int b) { return a + b; }\n", ["", "add"]),
         (
             "cache.cpp",
@@ -506,7 +520,7 @@ def test_the_examples_of_docs_code_md_are_what_ra_makes() -> None:
     section = text.split("## One example per language family", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```(\w*)\n(.*?)```", section, re.S)
     pairs = [(blocks[i][1], blocks[i + 1][1]) for i in range(0, len(blocks) - 1, 2)]
-    assert len(pairs) == 6
+    assert len(pairs) == 7
     for source, listing in pairs:
         rows = [line.split() for line in listing.splitlines() if line.strip()]
         path = rows[0][0].split(":", 1)[1].split("#", 1)[0]

@@ -721,7 +721,7 @@ def test_an_unknown_header_language_is_a_config_error_with_its_line(tmp_path: Pa
 
 DISPLAY = {
     "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "go": "Go", "rust": "Rust",
-    "java": "Java", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
+    "java": "Java", "kotlin": "Kotlin", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
     "toml": "TOML", "yaml": "YAML", "json": "JSON",
 }  # fmt: skip
 ROOT = Path(__file__).resolve().parent.parent
@@ -740,7 +740,7 @@ def test_docs_code_md_lists_exactly_the_languages_ra_parses() -> None:
     table = text.split("| language | extensions | chunks |", 1)[1].split("\n\n", 1)[0]
     rows = [line.split("|")[1].strip() for line in table.strip().splitlines()[1:]]
     assert sorted(rows) == sorted(DISPLAY.values())
-    lang_filter = text.split("`lang:` takes", 1)[1].split(" in\nany case", 1)[0]
+    lang_filter = re.split(r"\sin\sany case", text.split("`lang:` takes", 1)[1], maxsplit=1)[0]
     named = set(re.findall(r"`([a-z+#]+)`", lang_filter))
     assert named == {*DISPLAY, "markdown", "rst", "text"}
 
@@ -894,3 +894,43 @@ def test_include_globs_name_the_languages_of_their_extensions_and_a_bare_star_na
         "Python and Go",
         "Go, C++ and C#",
     ]
+
+
+KOTLIN = """\
+package timber.log
+
+/** A tree. */
+class Tree(val tag: String, private var level: Int) {
+    val size: Int = 3
+
+    /** Logs it. */
+    @JvmStatic
+    fun log(message: String) {
+        println(format(message))
+        Printer(tag).write(message)
+    }
+}
+
+enum class Level(val code: Int) {
+    DEBUG(1),
+    INFO(2);
+
+    fun label() = name.lowercase()
+}
+
+typealias Formatter = (String) -> String
+"""
+
+
+def test_kotlin_properties_constructor_vals_and_enum_entries_are_their_types_members() -> None:
+    chunks = chunks_of("Tree.kt", KOTLIN)
+    assert chunks["Tree"].members == ("Tree.tag", "Tree.level", "Tree.size")
+    assert chunks["Level"].members == ("Level.code", "Level.DEBUG", "Level.INFO")
+    assert [slug for slug in chunks if slug] == ["Tree", "Tree.log", "Level", "Level.label", "Formatter"]
+
+
+def test_a_kotlin_method_keeps_its_kdoc_and_annotation_and_names_what_it_calls() -> None:
+    log = chunks_of("Tree.kt", KOTLIN)["Tree.log"]
+    assert log.body.startswith("    /** Logs it. */\n    @JvmStatic\n    fun log(")
+    assert log.title == "@JvmStatic fun log(message: String)"
+    assert log.references == ("println", "format", "Printer", "write")

@@ -67,8 +67,9 @@ CHUNKER_VERSION = (
     # an object of functions) is a definition named `default`; `{…} as const` an object of functions;
     # 39: an `.rst` section's range begins at the hyperlink targets above its title (`.. _label:`);
     # 40: a line of `-` or `=` under a table is no setext heading (GitHub's tables); 41: an HTML
-    # image's alt text is in a heading's title (`# <img alt="chi" …>`), as a markdown image's is
-    41
+    # image's alt text is in a heading's title (`# <img alt="chi" …>`), as a markdown image's is;
+    # 42: Kotlin (`.kt`, `.kts`) is code; an object's members are listed as a type's
+    42
 )
 
 

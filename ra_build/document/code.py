@@ -76,6 +76,7 @@ _OBJECT_DEPTH = 4  # how deep objects of objects are looked into for functions (
 _FUNCTION_VALUES = frozenset({
     "arrow_function", "function_expression", "function", "generator_function", "class",
 })  # fmt: skip
+_UNNAMED_BODIES = frozenset({"function_body", "class_body", "enum_class_body"})
 # JavaScript: what a value is written in that does not change it (`{…} as const`, `satisfies T`)
 _LOOKED_THROUGH = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression"})
 _DEFAULT_VALUES = frozenset({"function_expression", "arrow_function", "class", "object"})
@@ -791,6 +792,12 @@ class _Walker:
             return self.text(named) if named is not None else None
         if kind == "impl_item":
             return self.text(node.child_by_field_name("type") or node)
+        if kind == "companion_object" and node.child_by_field_name("name") is None:
+            return "Companion"  # Kotlin: what an unnamed companion object is called
+        if kind == "secondary_constructor":
+            return "constructor"  # Kotlin: `constructor(s: String) : this(1, s)`
+        if kind == "type_alias":  # Kotlin: `typealias F = …`, its name the `type` field
+            return self.text(node.child_by_field_name("type") or node)
         name = node.child_by_field_name("name")
         if name is not None:
             return self.text(name)
@@ -1008,7 +1015,9 @@ class _Walker:
 
     def signature(self, node: tree_sitter.Node) -> str:
         """The definition up to its body, on one line: `def f(a, b=1) -> int`."""
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_name("body") or next(
+            (c for c in node.named_children if c.type in _UNNAMED_BODIES), None
+        )  # Kotlin's bodies have no field name
         kind, start = node.type, node.start_byte
         if kind in _DEFAULT_VALUES and node.parent is not None and node.parent.type == "export_statement":
             # JavaScript (no other grammar has an export_statement)
@@ -1494,13 +1503,17 @@ def _emit_members(
 
 
 # what a type declares that is no definition of its own: a struct's or class's fields, an enum's
-# variants, an interface's properties and method specs (Go, Rust, Java, C, C++, C#, TypeScript)
+# variants, an interface's properties and method specs (Go, Rust, Java, C, C++, C#, TypeScript),
+# Kotlin's properties
 _MEMBER_TYPES = frozenset({
     "field_declaration", "enum_variant", "enumerator", "property_signature", "public_field_definition",
     "field_definition", "enum_member_declaration", "enum_assignment", "method_spec", "method_elem",
     "enum_case", "method_signature",
+    "property_declaration", "class_parameter", "enum_entry",  # Kotlin: `val size`, `Foo(val a)`, `RED`
 })  # fmt: skip
-_TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "type", "union", "record", "trait"})
+_TYPE_KINDS = frozenset(
+    {"class", "struct", "enum", "interface", "type", "union", "record", "trait", "object"}
+)
 _MEMBER_DEPTH = 4  # how deep below the definition its members are looked for (a body, a list)
 
 

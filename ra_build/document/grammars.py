@@ -266,6 +266,22 @@ GRAMMARS: dict[str, Grammar] = {
         ),
         bodies=frozenset({"declaration_list", "compound_statement", "enum_declaration_list"}),
     ),
+    "kotlin": Grammar(
+        "tree_sitter_kotlin",
+        "language",
+        {
+            "class_declaration": "class",  # `interface`, `enum class`, `data class` too
+            "object_declaration": "object",
+            "companion_object": "object",  # named `Companion` when it has no name (code._Walker.name_of)
+            "function_declaration": "function",
+            "secondary_constructor": "constructor",
+            "type_alias": "type",
+        },
+        containers=frozenset({"class_declaration", "object_declaration", "companion_object"}),
+        bodies=frozenset({"class_body", "enum_class_body"}),
+        attached=frozenset({"line_comment", "block_comment"}),
+        members={"function_declaration": "method"},
+    ),
     "bash": Grammar(
         "tree_sitter_bash",
         "language",
@@ -328,6 +344,12 @@ _OWN_REFERENCES: dict[str, str] = {
 """,
 }
 _OWN_REFERENCES["tsx"] = _OWN_REFERENCES["typescript"]
+# Kotlin's grammar ships no tags.scm: a call of a name, or of a member (`a.b.c(2)`: `c`); a
+# constructor call is a call (`Foo(1)`)
+_OWN_REFERENCES["kotlin"] = """
+(call_expression . (identifier) @name) @reference.call
+(call_expression . (navigation_expression (identifier) @name .)) @reference.call
+"""
 # Ruby's holds every identifier that is not a local (a `#is-not? local` py-tree-sitter does not
 # apply); C#'s calls are `@reference.send`, and miss a plain call
 _OWN_REFERENCES["ruby"] = "(call method: [(identifier) (constant)] @name) @reference.call\n"

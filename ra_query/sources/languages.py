@@ -40,6 +40,8 @@ CODE_EXTENSIONS: Final[dict[str, str]] = {
     "cs": "csharp",
     "rb": "ruby",
     "php": "php",
+    "kt": "kotlin",
+    "kts": "kotlin",
     "sh": "bash",
     "bash": "bash",
     "zsh": "bash",
@@ -69,7 +71,7 @@ ALIASES: Final[dict[str, str]] = {
     "c++": "cpp", "cxx": "cpp", "c#": "csharp", "cs": "csharp", "golang": "go", "ts": "typescript",
     "tsx": "typescript", "js": "javascript", "jsx": "javascript", "py": "python", "python3": "python",
     "sh": "bash", "shell": "bash", "zsh": "bash", "yml": "yaml", "rb": "ruby", "rs": "rust", "md": "markdown",
-    "txt": "text", "restructuredtext": "rst",
+    "txt": "text", "restructuredtext": "rst", "kt": "kotlin",
 }  # fmt: skip
 KINDS: Final = ("docs", "code", "upstream")
 
