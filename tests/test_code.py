@@ -194,6 +194,12 @@ def test_a_go_method_is_named_by_its_receiver_type_and_keeps_its_doc_comment() -
                 "Registry.all",
             ],
         ),
+        (
+            "Store.swift",
+            "import Foundation\n/// The store.\nstruct Store {\n    func open(_ p: String) {}\n}\n"
+            "extension Store {\n    func close() {}\n}\nprotocol Opener {\n    func open(_ p: String)\n}\n",
+            ["", "Store", "Store.open", "extension-Store", "Store.close", "Opener"],
+        ),
         ("add.c", "#include <stdio.h>\n/* adds */\nint add(int a, int b) { return a + b; }\n", ["", "add"]),
         (
             "cache.cpp",
@@ -520,7 +526,7 @@ def test_the_examples_of_docs_code_md_are_what_ra_makes() -> None:
     section = text.split("## One example per language family", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```(\w*)\n(.*?)```", section, re.S)
     pairs = [(blocks[i][1], blocks[i + 1][1]) for i in range(0, len(blocks) - 1, 2)]
-    assert len(pairs) == 7
+    assert len(pairs) == 8
     for source, listing in pairs:
         rows = [line.split() for line in listing.splitlines() if line.strip()]
         path = rows[0][0].split(":", 1)[1].split("#", 1)[0]

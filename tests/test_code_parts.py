@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ra_build.document.chunk import Chunk, chunk_file
 from ra_build.document.code import DEFAULT_CODE_CHUNK as CHUNK_BUDGET
-from ra_query.search.pipeline import is_test_symbol
+from ra_query.search.pipeline import is_test_path, is_test_symbol
 from ra_query.text.names import chunk_keys
 from tests.conftest import build, run_cmd
 
@@ -173,6 +173,25 @@ def test_a_test_module_or_test_function_in_a_source_file_is_test_code(symbol: st
 @pytest.mark.parametrize("symbol", ["Regex.test", "contest", "Tester.run", "attest_all", "latest"])
 def test_a_definition_named_like_test_is_not_test_code(symbol: str) -> None:
     assert not is_test_symbol(symbol)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/test_core.py", "src/test_x.py", "cache_test.go", "lib/a.spec.ts", "src/x.test.jsx",
+        "src/test/java/StoreTest.java", "spec/store_spec.rb", "Tests/ValidationTests.swift",
+        "Sources/SessionTests.swift", "timber/TimberTest.kt", "testdata/in.json", "tests/Unit/CacheTest.php",
+    ],
+)  # fmt: skip
+def test_a_test_file_is_known_by_its_folder_or_its_name_in_each_language(path: str) -> None:
+    assert is_test_path(path)
+
+
+@pytest.mark.parametrize(
+    "path", ["src/contest.py", "Sources/Latest.swift", "attestation/check.go", "Testing.md"]
+)
+def test_a_file_named_like_a_test_is_not_one(path: str) -> None:
+    assert not is_test_path(path)
 
 
 def _rust_project(

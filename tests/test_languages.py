@@ -721,7 +721,7 @@ def test_an_unknown_header_language_is_a_config_error_with_its_line(tmp_path: Pa
 
 DISPLAY = {
     "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "go": "Go", "rust": "Rust",
-    "java": "Java", "kotlin": "Kotlin", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
+    "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
     "toml": "TOML", "yaml": "YAML", "json": "JSON",
 }  # fmt: skip
 ROOT = Path(__file__).resolve().parent.parent
@@ -934,3 +934,64 @@ def test_a_kotlin_method_keeps_its_kdoc_and_annotation_and_names_what_it_calls()
     assert log.body.startswith("    /** Logs it. */\n    @JvmStatic\n    fun log(")
     assert log.title == "@JvmStatic fun log(message: String)"
     assert log.references == ("println", "format", "Printer", "write")
+
+
+SWIFT = """\
+import Foundation
+
+/// A session.
+public final class Session {
+    public static let `default` = Session()
+    var count = 0
+
+    public init(name: String) { self.name = name }
+
+    deinit { }
+
+    /// Does a request.
+    @discardableResult
+    public func request(_ url: URL) -> DataRequest {
+        DataRequest(url).validate()
+    }
+
+    var doubled: Int {
+        count * 2
+    }
+}
+
+enum Method: String {
+    case get = "GET"
+    case post
+}
+
+protocol Adapter {
+    func adapt(_ r: URLRequest) throws -> URLRequest
+    var id: String { get }
+}
+"""
+
+
+def test_swift_types_hold_their_initializers_methods_and_computed_properties() -> None:
+    chunks = chunks_of("Session.swift", SWIFT)
+    found = {slug: c.defines for slug, c in chunks.items() if slug}
+    assert found == {
+        "Session": "class", "Session.init": "constructor", "Session.deinit": "method",
+        "Session.request": "method", "Session.doubled": "property", "Method": "enum", "Adapter": "interface",
+    }  # fmt: skip
+    assert chunks["Session.request"].body.startswith("    /// Does a request.\n    @discardableResult\n")
+    assert chunks["Session.request"].references == ("DataRequest", "validate")
+
+
+def test_swift_stored_properties_enum_cases_and_protocol_requirements_are_members() -> None:
+    chunks = chunks_of("Session.swift", SWIFT)
+    assert chunks["Session"].members == ("Session.default", "Session.count")  # without its backticks
+    assert chunks["Method"].members == ("Method.get", "Method.post")
+    assert chunks["Adapter"].members == ("Adapter.adapt", "Adapter.id")  # not its return type
+
+
+def test_a_swift_extension_s_methods_are_the_type_s_wherever_it_stands() -> None:
+    source = "extension Session where Self: Sendable {\n    func extra() {}\n}\n"
+    assert [slug for slug in chunks_of("Session+Extra.swift", source) if slug] == [
+        "extension-Session",
+        "Session.extra",
+    ]

@@ -68,8 +68,9 @@ CHUNKER_VERSION = (
     # 39: an `.rst` section's range begins at the hyperlink targets above its title (`.. _label:`);
     # 40: a line of `-` or `=` under a table is no setext heading (GitHub's tables); 41: an HTML
     # image's alt text is in a heading's title (`# <img alt="chi" …>`), as a markdown image's is;
-    # 42: Kotlin (`.kt`, `.kts`) is code; an object's members are listed as a type's
-    42
+    # 42: Kotlin (`.kt`, `.kts`) is code; an object's members are listed as a type's; 43: Swift
+    # (`.swift`) is code; members' backticks (`default`) left out
+    43
 )
 
 

@@ -77,6 +77,10 @@ _FUNCTION_VALUES = frozenset({
     "arrow_function", "function_expression", "function", "generator_function", "class",
 })  # fmt: skip
 _UNNAMED_BODIES = frozenset({"function_body", "class_body", "enum_class_body"})
+# what a Swift `class_declaration` declares, by its `declaration_kind`
+_SWIFT_KINDS = {
+    "class": "class", "struct": "struct", "enum": "enum", "actor": "class", "extension": "extension",
+}  # fmt: skip
 # JavaScript: what a value is written in that does not change it (`{…} as const`, `satisfies T`)
 _LOOKED_THROUGH = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression"})
 _DEFAULT_VALUES = frozenset({"function_expression", "arrow_function", "class", "object"})
@@ -796,6 +800,12 @@ class _Walker:
             return "Companion"  # Kotlin: what an unnamed companion object is called
         if kind == "secondary_constructor":
             return "constructor"  # Kotlin: `constructor(s: String) : this(1, s)`
+        if kind in ("deinit_declaration", "subscript_declaration"):
+            return kind.split("_", 1)[0]  # Swift: `deinit {…}`, `subscript(i: Int) -> T {…}`
+        if kind == "property_declaration" and self.g.module == "tree_sitter_swift":
+            if node.child_by_field_name("computed_value") is None:
+                return None  # a stored property: a member of its type, not a definition
+            return self.text(node.child_by_field_name("name") or node)
         if kind == "type_alias":  # Kotlin: `typealias F = …`, its name the `type` field
             return self.text(node.child_by_field_name("type") or node)
         name = node.child_by_field_name("name")
@@ -825,6 +835,8 @@ class _Walker:
     ) -> Definition:
         syntax = node.type
         kind = self.g.definitions[syntax] if top else self.g.members.get(syntax, self.g.definitions[syntax])
+        if (declared := node.child_by_field_name("declaration_kind")) is not None:
+            kind = _SWIFT_KINDS.get(self.text(declared), kind)  # Swift: `struct`, `extension`, …
         if syntax == "function_definition" and self.macro_test(node):
             kind = "test"
         elif syntax in _OBJECT_HOLDERS and self.object_of(node) is not None:
@@ -841,10 +853,13 @@ class _Walker:
             if owner:
                 qualified_prefix = f"{prefix}{owner}."
                 own_crumbs = (*crumbs, owner)
+        extends = syntax == "impl_item" or kind == "extension"  # its members are the type's
         if syntax == "impl_item":  # Rust: impl-Cache, impl-Display-for-Cache
             trait = node.child_by_field_name("trait")
             of = f"{_bare(self.text(trait))}-for-" if trait is not None else ""
             qualified = f"{qualified_prefix}impl-{of}{_bare(display)}"
+        elif kind == "extension":  # Swift: extension-Session
+            qualified = f"{qualified_prefix}extension-{_bare(display)}"
         else:
             qualified = f"{qualified_prefix}{display}"
         end = _end_of(outer)  # a C struct's `;`
@@ -856,9 +871,7 @@ class _Walker:
             body = self.body_of(node)
             if body is not None:
                 # an impl's methods are the type's: Cache.get, whatever impl block holds them
-                member_prefix = (
-                    f"{qualified_prefix}{_bare(display)}." if syntax == "impl_item" else f"{qualified}."
-                )
+                member_prefix = f"{qualified_prefix}{_bare(display)}." if extends else f"{qualified}."
                 gaps: list[list[Span]] = [[]]
                 # comments between a container's head and its body (Ruby's) document its first member
                 lead: list[tree_sitter.Node] = []
@@ -1510,9 +1523,10 @@ _MEMBER_TYPES = frozenset({
     "field_definition", "enum_member_declaration", "enum_assignment", "method_spec", "method_elem",
     "enum_case", "method_signature",
     "property_declaration", "class_parameter", "enum_entry",  # Kotlin: `val size`, `Foo(val a)`, `RED`
+    "protocol_function_declaration", "protocol_property_declaration",  # a Swift protocol's
 })  # fmt: skip
 _TYPE_KINDS = frozenset(
-    {"class", "struct", "enum", "interface", "type", "union", "record", "trait", "object"}
+    {"class", "struct", "enum", "interface", "type", "union", "record", "trait", "object", "extension"}
 )
 _MEMBER_DEPTH = 4  # how deep below the definition its members are looked for (a body, a list)
 
@@ -1533,8 +1547,8 @@ def _members(item: Definition, source: bytes) -> list[tuple[int, str]]:
                 continue  # a member with a chunk of its own
             bare = child.type == "property_identifier" and node.type == "enum_body"  # TS `enum { A }`
             if child.type in _MEMBER_TYPES or bare:
-                for name in _member_names(child, source):
-                    found.append((child.start_byte, f"{item.qualified}.{name}"))
+                for name in _member_names(child, source):  # Swift's, Kotlin's `default` as a name
+                    found.append((child.start_byte, f"{item.qualified}.{name.strip('`')}"))
             elif child.type == "expression_statement" and _assigned(child) is not None:  # Python's `x = 1`
                 found.append((child.start_byte, f"{item.qualified}.{_member_name(child, source)}"))
             elif child.type == "call" and (names := _attributes(child, source)):  # Ruby's `attr_reader :a`
@@ -1634,7 +1648,8 @@ def _member_names(node: tree_sitter.Node, source: bytes) -> list[str]:
             return []
     for field_name in ("name", "declarator"):
         several = node.children_by_field_name(field_name)
-        if len(several) > 1:
+        # a Swift requirement's return type is a `name` too
+        if len(several) > 1 and node.type != "protocol_function_declaration":
             return [name for one in several if (name := _member_name(one, source))]
     if declarator is None and (nested := node.child_by_field_name("type")) is not None:
         named = nested.child_by_field_name("name")  # C++: `enum class kind { … };` inside a class
@@ -1689,7 +1704,7 @@ _GROUPING = frozenset(
 def _fragment(item: Definition, source: bytes, span: Span) -> bool:
     """Whether `span`, the own part of a grouping container (`_GROUPING`), is its first line and
     brackets alone: no doc comment, no attribute, no statement."""
-    if item.syntax is None or (item.syntax.type not in _GROUPING and item.kind != "test"):
+    if item.syntax is None or (item.syntax.type not in _GROUPING and item.kind not in ("test", "extension")):
         return False
     first, _, rest = source[span.start : span.end].partition(b"\n")
     if b"//" in first or b"/*" in first:

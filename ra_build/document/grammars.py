@@ -282,6 +282,25 @@ GRAMMARS: dict[str, Grammar] = {
         attached=frozenset({"line_comment", "block_comment"}),
         members={"function_declaration": "method"},
     ),
+    "swift": Grammar(
+        "tree_sitter_swift",
+        "language",
+        {
+            # `class`, `struct`, `enum`, `actor` and `extension` (code._Walker.definition: its kind)
+            "class_declaration": "class",
+            "protocol_declaration": "interface",
+            "function_declaration": "function",
+            "init_declaration": "constructor",
+            "deinit_declaration": "method",
+            "subscript_declaration": "method",
+            "property_declaration": "property",  # a computed one (`var body: some View {…}`)
+            "typealias_declaration": "type",
+        },
+        containers=frozenset({"class_declaration", "protocol_declaration"}),
+        bodies=frozenset({"class_body", "enum_class_body", "protocol_body"}),
+        attached=frozenset({"comment", "multiline_comment"}),
+        members={"function_declaration": "method"},
+    ),
     "bash": Grammar(
         "tree_sitter_bash",
         "language",
@@ -346,6 +365,12 @@ _OWN_REFERENCES: dict[str, str] = {
 _OWN_REFERENCES["tsx"] = _OWN_REFERENCES["typescript"]
 # Kotlin's grammar ships no tags.scm: a call of a name, or of a member (`a.b.c(2)`: `c`); a
 # constructor call is a call (`Foo(1)`)
+# Swift's tags.scm names definitions only
+_OWN_REFERENCES["swift"] = """
+(call_expression . (simple_identifier) @name) @reference.call
+(call_expression . (navigation_expression suffix: (navigation_suffix suffix: (simple_identifier) @name)))
+  @reference.call
+"""
 _OWN_REFERENCES["kotlin"] = """
 (call_expression . (identifier) @name) @reference.call
 (call_expression . (navigation_expression (identifier) @name .)) @reference.call

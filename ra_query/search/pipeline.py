@@ -81,6 +81,7 @@ DEFAULT_CODE_BOOST = 1.25
 DEFAULT_TYPE_WEIGHT = 0.8
 TYPE_DEFINITIONS = frozenset(
     {"class", "struct", "type", "interface", "enum", "trait", "impl", "union", "record", "annotation"}
+    | {"extension"}
 )
 _ASKS_FOR_TYPE = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:class|struct|interface|enum|trait|type)(?:es|s)?\b",
@@ -104,8 +105,8 @@ DEFAULT_CODE_WORDS = 0.4
 DEFAULT_CODE_SEMANTIC_WEIGHT = 0.45
 # a test file, by the conventions of the languages ra chunks as code
 _TEST_PATH = re.compile(
-    r"(?:^|/)(?:tests?|__tests__|testdata|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|_spec\.rb$|"
-    r"\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.(?:java|cs|kt|php)$"
+    r"(?:^|/)(?:[Tt]ests?|__tests__|testdata|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|_spec\.rb$|"
+    r"\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.(?:java|cs|kt|php|swift)$"
 )
 
 # a program that shows how to use the code (`examples/basic/main.go`, chi's `_examples/`): code

@@ -42,6 +42,7 @@ CODE_EXTENSIONS: Final[dict[str, str]] = {
     "php": "php",
     "kt": "kotlin",
     "kts": "kotlin",
+    "swift": "swift",
     "sh": "bash",
     "bash": "bash",
     "zsh": "bash",
