@@ -995,3 +995,25 @@ def test_a_swift_extension_s_methods_are_the_type_s_wherever_it_stands() -> None
         "extension-Session",
         "Session.extra",
     ]
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("R.swift", "class A {\n    // MARK: - Redirects\n\n    func f() {}\n\n    func g() {}\n}\n"),
+        (
+            "R.kt",
+            "class A {\n    // region Redirects\n\n    fun f() = 1\n\n    fun g() = 2\n    // endregion\n}\n",
+        ),
+        (
+            "R.m.java",
+            "class A {\n    //region Redirects\n\n    void f() {}\n\n    void g() {}\n    //endregion\n}\n",
+        ),
+    ],
+)
+def test_a_section_mark_comment_joins_the_code_it_marks(path: str, source: str) -> None:
+    chunks = chunks_of(path.replace(".m.", "."), source)
+    assert "Redirects" in chunks["A.f"].body  # it had been a block of its own named `comment`
+    assert not [slug for slug in chunks if "comment" in slug]
+    if "endregion" in source:
+        assert chunks["A.g"].body.rstrip().endswith("endregion")

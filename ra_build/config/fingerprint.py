@@ -69,8 +69,9 @@ CHUNKER_VERSION = (
     # 40: a line of `-` or `=` under a table is no setext heading (GitHub's tables); 41: an HTML
     # image's alt text is in a heading's title (`# <img alt="chi" …>`), as a markdown image's is;
     # 42: Kotlin (`.kt`, `.kts`) is code; an object's members are listed as a type's; 43: Swift
-    # (`.swift`) is code; members' backticks (`default`) left out
-    43
+    # (`.swift`) is code; members' backticks (`default`) left out; 44: `// MARK:`, `// region` and
+    # `// endregion` comments join the code they mark
+    44
 )
 
 

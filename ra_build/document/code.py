@@ -185,6 +185,8 @@ _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
 # C#'s directives that mark code rather than choose it: `#region x` and `#pragma warning disable X`
 # open what follows, `#endregion` and `#pragma warning restore X` close what precedes
 _DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"})
+# comments that head a section of a file, as C#'s `#region` does: they join the code they mark
+_SECTION_MARK = re.compile(rb"//[ \t]*(?:MARK:|(end)?region\b)|#pragma[ \t]+mark\b")
 _HAS_WORD = re.compile(r"\w")
 _BYTES_WORD = re.compile(rb"\w")
 # where a statement names what it declares (`_Walker.declared`), in this order
@@ -538,6 +540,9 @@ class _Walker:
         if kind in _DIRECTIVES:  # C#'s `#region x`, `#endregion`, `#pragma warning …`
             closes = kind == "preproc_endregion" or b"restore" in self.source[node.start_byte : node.end_byte]
             return _CLOSES if closes else _OPENS
+        if kind in self.g.attached and (mark := _SECTION_MARK.match(self.source, node.start_byte)):
+            # Xcode's `// MARK: Redirect Handling`, IntelliJ's `// region Helpers` … `// endregion`
+            return _CLOSES if mark[1] else _OPENS
         return role
 
     def add_titled(
