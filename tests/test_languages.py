@@ -1017,3 +1017,8 @@ def test_a_section_mark_comment_joins_the_code_it_marks(path: str, source: str) 
     assert not [slug for slug in chunks if "comment" in slug]
     if "endregion" in source:
         assert chunks["A.g"].body.rstrip().endswith("endregion")
+
+
+def test_a_block_in_a_nested_type_is_named_under_the_types_qualified_name() -> None:
+    source = "class Outer {\n  static class Inner {\n    void f() {}\n\n    private int count = 0;\n  }\n}\n"
+    assert "Outer.Inner.count" in chunks_of("Outer.java", source)  # it was `Inner.count`

@@ -70,8 +70,9 @@ CHUNKER_VERSION = (
     # image's alt text is in a heading's title (`# <img alt="chi" …>`), as a markdown image's is;
     # 42: Kotlin (`.kt`, `.kts`) is code; an object's members are listed as a type's; 43: Swift
     # (`.swift`) is code; members' backticks (`default`) left out; 44: `// MARK:`, `// region` and
-    # `// endregion` comments join the code they mark
-    44
+    # `// endregion` comments join the code they mark; 45: a block inside a nested type is named
+    # under the type's qualified name (`Outer.Inner.count`, not `Inner.count`)
+    45
 )
 
 

@@ -1439,7 +1439,8 @@ def _emit(
                 # named by what it declares, else by its first word that is no keyword
                 words = (w for w in _WORD.findall(code) if w not in _KEYWORDS)
                 word = item.name or (next(words, "block") if code else "comment")
-                first = slug = slugs.next(f"{crumbs[-1] + '.' if depth > 1 else ''}{word}")
+                # under its container's qualified name, as a definition there is (`Outer.Inner.count`)
+                first = slug = slugs.next(f"{'.'.join(crumbs[1:]) + '.' if depth > 1 else ''}{word}")
             else:
                 slug = slugs.next(f"{first}.{k}")
             crumb = (*crumbs, title)
