@@ -5,9 +5,10 @@
 
 1. Corpora: a public repository per language at a fixed commit (CORPORA): fmtlib/fmt (C++; its
    headers are `.h`), antirez/sds (C), expressjs/express (JavaScript, CommonJS), google/gson
-   (Java), sinatra/sinatra (Ruby), sindresorhus/ky (TypeScript), thephpleague/climate (PHP) and
-   jbogard/MediatR (C#). `--corpus NAME=DIR` points at a checkout; by default
-   /tmp/code-corpora/NAME (how to get one is printed when it is missing).
+   (Java), sinatra/sinatra (Ruby), sindresorhus/ky (TypeScript), thephpleague/climate (PHP),
+   jbogard/MediatR (C#), JakeWharton/timber (Kotlin) and Alamofire/Alamofire (Swift).
+   `--corpus NAME=DIR` points at a checkout; by default /tmp/code-corpora/NAME (how to get one
+   is printed when it is missing).
 2. Files: every file under the corpus whose language (`ra_query.sources.languages.language_of`,
    by extension) is one of the languages its include globs name, outside node_modules, vendor
    and .git, and not generated or minified (`ra_build.document.code.generated_reason`). Each is
@@ -104,8 +105,15 @@ CORPORA: dict[str, Corpus] = {
     "MediatR": Corpus(
         "jbogard/MediatR", "8a64581e2570e7410c5f44835d9ea112beccbe6b", "csharp", ("**/*.cs", "**/*.md")
     ),
+    "timber": Corpus(
+        "JakeWharton/timber", "d226eb0391d6d32547dad7b2c77da84010d61aac", "kotlin", ("**/*.kt", "**/*.md")
+    ),
+    "Alamofire": Corpus(
+        "Alamofire/Alamofire", "7595cbcf59809f9977c5f6378500de2ad73b7ddb", "swift", ("**/*.swift", "**/*.md")
+    ),
 }
 
+_TIMBER_LINT = "timber-lint/src/main/java/timber/lint"
 # name typed → (the file it is defined in, the line of its definition; several for an overload)
 NAMES: dict[str, tuple[tuple[str, str, tuple[int, ...]], ...]] = {
     "fmt": (
@@ -215,6 +223,30 @@ NAMES: dict[str, tuple[tuple[str, str, tuple[int, ...]], ...]] = {
             (26,),
         ),
         ("INotificationHandler", "src/MediatR/INotificationHandler.cs", (10,)),
+    ),
+    "timber": (
+        ("Timber.Forest.plant", "timber/src/main/java/timber/log/Timber.kt", (405,)),
+        ("plant", "timber/src/main/java/timber/log/Timber.kt", (405,)),
+        ("DebugTree", "timber/src/main/java/timber/log/Timber.kt", (196,)),
+        ("createStackElementTag", "timber/src/main/java/timber/log/Timber.kt", (216,)),
+        ("prepareLog", "timber/src/main/java/timber/log/Timber.kt", (146,)),
+        ("getStackTraceString", "timber/src/main/java/timber/log/Timber.kt", (174,)),
+        ("uprootAll", "timber/src/main/java/timber/log/Timber.kt", (434,)),
+        ("Forest.forest", "timber/src/main/java/timber/log/Timber.kt", (442,)),
+        ("WrongTimberUsageDetector", f"{_TIMBER_LINT}/WrongTimberUsageDetector.kt", (70,)),
+        ("TimberIssueRegistry", f"{_TIMBER_LINT}/TimberIssueRegistry.kt", (11,)),
+    ),
+    "Alamofire": (
+        ("Session", "Source/Core/Session.swift", (30,)),
+        ("HTTPHeaders", "Source/Core/HTTPHeaders.swift", (28,)),
+        ("AFError", "Source/Core/AFError.swift", (33,)),
+        ("SessionDelegate", "Source/Core/SessionDelegate.swift", (28,)),
+        ("Request.cURLDescription", "Source/Core/Request.swift", (909, 931, 1179)),  # overloads
+        ("cURLDescription", "Source/Core/Request.swift", (909, 931, 1179)),
+        ("RequestInterceptor", "Source/Features/RequestInterceptor.swift", (119,)),
+        ("AuthenticationInterceptor.retry", "Source/Features/AuthenticationInterceptor.swift", (325,)),
+        ("MultipartFormData", "Source/Features/MultipartFormData.swift", (45,)),
+        ("URLEncodedFormEncoder", "Source/Features/URLEncodedFormEncoder.swift", (54,)),
     ),
 }
 

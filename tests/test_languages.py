@@ -1022,3 +1022,11 @@ def test_a_section_mark_comment_joins_the_code_it_marks(path: str, source: str) 
 def test_a_block_in_a_nested_type_is_named_under_the_types_qualified_name() -> None:
     source = "class Outer {\n  static class Inner {\n    void f() {}\n\n    private int count = 0;\n  }\n}\n"
     assert "Outer.Inner.count" in chunks_of("Outer.java", source)  # it was `Inner.count`
+
+
+def test_swift_compiler_directives_join_the_code_they_guard() -> None:
+    source = "#if os(iOS)\nfunc f() {}\n#else\nfunc g() {}\n#endif\n\nenum E {\n    case a\n    #if DEBUG\n    case b\n    #endif\n}\n"
+    chunks = chunks_of("D.swift", source)
+    assert [slug for slug in chunks if slug] == ["f", "g", "E"]  # `#endif` had been a block of its own
+    assert chunks["f"].body.startswith("#if os(iOS)\n") and chunks["g"].body.endswith("#endif")
+    assert chunks["E"].members == ("E.a", "E.b")

@@ -71,8 +71,9 @@ CHUNKER_VERSION = (
     # 42: Kotlin (`.kt`, `.kts`) is code; an object's members are listed as a type's; 43: Swift
     # (`.swift`) is code; members' backticks (`default`) left out; 44: `// MARK:`, `// region` and
     # `// endregion` comments join the code they mark; 45: a block inside a nested type is named
-    # under the type's qualified name (`Outer.Inner.count`, not `Inner.count`)
-    45
+    # under the type's qualified name (`Outer.Inner.count`, not `Inner.count`); 46: Swift's `#if`
+    # joins the code after it, `#endif` the code before it
+    46
 )
 
 

@@ -540,6 +540,8 @@ class _Walker:
         if kind in _DIRECTIVES:  # C#'s `#region x`, `#endregion`, `#pragma warning …`
             closes = kind == "preproc_endregion" or b"restore" in self.source[node.start_byte : node.end_byte]
             return _CLOSES if closes else _OPENS
+        if kind == "directive":  # Swift's `#if os(iOS)`, `#else`: what follows; `#endif`: what precedes
+            return _CLOSES if self.source.startswith(b"#endif", node.start_byte) else _OPENS
         if kind in self.g.attached and (mark := _SECTION_MARK.match(self.source, node.start_byte)):
             # Xcode's `// MARK: Redirect Handling`, IntelliJ's `// region Helpers` … `// endregion`
             return _CLOSES if mark[1] else _OPENS

@@ -300,6 +300,7 @@ GRAMMARS: dict[str, Grammar] = {
         bodies=frozenset({"class_body", "enum_class_body", "protocol_body"}),
         attached=frozenset({"comment", "multiline_comment"}),
         members={"function_declaration": "method"},
+        directives=True,  # `#endif` alone is no chunk (code._Walker.role_of: Swift's `directive`)
     ),
     "bash": Grammar(
         "tree_sitter_bash",
