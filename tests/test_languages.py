@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -1030,3 +1031,16 @@ def test_swift_compiler_directives_join_the_code_they_guard() -> None:
     assert [slug for slug in chunks if slug] == ["f", "g", "E"]  # `#endif` had been a block of its own
     assert chunks["f"].body.startswith("#if os(iOS)\n") and chunks["g"].body.endswith("#endif")
     assert chunks["E"].members == ("E.a", "E.b")
+
+
+def test_no_line_is_lost_to_a_syntax_error_the_grammar_cannot_recover_from() -> None:
+    # tree-sitter-kotlin reads `open` (a modifier word) as the start of a declaration: the parse
+    # breaks, and what followed the break had been in no chunk (okhttp's Http2Stream.kt: 360 lines)
+    source = (
+        "fun a() = 1\n\nclass B {\n  fun c() {\n    val open: Boolean\n    withLock {\n      open = isOpen\n"
+        "    }\n    while (true) {\n      read()\n    }\n  }\n}\n\nfun e() = 3\n"
+    )
+    doc, _ = chunk_file("src", "B.kt", source.encode())
+    assert doc is not None
+    held = Counter(word for c in doc.chunks for word in re.findall(r"\w+", c.body))
+    assert Counter(re.findall(r"\w+", source)) <= held  # every word, as often as the file has it

@@ -72,8 +72,9 @@ CHUNKER_VERSION = (
     # (`.swift`) is code; members' backticks (`default`) left out; 44: `// MARK:`, `// region` and
     # `// endregion` comments join the code they mark; 45: a block inside a nested type is named
     # under the type's qualified name (`Outer.Inner.count`, not `Inner.count`); 46: Swift's `#if`
-    # joins the code after it, `#endif` the code before it
-    46
+    # joins the code after it, `#endif` the code before it; 47: what a syntax error swallowed (in
+    # no definition of the partial tree) becomes blocks
+    47
 )
 
 

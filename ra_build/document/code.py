@@ -350,6 +350,36 @@ def _blank(match: re.Match[bytes]) -> bytes:
     return text[:at] + b"//" + b" " * (len(core) - 2) + text[at + len(core) :]
 
 
+def _recover(parsed: Parsed, source: bytes) -> None:
+    """Make blocks of what a partial parse left in no chunk: the text an error swallowed (a run
+    that holds a word, outside every definition's own text, member and block), each in the
+    innermost container around it, so that no line of a file is lost to a syntax error."""
+    covered: list[tuple[int, int]] = [(s.start, s.end) for s in (*parsed.header, *parsed.blocks)]
+    containers: list[Definition] = []
+    stack = list(parsed.definitions)
+    while stack:
+        item = stack.pop()
+        stack += item.adopted
+        if item.children:
+            containers.append(item)
+            covered += [(item.span.start, item.body_start), *((b.start, b.end) for b in item.blocks)]
+            stack += item.children
+        else:
+            covered.append((item.span.start, item.span.end))
+    covered.sort()
+    at = 0
+    for start, end in [*covered, (len(source), len(source))]:
+        if start > at and _BYTES_WORD.search(source, at, start) is not None:
+            first = at + len(source[at:start]) - len(source[at:start].lstrip())
+            last = len(source[:start].rstrip())
+            lost = Span(first, max(last, first + 1))
+            inner = [c for c in containers if c.body_start <= lost.start and lost.end <= c.span.end]
+            home = max(inner, key=lambda c: c.body_start).blocks if inner else parsed.blocks
+            home.append(lost)
+            home.sort(key=lambda span: span.start)
+        at = max(at, end)
+
+
 def grammar_of(path: str, language: str) -> str:
     """The grammar a code file is parsed with: its language's; a .tsx file is TypeScript to a
     `lang:` filter but is parsed with the TSX grammar (JSX in it)."""
@@ -378,6 +408,7 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     if root.has_error:
         if parsed.definitions:
             warnings.append("syntax errors: chunked from tree-sitter's partial parse")
+            _recover(parsed, encoded)
         else:
             warnings.append("syntax errors and no definitions found: chunked at blank lines")
             return Parsed([], [], _paragraphs(encoded), warnings)
