@@ -933,7 +933,7 @@ def test_kotlin_properties_constructor_vals_and_enum_entries_are_their_types_mem
 def test_a_kotlin_method_keeps_its_kdoc_and_annotation_and_names_what_it_calls() -> None:
     log = chunks_of("Tree.kt", KOTLIN)["Tree.log"]
     assert log.body.startswith("    /** Logs it. */\n    @JvmStatic\n    fun log(")
-    assert log.title == "@JvmStatic fun log(message: String)"
+    assert log.title == "fun log(message: String)"  # an annotation alone on its line is no part of it
     assert log.references == ("println", "format", "Printer", "write")
 
 
@@ -1044,3 +1044,17 @@ def test_no_line_is_lost_to_a_syntax_error_the_grammar_cannot_recover_from() -> 
     assert doc is not None
     held = Counter(word for c in doc.chunks for word in re.findall(r"\w+", c.body))
     assert Counter(re.findall(r"\w+", source)) <= held  # every word, as often as the file has it
+
+
+def test_a_kotlin_class_under_a_stack_of_annotations_is_a_class_that_holds_them() -> None:
+    # tree-sitter-kotlin read these lines as an annotated expression, `open class` an infix call
+    source = (
+        '@Flaky\n@Timeout(30)\n@Tag("Slow")\nopen class ListenerTest {\n  @RegisterExtension\n  val platform = Rule()\n'
+        "\n  @RegisterExtension\n  val client = ClientRule()\n\n}\n\nclass LegacyTest : ListenerTest()\n"
+    )
+    chunks = chunks_of("ListenerTest.kt", source)
+    assert [slug for slug in chunks if slug] == ["ListenerTest", "LegacyTest"]  # it had been the file's text
+    assert chunks["ListenerTest"].body.startswith(
+        '@Flaky\n@Timeout(30)\n@Tag("Slow")\nopen class ListenerTest {'
+    )
+    assert chunks["ListenerTest"].members == ("ListenerTest.platform", "ListenerTest.client")

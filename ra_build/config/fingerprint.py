@@ -73,8 +73,9 @@ CHUNKER_VERSION = (
     # `// endregion` comments join the code they mark; 45: a block inside a nested type is named
     # under the type's qualified name (`Outer.Inner.count`, not `Inner.count`); 46: Swift's `#if`
     # joins the code after it, `#endif` the code before it; 47: what a syntax error swallowed (in
-    # no definition of the partial tree) becomes blocks
-    47
+    # no definition of the partial tree) becomes blocks; 48: Kotlin's lines of annotations alone
+    # are parsed as comments (the grammar misread `@A\n@B\nopen class X {…}` as an expression)
+    48
 )
 
 

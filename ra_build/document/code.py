@@ -335,6 +335,19 @@ def _masked(source: bytes) -> bytes:
     return b"".join(out)
 
 
+# Kotlin: a line of annotations alone (`@Flaky`, `@Tag("Slow")`), parsed as a comment: at a file's
+# top, tree-sitter-kotlin reads `@Flaky\n@Tag("Slow")\nopen class X {…}` as an annotated
+# expression, `open class X` an infix call, and loses the class (okhttp's tests, without an error)
+_ANNOTATION = rb"@[\w.:]+(?:\([^()\n]*\))?"  # `@Tag("Slow")`, `@file:JvmName("X")`
+_ANNOTATION_LINE = re.compile(rb"(?m)^([ \t]*)(%s(?:[ \t]+%s)*)(?=[ \t]*(?://|$))" % ((_ANNOTATION,) * 2))
+
+
+def _as_comment(match: re.Match[bytes]) -> bytes:
+    """An annotation line (`_ANNOTATION_LINE`) as a `//` comment of the same length."""
+    indent, text = match.group(1), match.group(2)
+    return indent + b"//" + b" " * (len(text) - 2)
+
+
 def _blank(match: re.Match[bytes]) -> bytes:
     """A macro made spaces of its length; one alone on its line a `//` comment (the parser sees
     a comment, which joins the definition after it or its block, so no line is lost): never
@@ -397,6 +410,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
         return Parsed([], [], _paragraphs(encoded), [f"{exc}: chunked at blank lines"])
     grammar = GRAMMARS.get(language)
     masked = _masked(encoded) if grammar is not None and grammar.macros else encoded
+    if language == "kotlin" and b"@" in encoded:
+        masked = _ANNOTATION_LINE.sub(_as_comment, encoded)
     root = parser.parse(masked).root_node
     if language in DATA_GRAMMARS:
         parsed = _data_entries(root, encoded, language)
@@ -565,7 +580,8 @@ class _Walker:
         if kind in self.g.attached and self.macro(node):
             # a macro alone on its line: `FMT_END_NAMESPACE` ends what precedes it, any other
             # (`FMT_BEGIN_NAMESPACE`, `FMT_BEGIN_EXPORT`) begins what follows
-            return _CLOSES if b"END" in self.source[node.start_byte : node.end_byte] else _OPENS
+            ends = self.g.macros and b"END" in self.source[node.start_byte : node.end_byte]
+            return _CLOSES if ends else _OPENS  # a Kotlin annotation line opens what follows
         if self.stray(node):
             return _CLOSES  # a stray `;` ends what precedes it
         if kind in _DIRECTIVES:  # C#'s `#region x`, `#endregion`, `#pragma warning …`
