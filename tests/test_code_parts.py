@@ -181,6 +181,8 @@ def test_a_definition_named_like_test_is_not_test_code(symbol: str) -> None:
         "tests/test_core.py", "src/test_x.py", "cache_test.go", "lib/a.spec.ts", "src/x.test.jsx",
         "src/test/java/StoreTest.java", "spec/store_spec.rb", "Tests/ValidationTests.swift",
         "Sources/SessionTests.swift", "timber/TimberTest.kt", "testdata/in.json", "tests/Unit/CacheTest.php",
+        # Kotlin Multiplatform's and Android's test source sets
+        "okhttp/src/jvmTest/kotlin/CallTest.kt", "core/commonTest/src/Json.kt", "app/src/androidTest/java/A.kt",
     ],
 )  # fmt: skip
 def test_a_test_file_is_known_by_its_folder_or_its_name_in_each_language(path: str) -> None:
@@ -188,7 +190,8 @@ def test_a_test_file_is_known_by_its_folder_or_its_name_in_each_language(path: s
 
 
 @pytest.mark.parametrize(
-    "path", ["src/contest.py", "Sources/Latest.swift", "attestation/check.go", "Testing.md"]
+    "path",
+    ["src/contest.py", "Sources/Latest.swift", "attestation/check.go", "Testing.md", "src/jvmMain/Call.kt"],
 )
 def test_a_file_named_like_a_test_is_not_one(path: str) -> None:
     assert not is_test_path(path)

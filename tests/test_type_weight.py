@@ -128,7 +128,9 @@ def test_the_index_stores_what_a_chunk_defines(built: Path, home: Path) -> None:
     assert {store.get_chunk(i).defines for i in ids} >= {"class", "function"}  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("folder", ["examples/basic", "_examples/upload", "example", "demo", "samples"])
+@pytest.mark.parametrize(
+    "folder", ["examples/basic", "_examples/upload", "example", "demo", "samples", "Examples"]
+)
 def test_an_example_programs_code_weighs_as_a_tests_does(tmp_path: Path, home: Path, folder: str) -> None:
     kb = tmp_path / "kb"
     (kb / folder).mkdir(parents=True)

@@ -105,13 +105,13 @@ DEFAULT_CODE_WORDS = 0.4
 DEFAULT_CODE_SEMANTIC_WEIGHT = 0.45
 # a test file, by the conventions of the languages ra chunks as code
 _TEST_PATH = re.compile(
-    r"(?:^|/)(?:[Tt]ests?|__tests__|testdata|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|_spec\.rb$|"
+    r"(?:^|/)(?:[Tt]ests?|__tests__|testdata|spec|[a-z]+Tests?)/|(?:^|/)test_[^/]*$|_test\.\w+$|_spec\.rb$|"
     r"\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.(?:java|cs|kt|php|swift)$"
 )
 
 # a program that shows how to use the code (`examples/basic/main.go`, chi's `_examples/`): code
 # that calls the library, not the library; weighed as tests are (`test_weight`)
-_EXAMPLE_PATH = re.compile(r"(?:^|/)_?(?:examples?|samples?|demos?)/")
+_EXAMPLE_PATH = re.compile(r"(?:^|/)_?(?:[Ee]xamples?|[Ss]amples?|[Dd]emos?)/")
 
 SNIPPET_CHARS = 150
 # bounds on what one search may cost, whatever the caller asks (issue 10): a limit or candidate
