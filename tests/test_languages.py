@@ -1058,3 +1058,25 @@ def test_a_kotlin_class_under_a_stack_of_annotations_is_a_class_that_holds_them(
         '@Flaky\n@Timeout(30)\n@Tag("Slow")\nopen class ListenerTest {'
     )
     assert chunks["ListenerTest"].members == ("ListenerTest.platform", "ListenerTest.client")
+
+
+def test_a_kotlin_extension_function_is_named_by_the_type_it_extends() -> None:
+    source = (
+        "class Foo {\n  fun a() = 1\n}\n\nfun Foo.bar() = 2\n\nfun <T> Module.serializer(x: T): Int = 2\n\n"
+        "fun Module.serializer(): Int = 3\n\nval String.lastChar: Char get() = this[length - 1]\n"
+    )
+    chunks = chunks_of("Ext.kt", source)
+    assert (chunks["Foo.bar"].depth, chunks["Foo.bar"].parent_id) == (2, "src:Ext.kt#Foo")  # its type's
+    assert {"Module.serializer", "Module.serializer-1", "lastChar"} <= set(chunks)  # had been `String`
+
+
+def test_a_swift_extension_that_conforms_or_constrains_keeps_its_head_as_text() -> None:
+    source = "extension ImageView: AnimatorDelegate {\n  func animate() {}\n}\n\nextension Foo {\n  func b() {}\n}\n"
+    chunks = chunks_of("ImageView.swift", source)
+    assert chunks["extension-ImageView"].body == "extension ImageView: AnimatorDelegate {"  # had been empty
+    assert chunks["extension-Foo"].body == ""  # `extension Foo {` alone says nothing
+
+
+def test_a_block_of_swift_stored_properties_is_named_by_the_first_property() -> None:
+    source = "struct T {\n  func a() {}\n\n  @Dependency(\\.clock) var clock\n  weak var delegate: D?\n}\n"
+    assert "T.clock" in chunks_of("T.swift", source)  # had been `T.weak`, after a modifier

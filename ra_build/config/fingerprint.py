@@ -74,8 +74,10 @@ CHUNKER_VERSION = (
     # under the type's qualified name (`Outer.Inner.count`, not `Inner.count`); 46: Swift's `#if`
     # joins the code after it, `#endif` the code before it; 47: what a syntax error swallowed (in
     # no definition of the partial tree) becomes blocks; 48: Kotlin's lines of annotations alone
-    # are parsed as comments (the grammar misread `@A\n@B\nopen class X {…}` as an expression)
-    48
+    # are parsed as comments (the grammar misread `@A\n@B\nopen class X {…}` as an expression);
+    # 49: Kotlin extension functions named by their receiver type (`Foo.bar`); a Swift extension
+    # that conforms or constrains keeps its first line; Swift properties name their blocks
+    49
 )
 
 

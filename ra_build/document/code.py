@@ -190,12 +190,12 @@ _SECTION_MARK = re.compile(rb"//[ \t]*(?:MARK:|(end)?region\b)|#pragma[ \t]+mark
 _HAS_WORD = re.compile(r"\w")
 _BYTES_WORD = re.compile(rb"\w")
 # where a statement names what it declares (`_Walker.declared`), in this order
-_NAME_FIELDS = ("name", "declarator", "left", "pattern", "key")
+_NAME_FIELDS = ("name", "declarator", "left", "pattern", "key", "bound_identifier")  # Swift's last
 _NAME_NODES = frozenset({"constant", "name", "identifier"})  # leaves that are a name (Ruby, PHP)
 # children that never hold the declared name: modifiers, annotations, types, attributes
 _NOT_NAMES = frozenset({
     "modifiers", "modifier", "annotation", "marker_annotation", "attribute_item", "attribute_list",
-    "decorator", "type_qualifier", "storage_class_specifier", "visibility_modifier", "attribute",
+    "decorator", "type_qualifier", "storage_class_specifier", "visibility_modifier", "attribute", "user_type",
     "attribute_specifier", "ms_declspec_modifier", "primitive_type", "type_identifier",
     "predefined_type", "generic_type", "scoped_type_identifier", "string", "string_literal",
     "template_parameter_list", "type_parameter_declaration", "parameter_list", "formal_parameters",
@@ -904,9 +904,11 @@ class _Walker:
         own_crumbs = crumbs
         if syntax == "method_declaration" and (receiver := node.child_by_field_name("receiver")):
             owner = _receiver_type(self, receiver)  # Go: func (c *Cache) Search
-            if owner:
-                qualified_prefix = f"{prefix}{owner}."
-                own_crumbs = (*crumbs, owner)
+        else:
+            owner = self.extended(node) if top and syntax == "function_declaration" else ""
+        if owner:
+            qualified_prefix = f"{prefix}{owner}."
+            own_crumbs = (*crumbs, owner)
         extends = syntax == "impl_item" or kind == "extension"  # its members are the type's
         if syntax == "impl_item":  # Rust: impl-Cache, impl-Display-for-Cache
             trait = node.child_by_field_name("trait")
@@ -977,6 +979,14 @@ class _Walker:
             return ""
         names = [self.text(p) for p in given.named_children]
         return ".".join(names) if 0 < len(names) <= 2 and all(_WORD.fullmatch(n) for n in names) else ""
+
+    def extended(self, node: tree_sitter.Node) -> str:
+        """The type a Kotlin extension function extends (`fun List<Int>.total()` → `List`), or ""."""
+        name = node.child_by_field_name("name")
+        if name is None or self.g.module != "tree_sitter_kotlin":
+            return ""
+        receiver = name.prev_named_sibling
+        return _bare(self.text(receiver)) if receiver is not None and receiver.type == "user_type" else ""
 
     def default_export(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is what a JavaScript module exports as its default and is a definition:
@@ -1762,6 +1772,8 @@ def _fragment(item: Definition, source: bytes, span: Span) -> bool:
     if item.syntax is None or (item.syntax.type not in _GROUPING and item.kind not in ("test", "extension")):
         return False
     first, _, rest = source[span.start : span.end].partition(b"\n")
+    if item.kind == "extension" and (b":" in first or b" where " in first):
+        return False  # Swift: `extension View: Animating where …`: what it conforms to is its text
     if b"//" in first or b"/*" in first:
         return False  # `Rcdata { // the RCDATA state`: the comment is its text
     return not first.lstrip().startswith((b"#", b"@")) and bool(_NO_CONTENT.match(rest))
