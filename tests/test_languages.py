@@ -1010,6 +1010,10 @@ def test_a_swift_extension_s_methods_are_the_type_s_wherever_it_stands() -> None
             "R.m.java",
             "class A {\n    //region Redirects\n\n    void f() {}\n\n    void g() {}\n    //endregion\n}\n",
         ),
+        (
+            "R.ts",
+            "class A {\n  //#region Redirects\n\n  f() {}\n\n  g() {}\n  //#endregion\n}\n",
+        ),  # VS Code's
     ],
 )
 def test_a_section_mark_comment_joins_the_code_it_marks(path: str, source: str) -> None:
@@ -1044,6 +1048,15 @@ def test_no_line_is_lost_to_a_syntax_error_the_grammar_cannot_recover_from() -> 
     assert doc is not None
     held = Counter(word for c in doc.chunks for word in re.findall(r"\w+", c.body))
     assert Counter(re.findall(r"\w+", source)) <= held  # every word, as often as the file has it
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_kotlin_annotation_line_is_read_as_a_comment_whatever_the_line_breaks(newline: str) -> None:
+    source = newline.join(
+        ["@Flaky", "@Timeout(30)", '@Tag("Slow")', "open class T {", "  val a = 1", "", "}", ""]
+    )
+    source += newline.join(["", "class U : T()", ""])
+    assert [slug for slug in chunks_of("T.kt", source) if slug] == ["T", "U"]
 
 
 def test_a_kotlin_class_under_a_stack_of_annotations_is_a_class_that_holds_them() -> None:

@@ -186,7 +186,8 @@ _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
 # open what follows, `#endregion` and `#pragma warning restore X` close what precedes
 _DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"})
 # comments that head a section of a file, as C#'s `#region` does: they join the code they mark
-_SECTION_MARK = re.compile(rb"//[ \t]*(?:MARK:|(end)?region\b)|#pragma[ \t]+mark\b")
+# (Xcode's `// MARK:`, IntelliJ's `// region`, VS Code's `//#region`)
+_SECTION_MARK = re.compile(rb"//[ \t]*(?:MARK:|#?(end)?region\b)|#pragma[ \t]+mark\b")
 _HAS_WORD = re.compile(r"\w")
 _BYTES_WORD = re.compile(rb"\w")
 # where a statement names what it declares (`_Walker.declared`), in this order
@@ -339,7 +340,7 @@ def _masked(source: bytes) -> bytes:
 # top, tree-sitter-kotlin reads `@Flaky\n@Tag("Slow")\nopen class X {…}` as an annotated
 # expression, `open class X` an infix call, and loses the class (okhttp's tests, without an error)
 _ANNOTATION = rb"@[\w.:]+(?:\([^()\n]*\))?"  # `@Tag("Slow")`, `@file:JvmName("X")`
-_ANNOTATION_LINE = re.compile(rb"(?m)^([ \t]*)(%s(?:[ \t]+%s)*)(?=[ \t]*(?://|$))" % ((_ANNOTATION,) * 2))
+_ANNOTATION_LINE = re.compile(rb"(?m)^([ \t]*)(%s(?:[ \t]+%s)*)(?=[ \t]*(?://|\r?$))" % ((_ANNOTATION,) * 2))
 
 
 def _as_comment(match: re.Match[bytes]) -> bytes:
