@@ -76,8 +76,9 @@ CHUNKER_VERSION = (
     # no definition of the partial tree) becomes blocks; 48: Kotlin's lines of annotations alone
     # are parsed as comments (the grammar misread `@A\n@B\nopen class X {…}` as an expression);
     # 49: Kotlin extension functions named by their receiver type (`Foo.bar`); a Swift extension
-    # that conforms or constrains keeps its first line; Swift properties name their blocks
-    49
+    # that conforms or constrains keeps its first line; Swift properties name their blocks; 50:
+    # VS Code's `//#region` marks; Kotlin annotation lines with CRLF line breaks
+    50
 )
 
 
