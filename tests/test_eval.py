@@ -520,3 +520,8 @@ def test_a_miss_says_whether_the_elbow_or_the_candidate_limit_left_its_answer_ou
         "its answer ranked 2 (the elbow cut the results before it)",
         "its answer ranked 33 of the best 100 candidates (the search takes 20)",
     }, run.out + run.err
+    deeper = config.replace("0.99", "0.0\ncandidate_limit = 50")  # no elbow, all 33 pages
+    (tmp_path / ".ra.toml").write_text(deeper, encoding="utf-8")
+    assert run_cmd("ra", "update", cwd=tmp_path, home=tmp_path).code == 0
+    deep = run_cmd("ra", "eval", "-n", "40", str(tmp_path / "q.jsonl"), cwd=tmp_path, home=tmp_path)
+    assert "its answer ranked 33\n" in deep.out, deep.out  # shown at 33: neither the elbow nor the pool

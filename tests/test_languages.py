@@ -1093,3 +1093,24 @@ def test_a_swift_extension_that_conforms_or_constrains_keeps_its_head_as_text() 
 def test_a_block_of_swift_stored_properties_is_named_by_the_first_property() -> None:
     source = "struct T {\n  func a() {}\n\n  @Dependency(\\.clock) var clock\n  weak var delegate: D?\n}\n"
     assert "T.clock" in chunks_of("T.swift", source)  # had been `T.weak`, after a modifier
+
+
+def test_what_a_syntax_error_leaves_is_recovered_but_never_an_endif_or_end_alone() -> None:
+    c_source = "#ifdef FOO\nint f(void) { return 1; }\n\n#endif\n\nint g(void) { return 2 +; }\n"
+    assert [slug for slug in chunks_of("t.c", c_source) if slug] == ["f", "g"]  # no `block` of `#endif`
+    ruby = "module M\n  class Foo\n    def a\n      1\n    end\n  end\nend\n\ndef c(\n  1\nend\n"
+    assert "M.end" not in chunks_of("t.rb", ruby)
+
+
+def test_a_section_mark_at_the_end_of_a_code_line_is_that_lines_comment() -> None:
+    source = "class A {\n    int x = 1; // region: upper half\n\n    void m() {}\n}\n"
+    chunks = chunks_of("A.java", source)
+    assert chunks["A"].body.endswith("int x = 1; // region: upper half")
+    assert chunks["A.m"].body == "    void m() {}"
+
+
+def test_a_kotlin_extension_joins_its_type_not_a_factory_function_of_that_name() -> None:
+    source = "interface Store {\n    fun a()\n}\n\nfun Store(): Store = TODO()\n\nfun Store.close() = 1\n"
+    chunks = chunks_of("Store.kt", source)
+    assert chunks["Store.close"].parent_id == "src:Store.kt#Store"  # the interface, not `Store-1`
+    assert chunks["Store-1"].title == "fun Store(): Store"  # an expression body is no part of the title

@@ -363,6 +363,7 @@ def test_an_html_image_in_a_heading_gives_the_title_its_alt_text_as_a_markdown_i
     assert heading_texts('<img alt="chi" src="chi.svg" width="220" />') == ("chi", "")
     assert heading_texts("<a href='/'><img src=l.png alt='R&amp;D'></a> tools") == ("R&D tools", " tools")
     assert heading_texts('<img src="l.png" title="alt=no">') == ("", "")  # no alt: nothing
+    assert heading_texts('<img data-alt="x" alt="Real" src="l.png">') == ("Real", "")  # not `data-alt`
 
 
 def test_the_slug_text_leaves_out_element_tags_and_comments_but_keeps_a_type_parameter() -> None:

@@ -77,8 +77,10 @@ CHUNKER_VERSION = (
     # are parsed as comments (the grammar misread `@A\n@B\nopen class X {…}` as an expression);
     # 49: Kotlin extension functions named by their receiver type (`Foo.bar`); a Swift extension
     # that conforms or constrains keeps its first line; Swift properties name their blocks; 50:
-    # VS Code's `//#region` marks; Kotlin annotation lines with CRLF line breaks
-    50
+    # VS Code's `//#region` marks; Kotlin annotation lines with CRLF line breaks; 51: the review's
+    # mends: no `#endif`/`end` recovered alone, a mark ending a code line is that line's, only
+    # types adopt a Kotlin extension, `data-alt` is no alt text
+    51
 )
 
 

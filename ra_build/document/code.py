@@ -187,7 +187,7 @@ _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
 _DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"})
 # comments that head a section of a file, as C#'s `#region` does: they join the code they mark
 # (Xcode's `// MARK:`, IntelliJ's `// region`, VS Code's `//#region`)
-_SECTION_MARK = re.compile(rb"//[ \t]*(?:MARK:|#?(end)?region\b)|#pragma[ \t]+mark\b")
+_SECTION_MARK = re.compile(rb"//[ \t]*(?:MARK:|#?(end)?region\b)")
 _HAS_WORD = re.compile(r"\w")
 _BYTES_WORD = re.compile(rb"\w")
 # where a statement names what it declares (`_Walker.declared`), in this order
@@ -383,7 +383,9 @@ def _recover(parsed: Parsed, source: bytes) -> None:
     covered.sort()
     at = 0
     for start, end in [*covered, (len(source), len(source))]:
-        if start > at and _BYTES_WORD.search(source, at, start) is not None:
+        lines = source[at:start].split(b"\n")
+        closing = all(_CLOSING_LINE.fullmatch(line) or _NO_CONTENT.match(line) for line in lines)
+        if start > at and _BYTES_WORD.search(source, at, start) is not None and not closing:
             first = at + len(source[at:start]) - len(source[at:start].lstrip())
             last = len(source[:start].rstrip())
             lost = Span(first, max(last, first + 1))
@@ -590,7 +592,9 @@ class _Walker:
             return _CLOSES if closes else _OPENS
         if kind == "directive":  # Swift's `#if os(iOS)`, `#else`: what follows; `#endif`: what precedes
             return _CLOSES if self.source.startswith(b"#endif", node.start_byte) else _OPENS
-        if kind in self.g.attached and (mark := _SECTION_MARK.match(self.source, node.start_byte)):
+        line = self.source.rfind(b"\n", 0, node.start_byte) + 1
+        mark = _SECTION_MARK.match(self.source, node.start_byte) if kind in self.g.attached else None
+        if mark is not None and not self.source[line : node.start_byte].strip():  # alone on its line
             # Xcode's `// MARK: Redirect Handling`, IntelliJ's `// region Helpers` … `// endregion`
             return _CLOSES if mark[1] else _OPENS
         return role
@@ -1170,10 +1174,11 @@ def _assigned_name(target: str, value: tree_sitter.Node, walker: _Walker) -> str
 
 
 def _adopt(definitions: list[Definition]) -> list[Definition]:
-    """The file's top-level definitions, a Go method moved under its receiver's type when the
-    file defines that type: `func (c *Cache) Search` is a member of `type Cache`, as a Python
-    method is of its class (`Cache.Search`, depth 2)."""
-    types = {d.qualified: d for d in definitions if not d.receiver}
+    """The file's top-level definitions, a Go method (a Kotlin extension function) moved under
+    its receiver's type when the file defines that type: `func (c *Cache) Search` is a member of
+    `type Cache`, as a Python method is of its class (`Cache.Search`, depth 2); never under a
+    function of that name (Kotlin's factory `fun Store(): Store` beside `interface Store`)."""
+    types = {d.qualified: d for d in definitions if not d.receiver and d.kind in _TYPE_KINDS}
     kept: list[Definition] = []
     for d in definitions:
         owner = types.get(d.receiver) if d.receiver else None

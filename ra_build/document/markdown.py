@@ -555,7 +555,8 @@ _HEADING_TEXTS_MAX = 50_000
 
 # the alt text of an HTML image (`<img alt="chi" src="logo.svg">`), quoted or not
 _IMG_ALT = re.compile(
-    r"""<img\s(?:[^>"']|"[^"]*"|'[^']*')*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE
+    r"""<img\s(?:[^>"']|"[^"]*"|'[^']*')*?(?<![\w-])alt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""",
+    re.IGNORECASE,
 )
 
 

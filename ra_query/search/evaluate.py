@@ -376,7 +376,7 @@ def _scored(
     if (rank is not None and rank <= 5) or not explain:
         return scored
     omitted = {str(i) for i in payload["tokens"].get("omitted_ids") or ()}
-    return scored._replace(why=_why_missed(store, question, narrowed, omitted))
+    return scored._replace(why=_why_missed(store, question, narrowed, omitted, len(results)))
 
 
 def _ranked(store: Store, question: Question, params: SearchParams) -> Scored:
@@ -452,7 +452,9 @@ def _ndcg(results: Sequence[dict[str, Any]], answers: Sequence[Answer]) -> float
     return dcg / best if best else 0.0
 
 
-def _why_missed(store: Store, question: Question, params: SearchParams, omitted: set[str]) -> str:
+def _why_missed(
+    store: Store, question: Question, params: SearchParams, omitted: set[str], shown: int = 0
+) -> str:
     """Where a missed question's answer ranked: among the same search's candidates with no limit
     or elbow, else in the top `DEEP` (a deeper search, whose ranks may differ); or why it is not
     there."""
@@ -464,7 +466,8 @@ def _why_missed(store: Store, question: Question, params: SearchParams, omitted:
         return "left out by the token budget"
     rank = _rank(rows, question.answers)
     if rank is not None:
-        cut = " (the elbow cut the results before it)" if rank <= params.limit else ""
+        elbow = params.cutoff_ratio > 0 and shown < rank <= params.limit  # a place was free for it
+        cut = " (the elbow cut the results before it)" if elbow else ""
         return f"its answer ranked {rank}{cut}"
     deep = same._replace(candidate_limit=max(params.candidate_limit, DEEP))
     hits = search(store, [question.text], deep)[0].hits
