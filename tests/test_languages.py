@@ -456,6 +456,7 @@ def test_an_object_of_functions_holds_them_as_its_methods() -> None:
         ("(req, res) => {\n  res.end()\n}", "function"),
         ("class {\n  handle () {}\n}", "class"),
         ("{\n  handle () {},\n}", "object"),  # a Vue component's options, a plugin's hooks
+        ("function* () {\n  yield 1\n}", "function"),
     ],
 )
 def test_what_a_module_exports_by_default_is_a_definition_named_default(value: str, defines: str) -> None:
@@ -476,15 +477,16 @@ def test_an_export_default_of_data_or_a_named_value_is_no_new_definition() -> No
 def test_an_object_of_functions_written_as_const_or_satisfies_holds_them() -> None:
     source = (
         "export const handlers = {\n  open (path: string) {\n    return path\n  },\n} as const\n\n"
-        "const routes = {\n  home: () => 1,\n} satisfies Record<string, () => number>\n"
+        "const routes = {\n  home: () => 1,\n} satisfies Record<string, () => number>\n\n"
+        "export default {\n  fetch (req: Request) {\n    return req\n  },\n} satisfies Handler\n"
     )
-    found = {slug: c.defines for slug, c in chunks_of("handlers.ts", source).items() if slug}
+    chunks = chunks_of("handlers.ts", source)
+    found = {slug: c.defines for slug, c in chunks.items() if slug}
     assert found == {
-        "handlers": "object",
-        "handlers.open": "method",
-        "routes": "object",
-        "routes.home": "method",
-    }
+        "handlers": "object", "handlers.open": "method", "routes": "object", "routes.home": "method",
+        "default": "object", "default.fetch": "method",
+    }  # fmt: skip
+    assert chunks["routes.home"].body.endswith("} satisfies Record<string, () => number>")  # no line lost
 
 
 @pytest.mark.parametrize(

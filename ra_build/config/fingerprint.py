@@ -79,8 +79,9 @@ CHUNKER_VERSION = (
     # that conforms or constrains keeps its first line; Swift properties name their blocks; 50:
     # VS Code's `//#region` marks; Kotlin annotation lines with CRLF line breaks; 51: the review's
     # mends: no `#endif`/`end` recovered alone, a mark ending a code line is that line's, only
-    # types adopt a Kotlin extension, `data-alt` is no alt text
-    51
+    # types adopt a Kotlin extension, `data-alt` is no alt text; 52: `export default {…} satisfies
+    # T` and `export default function* ()` are definitions, and `} as const` is in a chunk
+    52
 )
 
 

@@ -83,7 +83,9 @@ _SWIFT_KINDS = {
 }  # fmt: skip
 # JavaScript: what a value is written in that does not change it (`{…} as const`, `satisfies T`)
 _LOOKED_THROUGH = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression"})
-_DEFAULT_VALUES = frozenset({"function_expression", "arrow_function", "class", "object"})
+_DEFAULT_VALUES = frozenset(
+    {"function_expression", "generator_function", "arrow_function", "class", "object"}
+)
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 # blocks whose members are defined as if they stood where the block does
 _TRANSPARENT = frozenset({"linkage_specification", "singleton_class"})
@@ -950,6 +952,8 @@ class _Walker:
                         if not _NO_CONTENT.match(self.source[span.start : span.end])
                         and not self.only_closing(span)
                     ]
+                    if not _NO_CONTENT.match(self.source[body.end_byte : end]):
+                        _close(found, Span(body.end_byte - 1, end))  # `} as const`, `} satisfies T`
         return found
 
     def titled_test(self, node: tree_sitter.Node) -> tuple[str, tree_sitter.Node] | None:
@@ -996,8 +1000,8 @@ class _Walker:
     def default_export(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is what a JavaScript module exports as its default and is a definition:
         a function or class without a name of its own, or an object of functions."""
-        parent = node.parent
-        if parent is None or parent.type != "export_statement" or node.child_by_field_name("name"):
+        parent = _exported(node)
+        if parent is None or node.child_by_field_name("name"):
             return False
         if not any(c.type == "default" for c in parent.children):
             return False
@@ -1101,9 +1105,9 @@ class _Walker:
             (c for c in node.named_children if c.type in _UNNAMED_BODIES), None
         )  # Kotlin's bodies have no field name
         kind, start = node.type, node.start_byte
-        if kind in _DEFAULT_VALUES and node.parent is not None and node.parent.type == "export_statement":
+        if kind in _DEFAULT_VALUES and (exported := _exported(node)) is not None:
             # JavaScript (no other grammar has an export_statement)
-            start = node.parent.start_byte  # `export default function (req, res)`
+            start = exported.start_byte  # `export default function (req, res)`
             if kind == "object":
                 body = node
         end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
@@ -1159,6 +1163,15 @@ def _test_slug(title: str) -> str | None:
     return slug or None
 
 
+def _exported(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The JavaScript `export` statement whose value `node` is, through `as const` and
+    `satisfies T`, or None."""
+    parent = node.parent
+    while parent is not None and parent.type in _LOOKED_THROUGH:
+        parent = parent.parent
+    return parent if parent is not None and parent.type == "export_statement" else None
+
+
 def _assigned_name(target: str, value: tree_sitter.Node, walker: _Walker) -> str:
     """The name a function assigned to `target` is defined by: the target without `prototype`
     (`View.prototype.render` → `View.render`, as a class's method is named) and without the
@@ -1195,6 +1208,16 @@ _STRAY_BYTES = 3  # a statement this short may be a stray `;` or `};`
 def _anonymous_namespace(node: tree_sitter.Node) -> bool:
     """C++'s `namespace { … }`: no name to qualify what it holds."""
     return node.type == "namespace_definition" and node.child_by_field_name("name") is None
+
+
+def _close(container: Definition, tail: Span) -> None:
+    """The words after a container's body (`} as const`) made the end of its last member, or a
+    block of their own when that member holds members itself or a block comes after it."""
+    last = container.children[-1]
+    if last.children or (container.blocks and container.blocks[-1].start > last.span.start):
+        container.blocks.append(tail)
+    else:
+        _extend(last, tail.end)
 
 
 def _extend(definition: Definition, end: int) -> None:

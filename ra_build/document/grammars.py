@@ -76,6 +76,7 @@ _JS_DEFS = {
     # `export default function () {…}`, `export default class {…}`, `export default {…}` of
     # functions: named `default`, the name the module system gives it (code._Walker.name_of)
     "function_expression": "function",
+    "generator_function": "function",
     "arrow_function": "function",
     "class": "class",
     "object": "object",
@@ -89,7 +90,9 @@ _JS = {
         | {"lexical_declaration", "variable_declaration", "assignment_expression", "pair", "class", "object"}
     ),
     "bodies": frozenset({"class_body", "statement_block"}),
-    "wrappers": frozenset({"export_statement", "ambient_declaration", "expression_statement"}),
+    # and what a default export's value is written in (`export default {…} satisfies Handler`)
+    "wrappers": frozenset({"export_statement", "ambient_declaration", "expression_statement"})
+    | {"as_expression", "satisfies_expression", "parenthesized_expression"},
     "attached": frozenset({"comment", "decorator"}),
 }
 
