@@ -927,6 +927,7 @@ typealias Formatter = (String) -> String
 
 def test_kotlin_properties_constructor_vals_and_enum_entries_are_their_types_members() -> None:
     chunks = chunks_of("Tree.kt", KOTLIN)
+    assert (chunks["Tree"].defines, chunks["Level"].defines) == ("class", "enum")
     assert chunks["Tree"].members == ("Tree.tag", "Tree.level", "Tree.size")
     assert chunks["Level"].members == ("Level.code", "Level.DEBUG", "Level.INFO")
     assert [slug for slug in chunks if slug] == ["Tree", "Tree.log", "Level", "Level.label", "Formatter"]
@@ -1116,3 +1117,9 @@ def test_a_kotlin_extension_joins_its_type_not_a_factory_function_of_that_name()
     chunks = chunks_of("Store.kt", source)
     assert chunks["Store.close"].parent_id == "src:Store.kt#Store"  # the interface, not `Store-1`
     assert chunks["Store-1"].title == "fun Store(): Store"  # an expression body is no part of the title
+
+
+def test_a_kotlin_interface_is_an_interface() -> None:
+    source = "interface Shape {\n  fun area(): Double\n}\n\nfun interface Run {\n  fun run()\n}\n"
+    chunks = chunks_of("Shape.kt", source)
+    assert (chunks["Shape"].defines, chunks["Run"].defines) == ("interface", "interface")

@@ -80,8 +80,9 @@ CHUNKER_VERSION = (
     # VS Code's `//#region` marks; Kotlin annotation lines with CRLF line breaks; 51: the review's
     # mends: no `#endif`/`end` recovered alone, a mark ending a code line is that line's, only
     # types adopt a Kotlin extension, `data-alt` is no alt text; 52: `export default {…} satisfies
-    # T` and `export default function* ()` are definitions, and `} as const` is in a chunk
-    52
+    # T` and `export default function* ()` are definitions, and `} as const` is in a chunk; 53:
+    # a Kotlin interface defines `interface`, an `enum class` `enum`
+    53
 )
 
 

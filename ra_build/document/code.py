@@ -898,6 +898,8 @@ class _Walker:
         kind = self.g.definitions[syntax] if top else self.g.members.get(syntax, self.g.definitions[syntax])
         if (declared := node.child_by_field_name("declaration_kind")) is not None:
             kind = _SWIFT_KINDS.get(self.text(declared), kind)  # Swift: `struct`, `extension`, …
+        elif syntax == "class_declaration" and self.g.module == "tree_sitter_kotlin":
+            kind = _kotlin_kind(node, kind)
         if syntax == "function_definition" and self.macro_test(node):
             kind = "test"
         elif syntax in _OBJECT_HOLDERS and self.object_of(node) is not None:
@@ -1208,6 +1210,16 @@ _STRAY_BYTES = 3  # a statement this short may be a stray `;` or `};`
 def _anonymous_namespace(node: tree_sitter.Node) -> bool:
     """C++'s `namespace { … }`: no name to qualify what it holds."""
     return node.type == "namespace_definition" and node.child_by_field_name("name") is None
+
+
+def _kotlin_kind(node: tree_sitter.Node, kind: str) -> str:
+    """What a Kotlin `class_declaration` declares: an `interface`, an `enum` (`enum class`), else
+    `kind` (a class)."""
+    if any(c.type == "interface" for c in node.children):
+        return "interface"
+    modifiers = next((c for c in node.named_children if c.type == "modifiers"), None)
+    words = [m.text for m in modifiers.named_children] if modifiers is not None else []
+    return "enum" if b"enum" in words else kind
 
 
 def _close(container: Definition, tail: Span) -> None:
