@@ -1084,6 +1084,7 @@ def test_a_kotlin_extension_function_is_named_by_the_type_it_extends() -> None:
     chunks = chunks_of("Ext.kt", source)
     assert (chunks["Foo.bar"].depth, chunks["Foo.bar"].parent_id) == (2, "src:Ext.kt#Foo")  # its type's
     assert {"Module.serializer", "Module.serializer-1", "lastChar"} <= set(chunks)  # had been `String`
+    assert "apply" in chunks_of("Scope.kt", "fun <T> T.apply(block: T.() -> Unit): T {\n  return this\n}\n")
 
 
 def test_a_swift_extension_that_conforms_or_constrains_keeps_its_head_as_text() -> None:

@@ -997,7 +997,12 @@ class _Walker:
         if name is None or self.g.module != "tree_sitter_kotlin":
             return ""
         receiver = name.prev_named_sibling
-        return _bare(self.text(receiver)) if receiver is not None and receiver.type == "user_type" else ""
+        if receiver is None or receiver.type != "user_type":
+            return ""
+        owner = _bare(self.text(receiver))
+        generic = next((c for c in node.named_children if c.type == "type_parameters"), None)
+        parameters = set(_WORD.findall(self.text(generic))) if generic is not None else set()
+        return "" if owner in parameters else owner  # `fun <T> T.also()` extends any type: no owner
 
     def default_export(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is what a JavaScript module exports as its default and is a definition:
