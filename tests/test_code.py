@@ -200,6 +200,12 @@ def test_a_go_method_is_named_by_its_receiver_type_and_keeps_its_doc_comment() -
             "extension Store {\n    func close() {}\n}\nprotocol Opener {\n    func open(_ p: String)\n}\n",
             ["", "Store", "Store.open", "extension-Store", "Store.close", "Opener"],
         ),
+        (
+            "client.lua",
+            "local M = {}\n--- Sends.\nfunction M:send(m)\n  return m\nend\n\nlocal function helper(x)\n  return x\nend\n"
+            "M.close = function(self) end\n",
+            ["", "M.send", "helper", "M.close"],
+        ),
         ("add.c", "#include <stdio.h>\n/* adds */\nint add(int a, int b) { return a + b; }\n", ["", "add"]),
         (
             "cache.cpp",
@@ -526,7 +532,7 @@ def test_the_examples_of_docs_code_md_are_what_ra_makes() -> None:
     section = text.split("## One example per language family", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```(\w*)\n(.*?)```", section, re.S)
     pairs = [(blocks[i][1], blocks[i + 1][1]) for i in range(0, len(blocks) - 1, 2)]
-    assert len(pairs) == 8
+    assert len(pairs) == 9
     for source, listing in pairs:
         rows = [line.split() for line in listing.splitlines() if line.strip()]
         path = rows[0][0].split(":", 1)[1].split("#", 1)[0]

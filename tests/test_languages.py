@@ -724,7 +724,7 @@ def test_an_unknown_header_language_is_a_config_error_with_its_line(tmp_path: Pa
 
 DISPLAY = {
     "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "go": "Go", "rust": "Rust",
-    "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
+    "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "lua": "Lua", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
     "toml": "TOML", "yaml": "YAML", "json": "JSON",
 }  # fmt: skip
 ROOT = Path(__file__).resolve().parent.parent
@@ -1124,3 +1124,12 @@ def test_a_kotlin_interface_is_an_interface() -> None:
     source = "interface Shape {\n  fun area(): Double\n}\n\nfun interface Run {\n  fun run()\n}\n"
     chunks = chunks_of("Shape.kt", source)
     assert (chunks["Shape"].defines, chunks["Run"].defines) == ("interface", "interface")
+
+
+def test_a_lua_method_is_named_with_a_dot_and_keeps_its_ldoc_comment() -> None:
+    source = (
+        "--- Sends a message.\n-- @param m string\n\nfunction Client:send(m)\n  return self.t:write(m)\nend\n"
+    )
+    send = chunks_of("client.lua", source)["Client.send"]
+    assert (send.defines, send.line_start, send.references) == ("method", 1, ("write",))
+    assert "local" not in chunks_of("a.lua", "local f = function(x) return x end\nlocal a, b = 1, 2\n")

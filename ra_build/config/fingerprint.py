@@ -81,8 +81,9 @@ CHUNKER_VERSION = (
     # mends: no `#endif`/`end` recovered alone, a mark ending a code line is that line's, only
     # types adopt a Kotlin extension, `data-alt` is no alt text; 52: `export default {…} satisfies
     # T` and `export default function* ()` are definitions, and `} as const` is in a chunk; 53:
-    # a Kotlin interface defines `interface`, an `enum class` `enum`; 54: `fun <T> T.f()` has no owner
-    54
+    # a Kotlin interface defines `interface`, an `enum class` `enum`; 54: `fun <T> T.f()` has no owner;
+    # 55: Lua (`.lua`) is code; `---` comments document what follows across blank lines
+    55
 )
 
 

@@ -174,7 +174,7 @@ _NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end[\s{}()\[\];,]*)?$")
 _CLOSING_LINE = re.compile(rb"[\s{}()\[\];,]*|[ \t]*#[ \t]*(?:else|endif|endregion)\b.*")
 _CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
 _OPENERS = (b"{", b"[", b"(")  # a line of one of these is never where a definition is cut
-_DOC_COMMENTS = (b"/**", b"///", b"##")  # comments that document what follows, blank lines or not
+_DOC_COMMENTS = (b"/**", b"///", b"##", b"---")  # comments that document what follows, blank lines or not
 _LICENSE = re.compile(rb"@license|copyright|SPDX-License|licensed under", re.IGNORECASE)  # …but the file
 # a statement's role in its run (`_Walker.statements`): a statement, or a preprocessor directive
 # that opens what follows (`#if X`) or closes what precedes it (`#else`, `#endif`)
@@ -867,6 +867,12 @@ class _Walker:
             if node.child_by_field_name("computed_value") is None:
                 return None  # a stored property: a member of its type, not a definition
             return self.text(node.child_by_field_name("name") or node)
+        if kind == "assignment_statement":  # Lua: `M.sub = function (a, b) … end`
+            names, values = node.named_children[0], node.named_children[-1]
+            value = values.named_children[0] if values.named_children else None
+            if len(names.named_children) != 1 or value is None or value.type != "function_definition":
+                return None
+            return self.text(names)
         if kind == "type_alias":  # Kotlin: `typealias F = …`, its name the `type` field
             return self.text(node.child_by_field_name("type") or node)
         name = node.child_by_field_name("name")
@@ -909,6 +915,8 @@ class _Walker:
         while "<" in display and (bare := _TEMPLATE_ARGS.sub("", display)) != display:
             display = bare
         display = display.replace("::", ".").strip("'\"`")
+        if self.g.module == "tree_sitter_lua" and ":" in display:  # Lua: `function M:send(x)`
+            display, kind = display.replace(":", "."), "method"
         qualified_prefix = prefix
         own_crumbs = crumbs
         if syntax == "method_declaration" and (receiver := node.child_by_field_name("receiver")):

@@ -305,6 +305,15 @@ GRAMMARS: dict[str, Grammar] = {
         members={"function_declaration": "method"},
         directives=True,  # `#endif` alone is no chunk (code._Walker.role_of: Swift's `directive`)
     ),
+    "lua": Grammar(
+        "tree_sitter_lua",
+        "language",
+        {
+            "function_declaration": "function",  # `function M.add(a, b)`, `function M:send(x)`
+            "assignment_statement": "function",  # `M.sub = function (a, b) … end` (code._Walker.name_of)
+        },
+        wrappers=frozenset({"variable_declaration"}),  # `local f = function (x) … end`
+    ),
     "bash": Grammar(
         "tree_sitter_bash",
         "language",

@@ -105,7 +105,7 @@ DEFAULT_CODE_WORDS = 0.4
 DEFAULT_CODE_SEMANTIC_WEIGHT = 0.45
 # a test file, by the conventions of the languages ra chunks as code
 _TEST_PATH = re.compile(
-    r"(?:^|/)(?:[Tt]ests?|__tests__|testdata|spec|[a-z]+Tests?)/|(?:^|/)test_[^/]*$|_test\.\w+$|_spec\.rb$|"
+    r"(?:^|/)(?:[Tt]ests?|__tests__|testdata|spec|[a-z]+Tests?)/|(?:^|/)test_[^/]*$|_test\.\w+$|_spec\.(?:rb|lua)$|"
     r"\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.(?:java|cs|kt|php|swift)$"
 )
 

@@ -43,6 +43,7 @@ CODE_EXTENSIONS: Final[dict[str, str]] = {
     "kt": "kotlin",
     "kts": "kotlin",
     "swift": "swift",
+    "lua": "lua",
     "sh": "bash",
     "bash": "bash",
     "zsh": "bash",
