@@ -724,7 +724,7 @@ def test_an_unknown_header_language_is_a_config_error_with_its_line(tmp_path: Pa
 
 DISPLAY = {
     "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "go": "Go", "rust": "Rust",
-    "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "lua": "Lua", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
+    "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "lua": "Lua", "scala": "Scala", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
     "toml": "TOML", "yaml": "YAML", "json": "JSON",
 }  # fmt: skip
 ROOT = Path(__file__).resolve().parent.parent
@@ -1133,3 +1133,38 @@ def test_a_lua_method_is_named_with_a_dot_and_keeps_its_ldoc_comment() -> None:
     send = chunks_of("client.lua", source)["Client.send"]
     assert (send.defines, send.line_start, send.references) == ("method", 1, ("write",))
     assert "local" not in chunks_of("a.lua", "local f = function(x) return x end\nlocal a, b = 1, 2\n")
+
+
+SCALA = """\
+/** A store. */
+class Store(val root: String) extends Base {
+  val size: Int = 3
+
+  /** Opens. */
+  def open(path: String): String = root + path
+}
+
+object Store {
+  def apply(r: String): Store = new Store(r)
+}
+
+trait Shape {
+  def area: Double
+}
+
+enum Color:
+  case Red, Green
+  case Custom(rgb: Int)
+"""
+
+
+def test_scala_classes_objects_traits_and_enums_hold_their_definitions_and_members() -> None:
+    chunks = chunks_of("Store.scala", SCALA)
+    found = {slug: c.defines for slug, c in chunks.items() if slug}
+    assert found == {
+        "Store": "class", "Store.open": "method", "Store-1": "object", "Store.apply": "method",
+        "Shape": "trait", "Shape.area": "method", "Color": "enum",
+    }  # fmt: skip
+    assert chunks["Store"].members == ("Store.root", "Store.size")
+    assert chunks["Color"].members == ("Color.Red", "Color.Green", "Color.Custom")
+    assert chunks["Store.open"].body.startswith("  /** Opens. */\n  def open(")

@@ -82,8 +82,9 @@ CHUNKER_VERSION = (
     # types adopt a Kotlin extension, `data-alt` is no alt text; 52: `export default {…} satisfies
     # T` and `export default function* ()` are definitions, and `} as const` is in a chunk; 53:
     # a Kotlin interface defines `interface`, an `enum class` `enum`; 54: `fun <T> T.f()` has no owner;
-    # 55: Lua (`.lua`) is code; `---` comments document what follows across blank lines
-    55
+    # 55: Lua (`.lua`) is code; `---` comments document what follows across blank lines; 56: Scala
+    # (`.scala`, `.sc`) is code
+    56
 )
 
 

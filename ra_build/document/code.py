@@ -1643,6 +1643,8 @@ _MEMBER_TYPES = frozenset({
     "enum_case", "method_signature",
     "property_declaration", "class_parameter", "enum_entry",  # Kotlin: `val size`, `Foo(val a)`, `RED`
     "protocol_function_declaration", "protocol_property_declaration",  # a Swift protocol's
+    "val_definition", "var_definition", "val_declaration", "var_declaration",  # Scala's fields,
+    "simple_enum_case", "full_enum_case",  # and enum cases
 })  # fmt: skip
 _TYPE_KINDS = frozenset(
     {"class", "struct", "enum", "interface", "type", "union", "record", "trait", "object", "extension"}

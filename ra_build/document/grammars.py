@@ -305,6 +305,25 @@ GRAMMARS: dict[str, Grammar] = {
         members={"function_declaration": "method"},
         directives=True,  # `#endif` alone is no chunk (code._Walker.role_of: Swift's `directive`)
     ),
+    "scala": Grammar(
+        "tree_sitter_scala",
+        "language",
+        {
+            "class_definition": "class",  # `case class` too
+            "object_definition": "object",
+            "trait_definition": "trait",
+            "enum_definition": "enum",
+            "function_definition": "function",
+            "function_declaration": "method",  # a trait's abstract `def area: Double`
+            "type_definition": "type",
+        },
+        containers=frozenset(
+            {"class_definition", "object_definition", "trait_definition", "enum_definition"}
+        ),
+        bodies=frozenset({"template_body", "enum_body"}),
+        attached=frozenset({"comment", "block_comment"}),
+        members={"function_definition": "method"},
+    ),
     "lua": Grammar(
         "tree_sitter_lua",
         "language",

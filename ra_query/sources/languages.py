@@ -44,6 +44,8 @@ CODE_EXTENSIONS: Final[dict[str, str]] = {
     "kts": "kotlin",
     "swift": "swift",
     "lua": "lua",
+    "scala": "scala",
+    "sc": "scala",
     "sh": "bash",
     "bash": "bash",
     "zsh": "bash",
