@@ -6,7 +6,8 @@
 1. Corpora: a public repository per language at a fixed commit (CORPORA): fmtlib/fmt (C++; its
    headers are `.h`), antirez/sds (C), expressjs/express (JavaScript, CommonJS), google/gson
    (Java), sinatra/sinatra (Ruby), sindresorhus/ky (TypeScript), thephpleague/climate (PHP),
-   jbogard/MediatR (C#), JakeWharton/timber (Kotlin) and Alamofire/Alamofire (Swift).
+   jbogard/MediatR (C#), JakeWharton/timber (Kotlin), Alamofire/Alamofire (Swift),
+   com-lihaoyi/fansi (Scala) and nvim-lua/plenary.nvim (Lua).
    `--corpus NAME=DIR` points at a checkout; by default /tmp/code-corpora/NAME (how to get one
    is printed when it is missing).
 2. Files: every file under the corpus whose language (`ra_query.sources.languages.language_of`,
@@ -111,9 +112,16 @@ CORPORA: dict[str, Corpus] = {
     "Alamofire": Corpus(
         "Alamofire/Alamofire", "7595cbcf59809f9977c5f6378500de2ad73b7ddb", "swift", ("**/*.swift", "**/*.md")
     ),
+    "fansi": Corpus(
+        "com-lihaoyi/fansi", "c8d4e5b56c46f2b360a441ca6d35620819a1ee52", "scala", ("**/*.scala", "**/*.md")
+    ),
+    "plenary": Corpus(
+        "nvim-lua/plenary.nvim", "b9fd5226c2f76c951fc8ed5923d85e4de065e509", "lua", ("**/*.lua", "**/*.md")
+    ),
 }
 
 _TIMBER_LINT = "timber-lint/src/main/java/timber/lint"
+_FANSI = "fansi/src/fansi/Fansi.scala"
 # name typed → (the file it is defined in, the line of its definition; several for an overload)
 NAMES: dict[str, tuple[tuple[str, str, tuple[int, ...]], ...]] = {
     "fmt": (
@@ -247,6 +255,30 @@ NAMES: dict[str, tuple[tuple[str, str, tuple[int, ...]], ...]] = {
         ("AuthenticationInterceptor.retry", "Source/Features/AuthenticationInterceptor.swift", (325,)),
         ("MultipartFormData", "Source/Features/MultipartFormData.swift", (45,)),
         ("URLEncodedFormEncoder", "Source/Features/URLEncodedFormEncoder.swift", (54,)),
+    ),
+    "fansi": (
+        ("Str.splitAt", _FANSI, (55,)),
+        ("Str.substring", _FANSI, (71,)),
+        ("Str.render", _FANSI, (129,)),
+        ("render", _FANSI, (129,)),
+        ("Str.overlay", _FANSI, (166,)),
+        ("overlay", _FANSI, (166,)),
+        ("Str.apply", _FANSI, (264, 365)),  # overloads
+        ("ErrorMode", _FANSI, (424,)),
+        ("Attr", _FANSI, (620,)),
+        ("Color", _FANSI, (741,)),
+    ),
+    "plenary": (
+        ("Path:new", "lua/plenary/path.lua", (219,)),
+        ("Path.joinpath", "lua/plenary/path.lua", (298,)),
+        ("absolute", "lua/plenary/path.lua", (302,)),
+        ("Path.make_relative", "lua/plenary/path.lua", (342,)),
+        ("Path.normalize", "lua/plenary/path.lua", (364,)),
+        ("Path:mkdir", "lua/plenary/path.lua", (472,)),
+        ("Job.new", "lua/plenary/job.lua", (83,)),
+        ("Job:shutdown", "lua/plenary/job.lua", (215,)),
+        ("Job.sync", "lua/plenary/job.lua", (452,)),
+        ("close_safely", "lua/plenary/job.lua", (26,)),
     ),
 }
 

@@ -149,6 +149,12 @@ def test_rust_and_cpp_separators_name_the_same_parts_as_dots() -> None:
     assert "opts.max_depth" in symbol_keys("Opts.max_depth")
 
 
+def test_a_lua_method_typed_as_written_is_the_dotted_name_unless_a_field_names_it() -> None:
+    assert query_keys("Path:new")[0].levels[:2] == [["==Path.new"], ["=Path.new"]]  # `function Path:new`
+    assert query_keys("M.Job:sync")[0].levels[0] == ["==M.Job.sync"]
+    assert query_keys("path:new") == query_keys("lang:lua") == []  # the query language's fields
+
+
 def test_a_file_is_named_by_its_path_and_its_file_name_and_a_page_by_its_title_too() -> None:
     keys = chunk_keys(kind="docs", depth=0, symbol="", title="Git Commit", path="pages/git-commit.md")
     assert {"pages/git-commit.md", "git-commit.md", "git commit"} <= set(keys)

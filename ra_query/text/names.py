@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from ra_query.search.syntax import FIELDS
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -40,6 +42,8 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 _SEPARATORS = re.compile(r"::|->|\\(?=\w)|#(?=\w)")  # PHP's `Monolog\Logger`; `C#` keeps its `#`
 _CALL = re.compile(r"(?<=\w)\([^()]*\)\s*$")  # `encode_content()`, `run(x)`; not `Install (Linux)`
 _FIELD = re.compile(r":(?!\s|$)")  # `title:x` uses the query language; `Hybrid search: meaning` is a title
+# Lua's method as written (`Path:new`, `M.Job:sync`): the method `Path.new`, unless a field names it
+_METHOD = re.compile(r"([A-Za-z_][\w.]*):([A-Za-z_]\w*)")
 _QUOTES = "`'\"“”‘’"
 # the extensions of the files ra chunks: `config.json` is a file's name, not `json`'s
 _EXTENSIONS: Final = frozenset(
@@ -178,6 +182,9 @@ def query_keys(text: str) -> list[Tier]:
     brackets). Quotes, backticks and a call's parentheses around a name are looked through."""
     name = text.strip().strip(_QUOTES).strip()
     name = _CALL.sub("", name)  # `run()` is `run`
+    method = _METHOD.fullmatch(name)
+    if method is not None and method[1] not in FIELDS:
+        name = f"{method[1]}.{method[2]}"
     if not name or len(name) > MAX_NAME_CHARS or len(name.split()) > MAX_QUERY_WORDS:
         return []
     if _FIELD.search(_SEPARATORS.sub(".", name)) or any(c in name for c in '"()[]{}^'):
