@@ -1168,3 +1168,17 @@ def test_scala_classes_objects_traits_and_enums_hold_their_definitions_and_membe
     assert chunks["Store"].members == ("Store.root", "Store.size")
     assert chunks["Color"].members == ("Color.Red", "Color.Green", "Color.Custom")
     assert chunks["Store.open"].body.startswith("  /** Opens. */\n  def open(")
+
+
+def test_a_kotlin_class_title_stops_before_the_kdoc_of_its_constructor_parameters() -> None:
+    params = "".join(
+        f'  /** The {n}. */\n  @get:JvmName("{n}") val {n}: String,\n' for n in ("name", "value", "domain")
+    )
+    chunks = chunks_of(
+        "Cookie.kt",
+        f"class Cookie private constructor(\n{params}) {{\n  fun a() = 1\n}}\n",
+        code_chunk_size=90,
+    )
+    assert chunks["Cookie"].title == "class Cookie private constructor"  # the KDoc had run into it
+    parts = [c.title for slug, c in chunks.items() if slug.startswith("Cookie.") and c.defines == "part"]
+    assert any(title.endswith("val value: String,)") for title in parts), parts  # past its annotation

@@ -83,8 +83,10 @@ CHUNKER_VERSION = (
     # T` and `export default function* ()` are definitions, and `} as const` is in a chunk; 53:
     # a Kotlin interface defines `interface`, an `enum class` `enum`; 54: `fun <T> T.f()` has no owner;
     # 55: Lua (`.lua`) is code; `---` comments document what follows across blank lines; 56: Scala
-    # (`.scala`, `.sc`) is code
-    56
+    # (`.scala`, `.sc`) is code; 57: a Kotlin annotation on a primary constructor is left as it is
+    # (a comment there broke okhttp's Hpack.kt); a title stops before a `/**` in it, a part's title
+    # reads past the annotations that lead its line
+    57
 )
 
 

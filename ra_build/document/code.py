@@ -346,9 +346,18 @@ _ANNOTATION_LINE = re.compile(rb"(?m)^([ \t]*)(%s(?:[ \t]+%s)*)(?=[ \t]*(?://|\r
 
 
 def _as_comment(match: re.Match[bytes]) -> bytes:
-    """An annotation line (`_ANNOTATION_LINE`) as a `//` comment of the same length."""
+    """An annotation line (`_ANNOTATION_LINE`) as a `//` comment of the same length; left as it
+    is when it annotates a class's primary constructor (`class Reader\n  @JvmOverloads\n
+    constructor(…)`: a comment there parts the class from its constructor)."""
     indent, text = match.group(1), match.group(2)
+    after = _NEXT_CODE_LINE.match(match.string, match.end())
+    if after is not None and after.group(1) == b"constructor":
+        return match.group(0)
     return indent + b"//" + b" " * (len(text) - 2)
+
+
+# the first word of the next line that is no annotation line (`_as_comment`)
+_NEXT_CODE_LINE = re.compile(rb"[^\n]*\n(?:[ \t]*(?:@[^\n]*)?\r?\n)*[ \t]*(\w+)")
 
 
 def _blank(match: re.Match[bytes]) -> bytes:
@@ -1140,8 +1149,9 @@ class _Walker:
             "enum_item",
         ):
             head = head.split(b"{", 1)[0]  # `const f = function (a) {…}`, `type X struct {…}`
+        head = head.split(b"/**", 1)[0]  # Kotlin's KDoc of a primary constructor's parameters
         # its words one space apart (`str.split` and a regex `\s+` agree on what is a space)
-        text = " ".join(head.decode("utf-8", "replace").split()).rstrip("{:=").strip()
+        text = " ".join(head.decode("utf-8", "replace").split()).rstrip("{:=(").strip()
         if len(text) > SIGNATURE_CHARS:
             text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
         return text
@@ -1977,11 +1987,18 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
     part's title shows of where it begins."""
     for line in text.split("\n"):
         stripped = line.strip()
+        if stripped.startswith("@"):  # `@get:JvmName("name") val name: String`: the code after them
+            stripped = _LEADING_ANNOTATIONS.sub("", stripped)
+            if stripped.startswith("@"):
+                continue
         if stripped and (
             _DIRECTIVE.match(stripped) or not stripped.lstrip("}); \t").startswith(_COMMENT_STARTS)
         ):  # `} // ns` is a comment, `#define X 1` code
             return stripped[:chars]
     return ""
+
+
+_LEADING_ANNOTATIONS = re.compile(r"^(?:@[\w.:]+(?:\([^()]*\))?\s+)+")
 
 
 def _line_end(source: bytes, at: int, end: int) -> int:
