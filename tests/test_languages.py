@@ -1182,3 +1182,14 @@ def test_a_kotlin_class_title_stops_before_the_kdoc_of_its_constructor_parameter
     assert chunks["Cookie"].title == "class Cookie private constructor"  # the KDoc had run into it
     parts = [c.title for slug, c in chunks.items() if slug.startswith("Cookie.") and c.defines == "part"]
     assert any(title.endswith("val value: String,)") for title in parts), parts  # past its annotation
+
+
+def test_an_annotation_on_a_kotlin_primary_constructor_keeps_the_class_whole() -> None:
+    # okhttp's Hpack.kt: read as a comment, the annotation parted the class from its constructor
+    source = (
+        "object Hpack {\n  class Reader\n    @JvmOverloads\n    constructor(\n      source: Source,\n    ) {\n"
+        "      private val list = mutableListOf<Header>()\n\n      fun read() = 1\n    }\n\n"
+        "  class Writer {\n    fun write() = 2\n  }\n}\n"
+    )
+    slugs = [slug for slug in chunks_of("Hpack.kt", source) if slug]
+    assert slugs == ["Hpack", "Hpack.Reader", "Hpack.Reader.read", "Hpack.Writer", "Hpack.Writer.write"]
