@@ -149,6 +149,13 @@ def test_rust_and_cpp_separators_name_the_same_parts_as_dots() -> None:
     assert "opts.max_depth" in symbol_keys("Opts.max_depth")
 
 
+def test_names_know_the_fields_of_the_query_language() -> None:
+    from ra_query.search.syntax import FIELDS
+    from ra_query.text.names import QUERY_FIELDS
+
+    assert set(FIELDS) == QUERY_FIELDS
+
+
 def test_a_lua_method_typed_as_written_is_the_dotted_name_unless_a_field_names_it() -> None:
     assert query_keys("Path:new")[0].levels[:2] == [["==Path.new"], ["=Path.new"]]  # `function Path:new`
     assert query_keys("M.Job:sync")[0].levels[0] == ["==M.Job.sync"]

@@ -30,8 +30,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple
 
-from ra_query.search.syntax import FIELDS
-
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -44,6 +42,9 @@ _CALL = re.compile(r"(?<=\w)\([^()]*\)\s*$")  # `encode_content()`, `run(x)`; no
 _FIELD = re.compile(r":(?!\s|$)")  # `title:x` uses the query language; `Hybrid search: meaning` is a title
 # Lua's method as written (`Path:new`, `M.Job:sync`): the method `Path.new`, unless a field names it
 _METHOD = re.compile(r"([A-Za-z_][\w.]*):([A-Za-z_]\w*)")
+# the query language's fields (ra_query.search.syntax.FIELDS, a room above this one; a test
+# keeps the two equal)
+QUERY_FIELDS: Final = frozenset({"title", "tags", "body", "path", "tree", "kind", "lang"})
 _QUOTES = "`'\"“”‘’"
 # the extensions of the files ra chunks: `config.json` is a file's name, not `json`'s
 _EXTENSIONS: Final = frozenset(
@@ -183,7 +184,7 @@ def query_keys(text: str) -> list[Tier]:
     name = text.strip().strip(_QUOTES).strip()
     name = _CALL.sub("", name)  # `run()` is `run`
     method = _METHOD.fullmatch(name)
-    if method is not None and method[1] not in FIELDS:
+    if method is not None and method[1] not in QUERY_FIELDS:
         name = f"{method[1]}.{method[2]}"
     if not name or len(name) > MAX_NAME_CHARS or len(name.split()) > MAX_QUERY_WORDS:
         return []
