@@ -353,6 +353,21 @@ def test_a_code_files_terms_say_whether_they_come_from_imports_definitions_or_do
     )
 
 
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("Tree.kt", "object Forest {\n  @JvmStatic fun plant(tree: Tree) {\n    trees.add(tree)\n  }\n}\n"),
+        ("Tree.swift", "extension Forest {\n  func plant(_ tree: Tree) {\n    trees.append(tree)\n  }\n}\n"),
+        ("tree.lua", "local function plant(forest, tree)\n  table.insert(forest, tree)\nend\n"),
+    ],
+)
+def test_the_definitions_of_kotlin_swift_and_lua_are_a_code_files_definitions(path: str, text: str) -> None:
+    from ra_query.search.context import DEFINES, _content_terms
+
+    parts = {word: part for word, _, part, _ in _content_terms(text, lambda w: len(w) >= 4, 1, code=True)}
+    assert parts["plant"] == DEFINES, path  # `fun`, `extension`, `local function` had been body text
+
+
 def test_a_words_source_does_not_change_its_score() -> None:
     from ra_query.search.context import _content_terms
 

@@ -67,10 +67,12 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*)$")
 # in a code file, the lines that say what it is about: its imports and its definitions (a `#`
 # line there is a comment, not a heading)
 _CODE_SIGNAL = re.compile(
-    r"^\s*(?:(?:export|pub(?:\([a-z]+\))?|public|private|protected|internal|static|async|abstract|final|"
-    r"default)\s+)*(?P<keyword>def|class|func|fn|function|interface|struct|type|trait|impl|enum|module|"
-    r"namespace|import|from|use|using|package|require|#include)\b(?P<rest>.*)$"
-)
+    r"^\s*(?:@[\w.]+(?:\([^()]*\))?\s+)*"  # annotations first (`@JvmStatic fun plant(…)`)
+    r"(?:(?:export|pub(?:\([a-z]+\))?|public|private|protected|internal|static|async|abstract|final|"
+    r"default|open|override|data|sealed|inner|suspend|inline|local|fileprivate|case)\s+)*"
+    r"(?P<keyword>def|class|func|fn|fun|function|interface|struct|type|trait|impl|enum|module|object|"
+    r"protocol|extension|actor|namespace|import|from|use|using|package|require|#include)\b(?P<rest>.*)$"
+)  # the definitions of Kotlin (`fun`, `object`), Swift (`protocol`, `extension`) and Lua (`local`) too
 _IMPORT_KEYWORDS = frozenset({"import", "from", "use", "using", "package", "require", "#include"})
 # a comment line, or a line opening or closing a docstring: prose about the code
 _COMMENT = re.compile(
