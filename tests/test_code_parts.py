@@ -182,7 +182,7 @@ def test_a_definition_named_like_test_is_not_test_code(symbol: str) -> None:
         "src/test/java/StoreTest.java", "spec/store_spec.rb", "Tests/ValidationTests.swift",
         "Sources/SessionTests.swift", "timber/TimberTest.kt", "testdata/in.json", "tests/Unit/CacheTest.php",
         # Kotlin Multiplatform's and Android's test source sets
-        "lua/path_spec.lua", "okhttp/src/jvmTest/kotlin/CallTest.kt", "core/commonTest/src/Json.kt", "app/src/androidTest/java/A.kt",
+        "lua/path_spec.lua", "os/PathSpec.scala", "core/ParserSuite.scala", "okhttp/src/jvmTest/kotlin/CallTest.kt", "core/commonTest/src/Json.kt", "app/src/androidTest/java/A.kt",
     ],
 )  # fmt: skip
 def test_a_test_file_is_known_by_its_folder_or_its_name_in_each_language(path: str) -> None:

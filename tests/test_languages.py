@@ -1193,3 +1193,36 @@ def test_an_annotation_on_a_kotlin_primary_constructor_keeps_the_class_whole() -
     )
     slugs = [slug for slug in chunks_of("Hpack.kt", source) if slug]
     assert slugs == ["Hpack", "Hpack.Reader", "Hpack.Reader.read", "Hpack.Writer", "Hpack.Writer.write"]
+
+
+SCALA3 = """\
+/** Shouting. */
+extension (s: String)
+  def shout: String = s.toUpperCase
+  def whisper: String = s.toLowerCase
+
+given intShow: Show[Int] with
+  def show(x: Int) = x.toString
+
+object Config {
+  given ordering: Ordering[Int] = {
+    val base = 1
+    Ordering.Int
+  }
+}
+
+package object ujson {
+  def read(s: String) = 1
+}
+"""
+
+
+def test_scala_3_extensions_givens_and_package_objects_hold_their_definitions() -> None:
+    chunks = chunks_of("Syntax.scala", SCALA3)
+    found = {slug: c.defines for slug, c in chunks.items() if slug}
+    assert found == {
+        "extension-String": "extension", "String.shout": "method", "String.whisper": "method",
+        "intShow": "object", "intShow.show": "method", "Config": "object", "Config.ordering": "given",
+        "ujson": "object", "ujson.read": "method",
+    }  # fmt: skip
+    assert chunks["Config"].members == ()  # a given's locals (`base`) are no members

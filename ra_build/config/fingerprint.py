@@ -85,8 +85,9 @@ CHUNKER_VERSION = (
     # 55: Lua (`.lua`) is code; `---` comments document what follows across blank lines; 56: Scala
     # (`.scala`, `.sc`) is code; 57: a Kotlin annotation on a primary constructor is left as it is
     # (a comment there broke okhttp's Hpack.kt); a title stops before a `/**` in it, a part's title
-    # reads past the annotations that lead its line
-    57
+    # reads past the annotations that lead its line; 58: Scala 3 `extension`s, `given`s and
+    # package objects are definitions
+    58
 )
 
 

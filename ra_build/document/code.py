@@ -876,6 +876,16 @@ class _Walker:
             if node.child_by_field_name("computed_value") is None:
                 return None  # a stored property: a member of its type, not a definition
             return self.text(node.child_by_field_name("name") or node)
+        if kind == "extension_definition":  # Scala 3: `extension (s: String)`: what it extends
+            given = node.child_by_field_name("parameters")
+            first = given.named_children[0] if given is not None and given.named_children else None
+            extended = first.child_by_field_name("type") if first is not None else None
+            return _bare(self.text(extended)) if extended is not None else None
+        if kind == "given_definition":  # Scala 3: `given intShow: Show[Int]`, or `given_Ordering`
+            named = node.child_by_field_name("name") or node.child_by_field_name("return_type")
+            if named is None:
+                return None
+            return self.text(named) if named.type == "identifier" else f"given_{_bare(self.text(named))}"
         if kind == "assignment_statement":  # Lua: `M.sub = function (a, b) … end`
             names, values = node.named_children[0], node.named_children[-1]
             value = values.named_children[0] if values.named_children else None
@@ -915,6 +925,10 @@ class _Walker:
             kind = _SWIFT_KINDS.get(self.text(declared), kind)  # Swift: `struct`, `extension`, …
         elif syntax == "class_declaration" and self.g.module == "tree_sitter_kotlin":
             kind = _kotlin_kind(node, kind)
+        elif syntax == "given_definition" and getattr(node.child_by_field_name("body"), "type", "") != (
+            "with_template_body"
+        ):
+            kind = "given"  # Scala 3: `given Ordering[Int] = …`, a value: its locals are no members
         if syntax == "function_definition" and self.macro_test(node):
             kind = "test"
         elif syntax in _OBJECT_HOLDERS and self.object_of(node) is not None:
@@ -1075,6 +1089,8 @@ class _Walker:
         if node.type == "call":  # Ruby: describe "x" do … end
             block = node.child_by_field_name("block")
             return block.child_by_field_name("body") if block is not None else None
+        if node.type == "extension_definition":  # Scala 3: its defs are its own children
+            return node
         return node.child_by_field_name("body") or next(
             (c for c in node.named_children if c.type in self.g.bodies), None
         )

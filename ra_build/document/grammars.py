@@ -316,11 +316,15 @@ GRAMMARS: dict[str, Grammar] = {
             "function_definition": "function",
             "function_declaration": "method",  # a trait's abstract `def area: Double`
             "type_definition": "type",
+            "package_object": "object",
+            "given_definition": "object",  # `given intShow: Show[Int] with …` (code._Walker.name_of)
+            "extension_definition": "extension",  # Scala 3: `extension (s: String)` and its defs
         },
         containers=frozenset(
             {"class_definition", "object_definition", "trait_definition", "enum_definition"}
+            | {"package_object", "given_definition", "extension_definition"}
         ),
-        bodies=frozenset({"template_body", "enum_body"}),
+        bodies=frozenset({"template_body", "enum_body", "with_template_body"}),
         attached=frozenset({"comment", "block_comment"}),
         members={"function_definition": "method"},
     ),
