@@ -33,6 +33,11 @@ def chunks_of(path: str, text: str, **kwargs: str) -> dict[str, Chunk]:
     return doc_of(path, text, **kwargs)[0]
 
 
+def defined(chunks: dict[str, Chunk]) -> dict[str, str]:
+    """What each chunk but the file's defines, by slug."""
+    return {slug: c.defines for slug, c in chunks.items() if slug}
+
+
 CPP_HEADER = """\
     // A buffer.
     #ifndef FMT_FORMAT_H_
@@ -481,8 +486,7 @@ def test_an_object_of_functions_written_as_const_or_satisfies_holds_them() -> No
         "export default {\n  fetch (req: Request) {\n    return req\n  },\n} satisfies Handler\n"
     )
     chunks = chunks_of("handlers.ts", source)
-    found = {slug: c.defines for slug, c in chunks.items() if slug}
-    assert found == {
+    assert defined(chunks) == {
         "handlers": "object", "handlers.open": "method", "routes": "object", "routes.home": "method",
         "default": "object", "default.fetch": "method",
     }  # fmt: skip
@@ -977,8 +981,7 @@ protocol Adapter {
 
 def test_swift_types_hold_their_initializers_methods_and_computed_properties() -> None:
     chunks = chunks_of("Session.swift", SWIFT)
-    found = {slug: c.defines for slug, c in chunks.items() if slug}
-    assert found == {
+    assert defined(chunks) == {
         "Session": "class", "Session.init": "constructor", "Session.deinit": "method",
         "Session.request": "method", "Session.doubled": "property", "Method": "enum", "Adapter": "interface",
     }  # fmt: skip
@@ -1160,8 +1163,7 @@ enum Color:
 
 def test_scala_classes_objects_traits_and_enums_hold_their_definitions_and_members() -> None:
     chunks = chunks_of("Store.scala", SCALA)
-    found = {slug: c.defines for slug, c in chunks.items() if slug}
-    assert found == {
+    assert defined(chunks) == {
         "Store": "class", "Store.open": "method", "Store-1": "object", "Store.apply": "method",
         "Shape": "trait", "Shape.area": "method", "Color": "enum",
     }  # fmt: skip
@@ -1219,8 +1221,7 @@ package object ujson {
 
 def test_scala_3_extensions_givens_and_package_objects_hold_their_definitions() -> None:
     chunks = chunks_of("Syntax.scala", SCALA3)
-    found = {slug: c.defines for slug, c in chunks.items() if slug}
-    assert found == {
+    assert defined(chunks) == {
         "extension-String": "extension", "String.shout": "method", "String.whisper": "method",
         "intShow": "object", "intShow.show": "method", "Config": "object", "Config.ordering": "given",
         "ujson": "object", "ujson.read": "method",
