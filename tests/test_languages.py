@@ -1227,3 +1227,21 @@ def test_scala_3_extensions_givens_and_package_objects_hold_their_definitions() 
         "ujson": "object", "ujson.read": "method",
     }  # fmt: skip
     assert chunks["Config"].members == ()  # a given's locals (`base`) are no members
+
+
+def test_a_lua_table_of_functions_holds_them_as_its_methods() -> None:
+    source = (
+        "--- Git tasks.\nM.clone = {\n  skip = function(plugin)\n    return false\n  end,\n"
+        '  run = function(self)\n    return self:spawn("git")\n  end,\n  name = "clone",\n}\n\n'
+        'M.defaults = { root = "/tmp" }\n'
+    )
+    chunks = chunks_of("git.lua", source)
+    assert defined(chunks) == {
+        "M.clone": "object",
+        "M.clone.skip": "method",
+        "M.clone.run": "method",
+        "M.clone.name": "block",
+        "M.defaults": "block",
+    }  # had been blocks `M-2`, `M`
+    assert chunks["M.clone.run"].title == "run = function(self)"
+    assert chunks["M.clone.skip"].body.endswith("  end,")  # the `,` after it is its own

@@ -86,8 +86,9 @@ CHUNKER_VERSION = (
     # (`.scala`, `.sc`) is code; 57: a Kotlin annotation on a primary constructor is left as it is
     # (a comment there broke okhttp's Hpack.kt); a title stops before a `/**` in it, a part's title
     # reads past the annotations that lead its line; 58: Scala 3 `extension`s, `given`s and
-    # package objects are definitions
-    58
+    # package objects are definitions; 59: a Lua table of functions holds them (`M.git.run`), a
+    # block of `M.defaults = {…}` is `M.defaults`, a Lua function's title ends at its parameters
+    59
 )
 
 

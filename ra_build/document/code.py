@@ -772,6 +772,8 @@ class _Walker:
         `CACHE` of `CACHE = {}`, `SDS_H` of `#define SDS_H`): what its block is named by,
         never a type, annotation, keyword or comment word; "" when it declares none."""
         for _ in range(8):
+            if node.type == "dot_index_expression":  # Lua: `M.defaults = {…}` is `M.defaults`
+                return self.text(node)
             if not node.named_children:
                 return self.text(node) if node.type in _NAME_NODES or node.type.endswith("identifier") else ""
             inner = None
@@ -886,12 +888,17 @@ class _Walker:
             if named is None:
                 return None
             return self.text(named) if named.type == "identifier" else f"given_{_bare(self.text(named))}"
-        if kind == "assignment_statement":  # Lua: `M.sub = function (a, b) … end`
+        if kind == "assignment_statement":  # Lua: `M.sub = function (a, b) … end`, or a table of them
             names, values = node.named_children[0], node.named_children[-1]
             value = values.named_children[0] if values.named_children else None
-            if len(names.named_children) != 1 or value is None or value.type != "function_definition":
+            if len(names.named_children) != 1 or value is None:
                 return None
-            return self.text(names)
+            return self.text(names) if value.type == "function_definition" or self.lua_table(node) else None
+        if kind == "field" and self.g.module == "tree_sitter_lua":  # `run = function (self) … end`
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is None or value is None or value.type != "function_definition":
+                return None
+            return self.text(name)
         if kind == "type_alias":  # Kotlin: `typealias F = …`, its name the `type` field
             return self.text(node.child_by_field_name("type") or node)
         name = node.child_by_field_name("name")
@@ -933,6 +940,8 @@ class _Walker:
             kind = "test"
         elif syntax in _OBJECT_HOLDERS and self.object_of(node) is not None:
             kind = "object"  # JavaScript: an object of functions (`const helpers = {…}`)
+        elif syntax == "assignment_statement" and self.lua_table(node) is not None:
+            kind = "object"  # Lua: a table of functions
         # `V<T>::get` → `V.get`, `'foo'` (a TypeScript module) → `foo`
         display = name
         while "<" in display and (bare := _TEMPLATE_ARGS.sub("", display)) != display:
@@ -1035,6 +1044,18 @@ class _Walker:
         parameters = set(_WORD.findall(self.text(generic))) if generic is not None else set()
         return "" if owner in parameters else owner  # `fun <T> T.also()` extends any type: no owner
 
+    def lua_table(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The table a Lua assignment gives (`M.git = { run = function (self) … end }`) when it
+        holds functions, else None."""
+        if node.type != "assignment_statement" or len(node.named_children) < 2:
+            return None
+        values = node.named_children[-1].named_children
+        table = values[0] if values and values[0].type == "table_constructor" else None
+        if table is None:
+            return None
+        fields = (f.child_by_field_name("value") for f in table.named_children if f.type == "field")
+        return table if any(v is not None and v.type == "function_definition" for v in fields) else None
+
     def default_export(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is what a JavaScript module exports as its default and is a definition:
         a function or class without a name of its own, or an object of functions."""
@@ -1091,6 +1112,8 @@ class _Walker:
             return block.child_by_field_name("body") if block is not None else None
         if node.type == "extension_definition":  # Scala 3: its defs are its own children
             return node
+        if node.type == "assignment_statement":  # Lua: a table of functions
+            return self.lua_table(node)
         return node.child_by_field_name("body") or next(
             (c for c in node.named_children if c.type in self.g.bodies), None
         )
@@ -1145,6 +1168,17 @@ class _Walker:
             (c for c in node.named_children if c.type in _UNNAMED_BODIES), None
         )  # Kotlin's bodies have no field name
         kind, start = node.type, node.start_byte
+        if kind in ("field", "assignment_statement") and self.g.module == "tree_sitter_lua":
+            value = node.child_by_field_name("value") or node.named_children[-1].named_children[0]
+            given = value.child_by_field_name("parameters")  # `run = function (self)`
+            return (
+                " ".join(
+                    self.source[start : (given or value).end_byte if given else start]
+                    .decode("utf-8", "replace")
+                    .split()
+                )
+                or self.text(node).split("\n", 1)[0]
+            )
         if kind in _DEFAULT_VALUES and (exported := _exported(node)) is not None:
             # JavaScript (no other grammar has an export_statement)
             start = exported.start_byte  # `export default function (req, res)`
@@ -1278,6 +1312,9 @@ def _extend(definition: Definition, end: int) -> None:
     definition.span = Span(definition.span.start, end)
 
 
+_LISTS = frozenset({"object", "table_constructor"})  # JavaScript's object, Lua's table: `,` after
+
+
 def _end_of(node: tree_sitter.Node) -> int:
     """Where `node` ends, with the `;` right after it that the grammar leaves outside it (C's
     `struct S {…};`, a TypeScript field's), or the `,` after a member of a JavaScript object: a
@@ -1288,7 +1325,7 @@ def _end_of(node: tree_sitter.Node) -> int:
         and not after.is_named
         and (
             after.type == ";"
-            or (after.type == "," and node.parent is not None and node.parent.type == "object")
+            or (after.type == "," and node.parent is not None and node.parent.type in _LISTS)
         )
     ):
         return after.end_byte

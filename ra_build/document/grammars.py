@@ -334,7 +334,9 @@ GRAMMARS: dict[str, Grammar] = {
         {
             "function_declaration": "function",  # `function M.add(a, b)`, `function M:send(x)`
             "assignment_statement": "function",  # `M.sub = function (a, b) … end` (code._Walker.name_of)
+            "field": "method",  # in a table of functions: `M.git = { run = function (self) … end }`
         },
+        containers=frozenset({"assignment_statement"}),  # a table of functions (code._Walker.lua_table)
         wrappers=frozenset({"variable_declaration"}),  # `local f = function (x) … end`
     ),
     "bash": Grammar(
