@@ -149,6 +149,13 @@ def test_rust_and_cpp_separators_name_the_same_parts_as_dots() -> None:
     assert "opts.max_depth" in symbol_keys("Opts.max_depth")
 
 
+def test_names_know_the_extensions_of_every_file_ra_chunks() -> None:
+    from ra_query.sources.languages import CODE_EXTENSIONS, DOC_EXTENSIONS
+    from ra_query.text.names import _EXTENSIONS  # pyright: ignore[reportPrivateUsage]
+
+    assert {*CODE_EXTENSIONS, *DOC_EXTENSIONS} == set(_EXTENSIONS)  # `Tree.kt` is a file, not `kt`
+
+
 def test_names_know_the_fields_of_the_query_language() -> None:
     from ra_query.search.syntax import FIELDS
     from ra_query.text.names import QUERY_FIELDS

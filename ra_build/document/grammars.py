@@ -401,14 +401,14 @@ _OWN_REFERENCES: dict[str, str] = {
 """,
 }
 _OWN_REFERENCES["tsx"] = _OWN_REFERENCES["typescript"]
-# Kotlin's grammar ships no tags.scm: a call of a name, or of a member (`a.b.c(2)`: `c`); a
-# constructor call is a call (`Foo(1)`)
 # Swift's tags.scm names definitions only
 _OWN_REFERENCES["swift"] = """
 (call_expression . (simple_identifier) @name) @reference.call
 (call_expression . (navigation_expression suffix: (navigation_suffix suffix: (simple_identifier) @name)))
   @reference.call
 """
+# Kotlin's grammar ships no tags.scm: a call of a name, or of a member (`a.b.c(2)`: `c`); a
+# constructor call is a call (`Foo(1)`)
 _OWN_REFERENCES["kotlin"] = """
 (call_expression . (identifier) @name) @reference.call
 (call_expression . (navigation_expression (identifier) @name .)) @reference.call

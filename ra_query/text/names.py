@@ -46,7 +46,8 @@ _METHOD = re.compile(r"([A-Za-z_][\w.]*):([A-Za-z_]\w*)")
 # keeps the two equal)
 QUERY_FIELDS: Final = frozenset({"title", "tags", "body", "path", "tree", "kind", "lang"})
 _QUOTES = "`'\"“”‘’"
-# the extensions of the files ra chunks: `config.json` is a file's name, not `json`'s
+# the extensions of the files ra chunks: `config.json` is a file's name, not `json`'s (those of
+# ra_query.sources.languages, a room above this one: a test keeps the two equal)
 _EXTENSIONS: Final = frozenset(
     [
         "py",
@@ -73,6 +74,12 @@ _EXTENSIONS: Final = frozenset(
         "cs",
         "rb",
         "php",
+        "kt",
+        "kts",
+        "swift",
+        "lua",
+        "scala",
+        "sc",
         "sh",
         "bash",
         "zsh",
