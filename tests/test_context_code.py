@@ -354,18 +354,24 @@ def test_a_code_files_terms_say_whether_they_come_from_imports_definitions_or_do
 
 
 @pytest.mark.parametrize(
-    ("path", "text"),
+    ("path", "text", "word"),
     [
-        ("Tree.kt", "object Forest {\n  @JvmStatic fun plant(tree: Tree) {\n    trees.add(tree)\n  }\n}\n"),
-        ("Tree.swift", "extension Forest {\n  func plant(_ tree: Tree) {\n    trees.append(tree)\n  }\n}\n"),
-        ("tree.lua", "local function plant(forest, tree)\n  table.insert(forest, tree)\nend\n"),
+        (
+            "Tree.kt",
+            "object Forest {\n  @JvmStatic fun plant(tree: Tree) {\n    trees.add(tree)\n  }\n}\n",
+            "plant",
+        ),
+        ("Tree.swift", "extension Forest {\n  var size: Int {\n    trees.count\n  }\n}\n", "forest"),
+        ("tree.lua", "local function plant(forest, tree)\n  table.insert(forest, tree)\nend\n", "plant"),
     ],
 )
-def test_the_definitions_of_kotlin_swift_and_lua_are_a_code_files_definitions(path: str, text: str) -> None:
+def test_the_definitions_of_kotlin_swift_and_lua_are_a_code_files_definitions(
+    path: str, text: str, word: str
+) -> None:
     from ra_query.search.context import DEFINES, _content_terms
 
     parts = {word: part for word, _, part, _ in _content_terms(text, lambda w: len(w) >= 4, 1, code=True)}
-    assert parts["plant"] == DEFINES, path  # `fun`, `extension`, `local function` had been body text
+    assert parts[word] == DEFINES, path  # `@… fun`, `extension`, `local function` had been body text
 
 
 def test_a_words_source_does_not_change_its_score() -> None:
