@@ -7,7 +7,7 @@
    headers are `.h`), antirez/sds (C), expressjs/express (JavaScript, CommonJS), google/gson
    (Java), sinatra/sinatra (Ruby), sindresorhus/ky (TypeScript), thephpleague/climate (PHP),
    jbogard/MediatR (C#), JakeWharton/timber (Kotlin), Alamofire/Alamofire (Swift),
-   com-lihaoyi/fansi (Scala) and nvim-lua/plenary.nvim (Lua).
+   com-lihaoyi/fansi (Scala), nvim-lua/plenary.nvim (Lua) and Hejsil/zig-clap (Zig).
    `--corpus NAME=DIR` points at a checkout; by default /tmp/code-corpora/NAME (how to get one
    is printed when it is missing).
 2. Files: every file under the corpus whose language (`ra_query.sources.languages.language_of`,
@@ -117,6 +117,9 @@ CORPORA: dict[str, Corpus] = {
     ),
     "plenary": Corpus(
         "nvim-lua/plenary.nvim", "b9fd5226c2f76c951fc8ed5923d85e4de065e509", "lua", ("**/*.lua", "**/*.md")
+    ),
+    "zig-clap": Corpus(
+        "Hejsil/zig-clap", "e91d66b1abba2024cd2e816426f14d233d3dad9a", "zig", ("**/*.zig", "**/*.md")
     ),
 }
 
@@ -279,6 +282,18 @@ NAMES: dict[str, tuple[tuple[str, str, tuple[int, ...]], ...]] = {
         ("Job:shutdown", "lua/plenary/job.lua", (215,)),
         ("Job.sync", "lua/plenary/job.lua", (452,)),
         ("close_safely", "lua/plenary/job.lua", (26,)),
+    ),
+    "zig-clap": (
+        ("Names.longest", "clap.zig", (12,)),
+        ("parseParams", "clap.zig", (79,)),
+        ("Diagnostic.report", "clap.zig", (541,)),
+        ("ParseOptions", "clap.zig", (629,)),
+        ("parseEx", "clap.zig", (742,)),
+        ("HelpOptions", "clap.zig", (1327,)),
+        ("usage", "clap.zig", (2054,)),
+        ("Clap.next", "clap/streaming.zig", (45,)),
+        ("enumeration", "clap/parsers.zig", (104,)),
+        ("SliceIterator", "clap/args.zig", (11,)),
     ),
 }
 

@@ -728,7 +728,7 @@ def test_an_unknown_header_language_is_a_config_error_with_its_line(tmp_path: Pa
 
 DISPLAY = {
     "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "go": "Go", "rust": "Rust",
-    "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "lua": "Lua", "scala": "Scala", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
+    "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "lua": "Lua", "scala": "Scala", "zig": "Zig", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
     "toml": "TOML", "yaml": "YAML", "json": "JSON",
 }  # fmt: skip
 ROOT = Path(__file__).resolve().parent.parent
@@ -1245,3 +1245,52 @@ def test_a_lua_table_of_functions_holds_them_as_its_methods() -> None:
     }  # had been blocks `M-2`, `M`
     assert chunks["M.clone.run"].title == "run = function(self)"
     assert chunks["M.clone.skip"].body.endswith("  end,")  # the `,` after it is its own
+
+
+def test_a_zig_const_struct_holds_its_functions_and_declares_its_fields() -> None:
+    source = (
+        'const std = @import("std");\n\n/// A point.\npub const Point = struct {\n    x: f32,\n    y: f32,\n\n'
+        "    /// Adds two points.\n    pub fn add(self: Point, other: Point) Point {\n"
+        "        return .{ .x = self.x + other.x, .y = self.y + other.y };\n    }\n};\n"
+    )
+    chunks = chunks_of("point.zig", source)
+    assert "std" not in chunks  # an import is a statement of the file, not a definition
+    point, add = chunks["Point"], chunks["Point.add"]
+    assert (point.defines, point.line_start, point.members) == ("struct", 3, ("Point.x", "Point.y"))
+    assert (add.defines, add.line_start, add.parent_id) == ("method", 8, "src:point.zig#Point")
+
+
+def test_a_zig_function_that_returns_a_struct_is_that_generic_type() -> None:
+    source = (
+        "pub fn Stack(comptime T: type) type {\n    return struct {\n        items: []T,\n\n"
+        "        pub fn push(self: *@This(), x: T) void {\n            _ = x;\n            _ = self;\n"
+        "        }\n    };\n}\n"
+    )
+    chunks = chunks_of("stack.zig", source)
+    assert (chunks["Stack"].defines, chunks["Stack"].members) == ("struct", ("Stack.items",))
+    assert chunks["Stack.push"].defines == "method"
+
+
+def test_a_zig_test_is_named_by_its_title_and_a_decl_test_by_its_declaration() -> None:
+    source = 'test "adds two points" {\n    try expect(true);\n}\n\ntest Point {\n    _ = Point;\n}\n'
+    chunks = chunks_of("point.zig", source)
+    assert (chunks["adds-two-points"].defines, chunks["test-Point"].defines) == ("test", "test")
+
+
+def test_a_zig_error_set_merged_with_another_is_a_type_whose_errors_are_members() -> None:
+    source = "pub const Error = error{\n    Bad,\n    /// Why.\n    Worse,\n} || std.mem.Allocator.Error;\n"
+    error = chunks_of("errors.zig", source)["Error"]
+    assert (error.defines, error.members) == ("type", ("Error.Bad", "Error.Worse"))
+
+
+def test_a_zig_files_own_fields_are_in_a_chunk_with_their_commas() -> None:
+    source = "const Logger = @This();\n\nio: Io,\nquery: bool,\n\npub fn log(self: Logger) void {\n    _ = self;\n}\n"
+    doc, _ = chunk_file("src", "Logger.zig", source.encode())
+    assert doc is not None
+    covered = {i for c in doc.chunks for i in range(c.byte_start, c.byte_end)}
+    assert {i for i, ch in enumerate(source) if not ch.isspace()} <= covered
+
+
+def test_a_statement_that_assigns_the_blank_name_is_not_named_by_it() -> None:
+    chunks = chunks_of("init.zig", "fn f() void {}\n\ncomptime {\n    _ = Point;\n}\n")
+    assert "comptime" in chunks and "_" not in chunks

@@ -138,10 +138,25 @@ def test_an_example_programs_code_weighs_as_a_tests_does(tmp_path: Path, home: P
     (kb / folder / "main.py").write_text(
         f'def backoff_demo(attempt):\n    """{SENTENCE}"""\n    return 2**attempt\n'
     )
-    (kb / ".ra.toml").write_text('root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.py"]\n')
+    assert _test_weight_share(kb, home, "**/*.py", "backoff_demo", "backoff") == pytest.approx(0.5, rel=1e-3)
+
+
+def _test_weight_share(kb: Path, home: Path, include: str, caller: str, callee: str) -> float:
+    """Build `kb` (files matching `include`): how much less `caller` scores beside `callee` with
+    the default `test_weight` than with none."""
+    (kb / ".ra.toml").write_text(f'root = true\n\n[tree.kb]\npath = "."\ninclude = ["{include}"]\n')
     build(kb, home)
     query = "where is the delay before a failed upload retried"
     weighed, even = _scores(kb, query), _scores(kb, query, test_weight=1.0)
-    assert weighed["backoff_demo"] / weighed["backoff"] == pytest.approx(
-        0.5 * even["backoff_demo"] / even["backoff"], rel=1e-3
-    )  # the library's function first: the example only calls it
+    return (weighed[caller] / weighed[callee]) / (even[caller] / even[callee])
+
+
+def test_a_zig_test_block_beside_the_code_weighs_as_a_test_does(tmp_path: Path, home: Path) -> None:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "upload.zig").write_text(
+        f"/// {SENTENCE}\npub fn backoff(attempt: u6) u64 {{\n    return 1 << attempt;\n}}\n\n"
+        f'/// {SENTENCE}\ntest "backoff doubles" {{\n    try expect(backoff(2) == 4);\n}}\n'
+    )
+    share = _test_weight_share(kb, home, "**/*.zig", "backoff-doubles", "backoff")
+    assert share == pytest.approx(0.5, rel=1e-3)  # the function first: the test only calls it

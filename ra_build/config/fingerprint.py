@@ -87,8 +87,9 @@ CHUNKER_VERSION = (
     # (a comment there broke okhttp's Hpack.kt); a title stops before a `/**` in it, a part's title
     # reads past the annotations that lead its line; 58: Scala 3 `extension`s, `given`s and
     # package objects are definitions; 59: a Lua table of functions holds them (`M.git.run`), a
-    # block of `M.defaults = {…}` is `M.defaults`, a Lua function's title ends at its parameters
-    59
+    # block of `M.defaults = {…}` is `M.defaults`, a Lua function's title ends at its parameters;
+    # 60: Zig; a statement assigning `_` is not named `_`
+    60
 )
 
 

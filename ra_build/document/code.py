@@ -81,6 +81,11 @@ _UNNAMED_BODIES = frozenset({"function_body", "class_body", "enum_class_body"})
 _SWIFT_KINDS = {
     "class": "class", "struct": "struct", "enum": "enum", "actor": "class", "extension": "extension",
 }  # fmt: skip
+# what a Zig declaration's value defines (`_Walker.zig_type`)
+_ZIG_KINDS = {
+    "struct_declaration": "struct", "enum_declaration": "enum", "union_declaration": "union",
+    "opaque_declaration": "type", "error_set_declaration": "type",
+}  # fmt: skip
 # JavaScript: what a value is written in that does not change it (`{…} as const`, `satisfies T`)
 _LOOKED_THROUGH = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression"})
 _DEFAULT_VALUES = frozenset(
@@ -775,7 +780,8 @@ class _Walker:
             if node.type == "dot_index_expression":  # Lua: `M.defaults = {…}` is `M.defaults`
                 return self.text(node)
             if not node.named_children:
-                return self.text(node) if node.type in _NAME_NODES or node.type.endswith("identifier") else ""
+                named = node.type in _NAME_NODES or node.type.endswith("identifier")
+                return self.text(node) if named and self.text(node) != "_" else ""  # `_ = x;` names nothing
             inner = None
             for name in _NAME_FIELDS:
                 inner = node.child_by_field_name(name)
@@ -844,6 +850,8 @@ class _Walker:
             if value.type not in _FUNCTION_VALUES and self.object_of(node) is None:
                 return None
             return _assigned_name(self.text(target), value, self)
+        if self.g.module == "tree_sitter_zig" and kind != "function_declaration":
+            return self.zig_name(node)
         if kind in ("lexical_declaration", "variable_declaration"):
             for declarator in node.named_children:
                 value = declarator.child_by_field_name("value")
@@ -932,6 +940,8 @@ class _Walker:
             kind = _SWIFT_KINDS.get(self.text(declared), kind)  # Swift: `struct`, `extension`, …
         elif syntax == "class_declaration" and self.g.module == "tree_sitter_kotlin":
             kind = _kotlin_kind(node, kind)
+        elif self.g.module == "tree_sitter_zig" and (value := self.zig_type(node)) is not None:
+            kind = _ZIG_KINDS[value.type]  # `const Color = enum {…}`, `fn List(T) type { return struct … }`
         elif syntax == "given_definition" and getattr(node.child_by_field_name("body"), "type", "") != (
             "with_template_body"
         ):
@@ -1056,6 +1066,42 @@ class _Walker:
         fields = (f.child_by_field_name("value") for f in table.named_children if f.type == "field")
         return table if any(v is not None and v.type == "function_definition" for v in fields) else None
 
+    def zig_type(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The type a Zig declaration gives its name (`const Point = struct {…}`, `enum`, `union`,
+        `opaque`, an error set) or a function returns as the last statement of its body (`fn
+        List(comptime T: type) type { return struct {…}; }`: a generic type), else None."""
+        if node.type == "variable_declaration":
+            for value in node.named_children:
+                while value.type == "binary_expression" and value.named_children:
+                    value = value.named_children[0]  # `error{ Bad } || Allocator.Error`: merged sets
+                if value.type in _ZIG_KINDS:
+                    return value
+            return None
+        if node.type != "function_declaration" or (body := node.child_by_field_name("body")) is None:
+            return None
+        last = body.named_children[-1] if body.named_children else None
+        returned = last.named_children[0] if last is not None and last.named_children else None
+        if returned is None or returned.type != "return_expression" or not returned.named_children:
+            return None
+        value = returned.named_children[0]
+        return value if value.type in _ZIG_KINDS and value.type != "error_set_declaration" else None
+
+    def zig_name(self, node: tree_sitter.Node) -> str | None:
+        """A Zig declaration's name when it declares a type (`Point` of `const Point = struct
+        {…}`: a value is a statement), or a test's: its title made a slug (`test "adds points"`
+        → `adds-points`), `test-Point` for a test of a declaration (`test Point {…}`)."""
+        if node.type == "variable_declaration":
+            name = next((c for c in node.named_children if c.type == "identifier"), None)
+            return self.text(name) if name is not None and self.zig_type(node) is not None else None
+        if node.type != "test_declaration":
+            return None
+        title = next((c for c in node.named_children if c.type in ("string", "identifier")), None)
+        if title is None:
+            return "test"
+        if title.type == "identifier":
+            return f"test-{self.text(title)}"
+        return _test_slug(self.text(title)[1:-1]) or "test"
+
     def default_export(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is what a JavaScript module exports as its default and is a definition:
         a function or class without a name of its own, or an object of functions."""
@@ -1098,6 +1144,8 @@ class _Walker:
     def body_of(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """Where a container's members are: its body, an object of functions (`object_of`), or a
         test block's function's body."""
+        if self.g.module == "tree_sitter_zig":  # the struct a declaration is or a function returns
+            return self.zig_type(node)
         if node.type in _OBJECT_HOLDERS or node.type == "object":
             return self.object_of(node)
         if node.type == "call_expression":  # JavaScript: describe("x", () => { … })
@@ -1312,7 +1360,11 @@ def _extend(definition: Definition, end: int) -> None:
     definition.span = Span(definition.span.start, end)
 
 
-_LISTS = frozenset({"object", "table_constructor"})  # JavaScript's object, Lua's table: `,` after
+_LISTS = frozenset(
+    {"object", "table_constructor"}  # JavaScript's object, Lua's table: `,` after
+    # Zig's fields (`x: f32,`), in a struct or in a file (a file is a struct: `Logger.zig`'s `io: Io,`)
+    | {"struct_declaration", "enum_declaration", "union_declaration", "source_file"}
+)
 
 
 def _end_of(node: tree_sitter.Node) -> int:
@@ -1708,7 +1760,10 @@ _MEMBER_TYPES = frozenset({
     "protocol_function_declaration", "protocol_property_declaration",  # a Swift protocol's
     "val_definition", "var_definition", "val_declaration", "var_declaration",  # Scala's fields,
     "simple_enum_case", "full_enum_case",  # and enum cases
+    "container_field",  # Zig: a struct's `x: f32`, an enum's `red`, a union's `int: i64`
 })  # fmt: skip
+# a member that is a name alone: TypeScript's `enum { A }`, a Zig error set's `error{ OutOfMemory }`
+_BARE_MEMBERS = frozenset({("property_identifier", "enum_body"), ("identifier", "error_set_declaration")})
 _TYPE_KINDS = frozenset(
     {"class", "struct", "enum", "interface", "type", "union", "record", "trait", "object", "extension"}
 )
@@ -1729,7 +1784,7 @@ def _members(item: Definition, source: bytes) -> list[tuple[int, str]]:
         for child in reversed(node.named_children):
             if (child.start_byte, child.end_byte) in inner:
                 continue  # a member with a chunk of its own
-            bare = child.type == "property_identifier" and node.type == "enum_body"  # TS `enum { A }`
+            bare = (child.type, node.type) in _BARE_MEMBERS
             if child.type in _MEMBER_TYPES or bare:
                 for name in _member_names(child, source):  # Swift's, Kotlin's `default` as a name
                     found.append((child.start_byte, f"{item.qualified}.{name.strip('`')}"))

@@ -339,6 +339,17 @@ GRAMMARS: dict[str, Grammar] = {
         containers=frozenset({"assignment_statement"}),  # a table of functions (code._Walker.lua_table)
         wrappers=frozenset({"variable_declaration"}),  # `local f = function (x) … end`
     ),
+    "zig": Grammar(
+        "tree_sitter_zig",
+        "language",
+        {
+            "function_declaration": "function",  # returning `struct {…}`: a type (code._Walker.zig_type)
+            "variable_declaration": "struct",  # `const Point = struct {…}`, `enum`, `union`, `error{…}`
+            "test_declaration": "test",  # `test "adds points" {…}`: named by its title
+        },
+        containers=frozenset({"variable_declaration", "function_declaration"}),
+        members={"function_declaration": "method"},
+    ),
     "bash": Grammar(
         "tree_sitter_bash",
         "language",
@@ -412,6 +423,10 @@ _OWN_REFERENCES["swift"] = """
 _OWN_REFERENCES["kotlin"] = """
 (call_expression . (identifier) @name) @reference.call
 (call_expression . (navigation_expression (identifier) @name .)) @reference.call
+"""
+# Zig's grammar ships no tags.scm: a call of a name or of a member (`list.append(x)`: `append`)
+_OWN_REFERENCES["zig"] = """
+(call_expression function: [(identifier) @name (field_expression member: (identifier) @name)]) @reference.call
 """
 # Ruby's holds every identifier that is not a local (a `#is-not? local` py-tree-sitter does not
 # apply); C#'s calls are `@reference.send`, and miss a plain call

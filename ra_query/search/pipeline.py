@@ -159,9 +159,12 @@ def is_test_path(path: str) -> bool:
 
 def _calls_the_code(record: ChunkRecord) -> bool:
     """Whether a code chunk is code that calls the project's rather than the project's own: a
-    test (a test file, a test module or function) or an example program (`_EXAMPLE_PATH`)."""
+    test (a test file, a test module or function, a test block beside the code it tests: Zig's
+    `test "adds points" {…}`) or an example program (`_EXAMPLE_PATH`)."""
     path = record.path
-    return is_test_path(path) or is_test_symbol(record.symbol) or _EXAMPLE_PATH.search(path) is not None
+    if record.defines == "test" or is_test_path(path) or is_test_symbol(record.symbol):
+        return True
+    return _EXAMPLE_PATH.search(path) is not None
 
 
 def is_test_symbol(symbol: str) -> bool:

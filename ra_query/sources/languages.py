@@ -44,6 +44,7 @@ CODE_EXTENSIONS: Final[dict[str, str]] = {
     "kts": "kotlin",
     "swift": "swift",
     "lua": "lua",
+    "zig": "zig",
     "scala": "scala",
     "sc": "scala",
     "sh": "bash",

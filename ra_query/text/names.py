@@ -78,6 +78,7 @@ _EXTENSIONS: Final = frozenset(
         "kts",
         "swift",
         "lua",
+        "zig",
         "scala",
         "sc",
         "sh",
