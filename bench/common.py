@@ -172,7 +172,8 @@ def ra_eval(source: Path | None = None) -> ModuleType:
     """`ra eval`'s scoring (ra_query.search.evaluate) of this checkout. With `source`, another
     revision's checkout first on sys.path (`--rev`), that revision's ra searches and this
     checkout's file still scores, so every revision is scored by the same code (the file imports
-    ra_query.errors and ra_query.text.tokens, which every revision since 89a6c53 has)."""
+    ra_query.errors, ra_query.text.tokens and ra_query.sources.languages' KINDS, which every
+    revision since 7d6fd22 has)."""
     name, path = "ra_query.search.evaluate", REPO / "ra_query" / "search" / "evaluate.py"
     if source is None:
         return importlib.import_module(name)

@@ -134,6 +134,11 @@ def test_a_result_in_an_answers_file_is_in_its_file_whatever_its_lines() -> None
         ('{"question": "x", "answers": ["a.md:9-3"]}', "a line range is START-END with 1 ≤ START ≤ END"),
         ('{"question": "x", "answers": ["d:a.md"], "grades": {"d:a.md": -1}}', '"grades" must map answers'),
         ('{"question": "x", "answers": ["a.py:1-9"], "tight": "yes"}', '"tight" must be true or false'),
+        # a label of the question's own would narrow every search to nothing, as `--kind where`
+        (
+            '{"question": "x", "answers": ["a.py:1-9"], "kind": "where"}',
+            "\"kind\" is 'where', not one of docs",
+        ),
     ],
 )
 def test_a_bad_question_line_is_an_error_with_its_file_and_line(

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import orjson
 
 from ra_query.errors import InputError, RaError
+from ra_query.sources.languages import KINDS
 
 if TYPE_CHECKING:
     from ra_query.artifacts.store import Store
@@ -255,6 +256,13 @@ def parse_question(item: dict[str, Any], where: str, number: str) -> Question:
     for key, value in extra.items():
         if not isinstance(value, str):
             raise InputError(f'{where}: "{key}" must be a string')
+    if extra["kind"] and extra["kind"] not in KINDS:
+        # it narrows the search as --kind does: a label of the question's own ("where", "how")
+        # would narrow every search to nothing
+        raise InputError(
+            f'{where}: "kind" is {extra["kind"]!r}, not one of {", ".join(KINDS)} (it narrows the search as'
+            " --kind does) — keep a label of your own under another key"
+        )
     tight: object = item.get("tight", False)
     if not isinstance(tight, bool):
         raise InputError(f'{where}: "tight" must be true or false')
