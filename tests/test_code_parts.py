@@ -562,3 +562,35 @@ def test_a_struct_field_typed_as_written_finds_the_part_that_declares_it(tmp_pat
     assert run.code == 0, run.err
     first = json.loads(run.out)["queries"][0]["results"][0]
     assert first["id"].startswith("kb:cli.rs#Opts") and "pub option_31:" in first["content"]
+
+
+TABLE = (
+    "package fold\n\n// letters folds each accented letter to its plain ASCII letter\nvar letters = map[rune]rune{\n"
+    + "".join(
+        f"\t0x{0x00C0 + k:04X}: 'a', // accented letter {k} folded to plain ascii\n" for k in range(600)
+    )
+    + "}\n"
+)
+
+
+def test_a_later_part_of_a_long_run_of_statements_is_titled_by_its_first_line() -> None:
+    parts = [c for c in chunks_of("fold.go", TABLE) if c.id.startswith("src:fold.go#letters")]
+    assert len(parts) > 20
+    assert parts[5].title.startswith("var letters = map[rune]rune{ (part 6: 0x")
+    assert parts[5].breadcrumb[-2:] == ("var letters = map[rune]rune{", "part 6")
+
+
+def test_the_parts_of_one_long_table_do_not_crowd_out_the_other_results(tmp_path: Path, home: Path) -> None:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "fold.go").write_text(TABLE)
+    (kb / "normalize.go").write_text(
+        "package fold\n\n// Normalize folds an accented letter to plain ascii.\n"
+        "func Normalize(r rune) rune {\n\tif n, ok := letters[r]; ok {\n\t\treturn n\n\t}\n\treturn r\n}\n"
+    )
+    (kb / ".ra.toml").write_text('root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.go"]\n')
+    build(kb, home)
+    run = run_cmd("ra", "search", "--json", "accented letter folded to plain ascii", cwd=kb, home=home)
+    ids = [r["id"] for r in json.loads(run.out)["queries"][0]["results"]]
+    assert "kb:normalize.go#Normalize" in ids  # the table's 25 parts had filled the 20 candidates
+    assert len([i for i in ids if i.startswith("kb:fold.go#letters")]) == 1  # one place for the table

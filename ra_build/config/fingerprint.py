@@ -88,8 +88,9 @@ CHUNKER_VERSION = (
     # reads past the annotations that lead its line; 58: Scala 3 `extension`s, `given`s and
     # package objects are definitions; 59: a Lua table of functions holds them (`M.git.run`), a
     # block of `M.defaults = {…}` is `M.defaults`, a Lua function's title ends at its parameters;
-    # 60: Zig; a statement assigning `_` is not named `_`
-    60
+    # 60: Zig; a statement assigning `_` is not named `_`; 61: a later part of a long run of
+    # statements is titled by the run's first line, as a definition's part is by its signature
+    61
 )
 
 

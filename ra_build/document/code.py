@@ -1657,21 +1657,27 @@ def _emit(
     """Append the nodes of `item`; `members` are its container's (`_members`), for a block of
     statements between the container's definitions (a Java field)."""
     if isinstance(item, Span):  # statements; longer than the budget, cut into parts at line breaks
-        first = ""
+        first = head = ""
         whole = Span(_line_start(source, item.start), item.end)
         for k, part in enumerate(_parts(source, whole, budget), 1):
             body = _decode(source, part)
             code = _code_line(body, SIGNATURE_CHARS)
             title = code or _comment_words(body)  # a comment alone: its words, not its markers
+            crumb = (*crumbs, title)
             if k == 1:
                 # named by what it declares, else by its first word that is no keyword
                 words = (w for w in _WORD.findall(code) if w not in _KEYWORDS)
                 word = item.name or (next(words, "block") if code else "comment")
                 # under its container's qualified name, as a definition there is (`Outer.Inner.count`)
                 first = slug = slugs.next(f"{'.'.join(crumbs[1:]) + '.' if depth > 1 else ''}{word}")
+                head = title
             else:
+                # titled as a definition's part is: what the run begins with (`var normalized =
+                # map[rune]rune{ (part 26: 0x0186: 'O', …)`), not a row of its table alone
                 slug = slugs.next(f"{first}.{k}")
-            crumb = (*crumbs, title)
+                lead = _code_line(body)
+                title = f"{head} (part {k}{': ' + lead if lead else ''})"
+                crumb = (*crumbs, head, f"part {k}")
             nodes.append(CodeNode(slug, parent, depth, title, "block", "", crumb, body, part.start, part.end,
                                   _within(members, part)))  # fmt: skip
         return

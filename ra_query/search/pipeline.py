@@ -114,6 +114,11 @@ _TEST_PATH = re.compile(
 _EXAMPLE_PATH = re.compile(r"(?:^|/)_?(?:[Ee]xamples?|[Ss]amples?|[Dd]emos?)/")
 
 SNIPPET_CHARS = 150
+# the most chunks of one definition a candidate pool holds (`_parts_capped`), and how much deeper
+# BM25 is asked when they crowd it: fzf's 31-part table of accented letters had filled the pool
+# of "which code folds accented letters to ASCII", and one result was shown
+PARTS_IN_POOL = 3
+POOL_DEPTH = 4
 # bounds on what one search may cost, whatever the caller asks (issue 10): a limit or candidate
 # limit past these makes tantivy allocate for them up front; a query past MAX_QUERY_WORDS is
 # searched by its first words (a pasted page needs no more)
@@ -432,7 +437,18 @@ class _Run:
         filters = self.filters()
         if filters is not None:
             query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, filters)])
-        result = self.searcher.search(query, limit=self.params.candidate_limit, count=True)
+        limit = self.params.candidate_limit
+        found, count = self.hits(query, limit)
+        if len(found) == limit and len(_parts_capped(found)) < limit and limit < MAX_CANDIDATE_LIMIT:
+            # the parts of a long definition (a table, a help text cut into 30) crowd the pool:
+            # a deeper one, each definition's best PARTS_IN_POOL, fills it with others
+            deeper, count = self.hits(query, min(limit * POOL_DEPTH, MAX_CANDIDATE_LIMIT))
+            found = _parts_capped(deeper)[:limit]
+        return found, count
+
+    def hits(self, query: "tantivy.Query", limit: int) -> tuple[list[tuple[ChunkRecord, float]], int]:
+        """The best `limit` chunks BM25 ranks for `query`, boosted (`boost`), and how many match."""
+        result = self.searcher.search(query, limit=limit, count=True)
         found: list[tuple[ChunkRecord, float]] = []
         for score, address in result.hits:
             record = self.store.read(self.searcher, address)
@@ -882,10 +898,26 @@ class Shown(NamedTuple):
         return self.record.id
 
 
+def _parts_capped(found: list[tuple[ChunkRecord, float]]) -> list[tuple[ChunkRecord, float]]:
+    """`found` (ranked candidates) with at most `PARTS_IN_POOL` of the chunks of one definition
+    (its first part and its later parts, `_definition_of`): the rest would take the places of
+    other definitions in the pool, and only one of them is shown (`_one_part_each`)."""
+    taken: dict[str, int] = {}
+    kept: list[tuple[ChunkRecord, float]] = []
+    for record, score in found:
+        key = _definition_of(record)
+        taken[key] = taken.get(key, 0) + 1
+        if taken[key] <= PARTS_IN_POOL:
+            kept.append((record, score))
+    return kept
+
+
 def _definition_of(record: ChunkRecord) -> str:
-    """The id of the definition a code chunk is a later part of (its parent), else its own."""
+    """The id of the definition a code chunk is a later part of (`#Opts` of `#Opts.3`: its parent),
+    or of the first part of a long run of statements (`#normalized` of `#normalized.26`, a table
+    cut into parts: its siblings, whose parent is the file), else its own."""
     later = record.kind == "code" and is_later_part(record.id.partition("#")[2], record.symbol)
-    return (record.parent_id or record.id) if later else record.id
+    return record.id.rpartition(".")[0] if later else record.id
 
 
 def _declared(shown: list[Shown], record_of: Callable[[str], ChunkRecord | None]) -> list[Shown]:
