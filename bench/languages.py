@@ -7,7 +7,8 @@
    headers are `.h`), antirez/sds (C), expressjs/express (JavaScript, CommonJS), google/gson
    (Java), sinatra/sinatra (Ruby), sindresorhus/ky (TypeScript), thephpleague/climate (PHP),
    jbogard/MediatR (C#), JakeWharton/timber (Kotlin), Alamofire/Alamofire (Swift),
-   com-lihaoyi/fansi (Scala), nvim-lua/plenary.nvim (Lua) and Hejsil/zig-clap (Zig).
+   com-lihaoyi/fansi (Scala), nvim-lua/plenary.nvim (Lua), Hejsil/zig-clap (Zig) and
+   elixir-plug/plug (Elixir).
    `--corpus NAME=DIR` points at a checkout; by default /tmp/code-corpora/NAME (how to get one
    is printed when it is missing).
 2. Files: every file under the corpus whose language (`ra_query.sources.languages.language_of`,
@@ -120,6 +121,12 @@ CORPORA: dict[str, Corpus] = {
     ),
     "zig-clap": Corpus(
         "Hejsil/zig-clap", "e91d66b1abba2024cd2e816426f14d233d3dad9a", "zig", ("**/*.zig", "**/*.md")
+    ),
+    "plug": Corpus(
+        "elixir-plug/plug",
+        "a898c454a04ca5ffad306bd751a15c7ac9ff6927",
+        "elixir",
+        ("**/*.ex", "**/*.exs", "**/*.md"),
     ),
 }
 
@@ -294,6 +301,18 @@ NAMES: dict[str, tuple[tuple[str, str, tuple[int, ...]], ...]] = {
         ("Clap.next", "clap/streaming.zig", (45,)),
         ("enumeration", "clap/parsers.zig", (104,)),
         ("SliceIterator", "clap/args.zig", (11,)),
+    ),
+    "plug": (
+        ("Plug.Conn.put_resp_header", "lib/plug/conn.ex", (913, 917)),
+        ("put_resp_header", "lib/plug/conn.ex", (913, 917)),
+        ("Plug.Conn.fetch_query_params", "lib/plug/conn.ex", (1105,)),
+        ("Plug.Conn.send_resp", "lib/plug/conn.ex", (437,)),
+        ("Plug.Conn.Query.decode", "lib/plug/conn/query.ex", (107,)),
+        ("Plug.BasicAuth.basic_auth", "lib/plug/basic_auth.ex", (98,)),
+        ("Plug.Static", "lib/plug/static.ex", (1,)),
+        ("Plug.Static.call", "lib/plug/static.ex", (196, 235)),
+        ("Plug.Router", "lib/plug/router.ex", (1,)),
+        ("Plug.CSRFProtection", "lib/plug/csrf_protection.ex", (1,)),
     ),
 }
 

@@ -532,7 +532,7 @@ def test_the_examples_of_docs_code_md_are_what_ra_makes() -> None:
     section = text.split("## One example per language family", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```(\w*)\n(.*?)```", section, re.S)
     pairs = [(blocks[i][1], blocks[i + 1][1]) for i in range(0, len(blocks) - 1, 2)]
-    assert len(pairs) == 10
+    assert len(pairs) == 11
     for source, listing in pairs:
         rows = [line.split() for line in listing.splitlines() if line.strip()]
         path = rows[0][0].split(":", 1)[1].split("#", 1)[0]

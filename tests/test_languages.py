@@ -728,7 +728,7 @@ def test_an_unknown_header_language_is_a_config_error_with_its_line(tmp_path: Pa
 
 DISPLAY = {
     "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "go": "Go", "rust": "Rust",
-    "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "lua": "Lua", "scala": "Scala", "zig": "Zig", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
+    "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "lua": "Lua", "scala": "Scala", "zig": "Zig", "elixir": "Elixir", "c": "C", "cpp": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP", "bash": "shell",
     "toml": "TOML", "yaml": "YAML", "json": "JSON",
 }  # fmt: skip
 ROOT = Path(__file__).resolve().parent.parent
@@ -1294,3 +1294,69 @@ def test_a_zig_files_own_fields_are_in_a_chunk_with_their_commas() -> None:
 def test_a_statement_that_assigns_the_blank_name_is_not_named_by_it() -> None:
     chunks = chunks_of("init.zig", "fn f() void {}\n\ncomptime {\n    _ = Point;\n}\n")
     assert "comptime" in chunks and "_" not in chunks
+
+
+ELIXIR = """defmodule MyApp.Cache do
+  @moduledoc "A cache."
+  use GenServer
+
+  @doc "Starts the cache."
+  @spec start_link(keyword) :: GenServer.on_start()
+  def start_link(opts \\\\ []) do
+    GenServer.start_link(__MODULE__, opts, name: __MODULE__)
+  end
+
+  defp expired?(%{at: at}, now) when at < now, do: true
+  defp expired?(_, _), do: false
+
+  defmodule Entry do
+    def new(k), do: Store.wrap(k)
+  end
+end
+
+defimpl Size, for: Map do
+  def size(map), do: map_size(map)
+end
+"""
+
+
+def test_an_elixir_module_holds_its_functions_with_their_doc_and_spec() -> None:
+    chunks = chunks_of("cache.ex", ELIXIR)
+    start = chunks["MyApp.Cache.start_link"]
+    assert (start.defines, start.line_start, start.line_end) == ("function", 5, 9)
+    assert start.title == "def start_link(opts \\\\ [])"
+    assert start.references == ("start_link",)  # GenServer's; not `def`, `@spec` or its own head
+    assert chunks["MyApp.Cache.Entry.new"].parent_id == "src:cache.ex#MyApp.Cache.Entry"
+
+
+def test_the_clauses_of_one_elixir_function_are_one_chunk() -> None:
+    chunks = chunks_of("cache.ex", ELIXIR)
+    expired = chunks["MyApp.Cache.expired?"]
+    assert (expired.line_start, expired.line_end) == (11, 12)
+    assert not any(key.startswith("MyApp.Cache.expired?-") for key in chunks)
+
+
+def test_an_elixir_implementation_is_named_as_elixir_names_its_module() -> None:
+    chunks = chunks_of("cache.ex", ELIXIR)
+    assert (chunks["Size.Map"].defines, chunks["Size.Map.size"].defines) == ("impl", "function")
+
+
+def test_exunit_describe_and_test_blocks_are_named_by_their_titles() -> None:
+    source = (
+        'defmodule CacheTest do\n  use ExUnit.Case\n\n  describe "get/1" do\n'
+        '    test "returns nil when missing" do\n      assert Cache.get(:x) == nil\n    end\n  end\nend\n'
+    )
+    chunks = chunks_of("cache_test.exs", source)
+    case = chunks["CacheTest.get-1.returns-nil-when-missing"]
+    assert (case.defines, case.parent_id) == ("test", "src:cache_test.exs#CacheTest.get-1")
+
+
+def test_an_elixir_module_attribute_names_the_block_it_begins() -> None:
+    source = (
+        "defmodule Plug.Parsers do\n  defmodule ParseError do\n    defexception [:exception]\n  end\n\n"
+        '  @moduledoc """\n  A plug for parsing the request body.\n  """\n\n  @default_length 8_000_000\n'
+        "  alias Plug.Conn\n\n  def init(opts), do: opts\nend\n"
+    )
+    chunks = chunks_of("parsers.ex", source)
+    assert chunks["Plug.Parsers.moduledoc"].title == "A plug for parsing the request body."
+    assert "Plug.Parsers.A" not in chunks

@@ -89,8 +89,9 @@ CHUNKER_VERSION = (
     # package objects are definitions; 59: a Lua table of functions holds them (`M.git.run`), a
     # block of `M.defaults = {…}` is `M.defaults`, a Lua function's title ends at its parameters;
     # 60: Zig; a statement assigning `_` is not named `_`; 61: a later part of a long run of
-    # statements is titled by the run's first line, as a definition's part is by its signature
-    61
+    # statements is titled by the run's first line, as a definition's part is by its signature;
+    # 62: Elixir
+    62
 )
 
 

@@ -81,6 +81,26 @@ _UNNAMED_BODIES = frozenset({"function_body", "class_body", "enum_class_body"})
 _SWIFT_KINDS = {
     "class": "class", "struct": "struct", "enum": "enum", "actor": "class", "extension": "extension",
 }  # fmt: skip
+# the grammars whose definitions `_Walker.name_of` leaves to a method of their own
+_OWN_NAMING = frozenset({"tree_sitter_elixir", "tree_sitter_zig"})
+# what an Elixir call defines, by its first word (`_Walker.elixir_name`)
+_ELIXIR_KINDS = {
+    "defmodule": "module", "defprotocol": "interface", "defimpl": "impl", "def": "function",
+    "defp": "function", "defmacro": "macro", "defmacrop": "macro", "defguard": "function",
+    "defguardp": "function", "defdelegate": "function", "defn": "function", "defnp": "function",
+    "describe": "test", "test": "test",
+}  # fmt: skip
+_ELIXIR_FUNCTIONS = frozenset(k for k, v in _ELIXIR_KINDS.items() if v in ("function", "macro"))
+_ELIXIR_CONTAINERS = frozenset({"defmodule", "defprotocol", "defimpl", "describe"})
+# the calls that are the language's own words: no reference (`_elixir_own_call`)
+_ELIXIR_SPECIAL = frozenset(
+    word.encode()
+    for word in (
+        *_ELIXIR_KINDS, "defstruct", "defexception", "defoverridable", "alias", "import", "require", "use",
+        "quote", "unquote", "unquote_splicing", "case", "cond", "if", "unless", "for", "with", "try",
+        "receive", "raise", "reraise", "throw", "super", "fn", "setup", "assert", "refute",
+    )
+)  # fmt: skip
 # what a Zig declaration's value defines (`_Walker.zig_type`)
 _ZIG_KINDS = {
     "struct_declaration": "struct", "enum_declaration": "enum", "union_declaration": "union",
@@ -168,6 +188,7 @@ _KEYWORDS = frozenset(
         "module",
         "require",
         "exports",
+        "alias",  # Elixir's `alias Plug.Conn`: a block of them is named `Plug`, not `alias`
     ]
 )
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -272,8 +293,29 @@ def _references(root: tree_sitter.Node, source: bytes, language: str) -> list[tu
     if query is None:
         return []
     names = tree_sitter.QueryCursor(query).captures(root).get("name", [])
+    if language == "elixir":
+        names = [n for n in names if not _elixir_own_call(n, source)]
     found = {(n.start_byte, source[n.start_byte : n.end_byte].decode("utf-8", "replace")) for n in names}
     return sorted(found)
+
+
+def _elixir_own_call(name: tree_sitter.Node, source: bytes) -> bool:
+    """Whether an Elixir call's name is the language's own (`def`, `use`, `case`: py-tree-sitter
+    does not apply a query's `#not-any-of?`), a module attribute's (`@doc`, `@spec`) or the head
+    of the function a `def` defines: no reference to another definition."""
+    if source[name.start_byte : name.end_byte] in _ELIXIR_SPECIAL:
+        return True
+    call = name.parent
+    around = call.parent if call is not None else None
+    above = around
+    while above is not None and above.type not in ("do_block", "source"):
+        if above.type == "unary_operator" and source[above.start_byte : above.start_byte + 1] == b"@":
+            return True  # `@doc "…"`, `@spec start_link(keyword) :: GenServer.on_start()`
+        above = above.parent
+    while around is not None and around.type in ("binary_operator", "arguments"):  # `f(x) when …`
+        around = around.parent
+    head = around.child_by_field_name("target") if around is not None and around.type == "call" else None
+    return head is not None and source[head.start_byte : head.end_byte].decode() in _ELIXIR_KINDS
 
 
 def references_of(nodes: list[CodeNode], references: list[tuple[int, str]]) -> list[tuple[str, ...]]:
@@ -564,6 +606,9 @@ class _Walker:
             if target is None or name is None:
                 gaps[-1].append(self.span_of(node))
                 continue
+            if self.g.module == "tree_sitter_elixir" and self.elixir_clause(name, node, out, gaps):
+                pending = []  # the next clause of the function before it, which takes it in
+                continue
             start = pending[0].start_byte if pending else self.start_of(node)
             pending = []
             if target.type in _CALLABLES and (overloads := self.overloads(name, out, gaps)) is not None:
@@ -754,7 +799,11 @@ class _Walker:
     def span_of(self, node: tree_sitter.Node) -> Span:
         """A statement's stretch, with the `;` the grammar leaves outside it (a TypeScript
         field's), and the statement itself when it may declare a name (`_grouped` asks)."""
-        named = node.type not in self.g.attached and node.id not in self.directives and not self.label(node)
+        # an Elixir module attribute joins the def after it as a comment does, but names a block
+        # of its own (`@moduledoc """…"""`: `moduledoc`; `@default_ttl 60`: `default_ttl`)
+        attribute = node.type == "unary_operator" and self.g.module == "tree_sitter_elixir"
+        named = attribute or node.type not in self.g.attached
+        named = named and node.id not in self.directives and not self.label(node)
         start = self.start_of(node)
         if not named:
             line = self.source.rfind(b"\n", 0, start) + 1
@@ -779,6 +828,10 @@ class _Walker:
         for _ in range(8):
             if node.type == "dot_index_expression":  # Lua: `M.defaults = {…}` is `M.defaults`
                 return self.text(node)
+            if self.g.module == "tree_sitter_elixir":  # `@moduledoc …`: `moduledoc`; a call: no name
+                operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
+                target = operand.child_by_field_name("target") if operand is not None else None
+                return self.text(target) if target is not None else ""
             if not node.named_children:
                 named = node.type in _NAME_NODES or node.type.endswith("identifier")
                 return self.text(node) if named and self.text(node) != "_" else ""  # `_ = x;` names nothing
@@ -826,6 +879,8 @@ class _Walker:
     def name_of(self, node: tree_sitter.Node) -> str | None:
         """The name a definition is known by, or None when it has none (then it is a statement)."""
         kind = node.type
+        if self.g.module in _OWN_NAMING:  # Elixir's calls (`def f(x)`), Zig's `const X = struct {…}`
+            return self.elixir_name(node) if kind == "call" else self.zig_name(node)
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
         if kind in _DEFAULT_VALUES and "export_statement" in self.g.wrappers:  # `export default …`
@@ -850,8 +905,6 @@ class _Walker:
             if value.type not in _FUNCTION_VALUES and self.object_of(node) is None:
                 return None
             return _assigned_name(self.text(target), value, self)
-        if self.g.module == "tree_sitter_zig" and kind != "function_declaration":
-            return self.zig_name(node)
         if kind in ("lexical_declaration", "variable_declaration"):
             for declarator in node.named_children:
                 value = declarator.child_by_field_name("value")
@@ -940,6 +993,8 @@ class _Walker:
             kind = _SWIFT_KINDS.get(self.text(declared), kind)  # Swift: `struct`, `extension`, …
         elif syntax == "class_declaration" and self.g.module == "tree_sitter_kotlin":
             kind = _kotlin_kind(node, kind)
+        elif self.g.module == "tree_sitter_elixir":
+            kind = _ELIXIR_KINDS.get(self.elixir_word(node), kind)
         elif self.g.module == "tree_sitter_zig" and (value := self.zig_type(node)) is not None:
             kind = _ZIG_KINDS[value.type]  # `const Color = enum {…}`, `fn List(T) type { return struct … }`
         elif syntax == "given_definition" and getattr(node.child_by_field_name("body"), "type", "") != (
@@ -1066,6 +1121,53 @@ class _Walker:
         fields = (f.child_by_field_name("value") for f in table.named_children if f.type == "field")
         return table if any(v is not None and v.type == "function_definition" for v in fields) else None
 
+    def elixir_word(self, node: tree_sitter.Node) -> str:
+        """The word an Elixir call begins with (`defmodule`, `def`, `use`), or ""."""
+        target = node.child_by_field_name("target")
+        return self.text(target) if target is not None and target.type == "identifier" else ""
+
+    def elixir_name(self, node: tree_sitter.Node) -> str | None:
+        """What an Elixir call defines: a module (`defmodule MyApp.Cache`), a protocol, an
+        implementation (`defimpl Size, for: Map` is `Size.Map`, as Elixir names it), a function,
+        macro or guard (`def start_link(opts)`, `defp valid?(x) when …`, `def ping, do: :pong`), an
+        ExUnit test or describe block (its title made a slug); None for any other call."""
+        word = self.elixir_word(node)
+        if word not in _ELIXIR_KINDS:
+            return None
+        arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if first is None:
+            return None
+        if word in ("describe", "test"):
+            has_block = any(c.type == "do_block" for c in node.named_children)
+            return _test_slug(self.text(first)[1:-1]) if first.type == "string" and has_block else None
+        if word in ("defmodule", "defprotocol"):
+            return self.text(first) if first.type == "alias" else None
+        if word == "defimpl":  # `defimpl Size, for: Map`: the module Elixir makes, `Size.Map`
+            given = first.next_named_sibling
+            pairs = given.named_children if given is not None and given.type == "keywords" else []
+            of = next((p.child_by_field_name("value") for p in pairs if self.text(p)[:4] == "for:"), None)
+            return f"{self.text(first)}.{self.text(of)}" if of is not None else self.text(first)
+        while first.type == "binary_operator" and first.named_children:
+            first = first.named_children[0]  # `is_even(x) when rem(x, 2) == 0`: the guarded head
+        if first.type == "call":
+            first = first.child_by_field_name("target") or first
+        return self.text(first) if first.type == "identifier" else None
+
+    def elixir_clause(
+        self, name: str, node: tree_sitter.Node, out: list[Definition], gaps: list[list[Span]]
+    ) -> bool:
+        """Whether `node` is the next clause of the Elixir function defined just before it
+        (`defp expired?(%{at: at}, now) when …` then `defp expired?(_, _)`): one definition, which
+        is made to end where the clause does (its comments and `@impl true` are the clause's)."""
+        if not out or gaps[-1] or out[-1].name != name or out[-1].children or out[-1].syntax is None:
+            return False
+        word = self.elixir_word(node)
+        if word not in _ELIXIR_FUNCTIONS or self.elixir_word(out[-1].syntax) != word:
+            return False
+        _extend(out[-1], _end_of(node))
+        return True
+
     def zig_type(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The type a Zig declaration gives its name (`const Point = struct {…}`, `enum`, `union`,
         `opaque`, an error set) or a function returns as the last statement of its body (`fn
@@ -1089,7 +1191,11 @@ class _Walker:
     def zig_name(self, node: tree_sitter.Node) -> str | None:
         """A Zig declaration's name when it declares a type (`Point` of `const Point = struct
         {…}`: a value is a statement), or a test's: its title made a slug (`test "adds points"`
-        → `adds-points`), `test-Point` for a test of a declaration (`test Point {…}`)."""
+        → `adds-points`), `test-Point` for a test of a declaration (`test Point {…}`); a
+        function's name."""
+        if node.type == "function_declaration":
+            name = node.child_by_field_name("name")
+            return self.text(name) if name is not None else None
         if node.type == "variable_declaration":
             name = next((c for c in node.named_children if c.type == "identifier"), None)
             return self.text(name) if name is not None and self.zig_type(node) is not None else None
@@ -1146,6 +1252,10 @@ class _Walker:
         test block's function's body."""
         if self.g.module == "tree_sitter_zig":  # the struct a declaration is or a function returns
             return self.zig_type(node)
+        if self.g.module == "tree_sitter_elixir":  # a module's `do` block, not a function's
+            if self.elixir_word(node) not in _ELIXIR_CONTAINERS:
+                return None
+            return next((c for c in node.named_children if c.type == "do_block"), None)
         if node.type in _OBJECT_HOLDERS or node.type == "object":
             return self.object_of(node)
         if node.type == "call_expression":  # JavaScript: describe("x", () => { … })
@@ -1216,6 +1326,14 @@ class _Walker:
             (c for c in node.named_children if c.type in _UNNAMED_BODIES), None
         )  # Kotlin's bodies have no field name
         kind, start = node.type, node.start_byte
+        if self.g.module == "tree_sitter_elixir":  # `def start_link(opts \\ [])`, before ` do` or `, do:`
+            arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+            ends = [c.start_byte for c in node.named_children if c.type == "do_block"]
+            given = arguments.named_children if arguments is not None else []
+            ends += [c.start_byte for c in given if c.type == "keywords"]
+            head = self.source[start : min(ends, default=node.end_byte)].decode("utf-8", "replace")
+            text = " ".join(head.split()).rstrip(",").strip()
+            return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1].rstrip() + "…"
         if kind in ("field", "assignment_statement") and self.g.module == "tree_sitter_lua":
             value = node.child_by_field_name("value") or node.named_children[-1].named_children[0]
             given = value.child_by_field_name("parameters")  # `run = function (self)`

@@ -350,6 +350,17 @@ GRAMMARS: dict[str, Grammar] = {
         containers=frozenset({"variable_declaration", "function_declaration"}),
         members={"function_declaration": "method"},
     ),
+    "elixir": Grammar(
+        "tree_sitter_elixir",
+        "language",
+        # every definition is a call: its first word says what it defines (`defmodule`, `def`,
+        # `defp`, `defmacro`, `defprotocol`, `defimpl`, ExUnit's `describe` and `test`: code
+        # ._Walker.elixir_name), or that it is a statement (`use`, `alias`, `plug`)
+        {"call": "function"},
+        containers=frozenset({"call"}),  # a module's, protocol's, impl's or describe's `do` block
+        bodies=frozenset({"do_block"}),
+        attached=frozenset({"comment", "unary_operator"}),  # `@doc`, `@spec`, `@impl true` before a def
+    ),
     "bash": Grammar(
         "tree_sitter_bash",
         "language",
@@ -427,6 +438,13 @@ _OWN_REFERENCES["kotlin"] = """
 # Zig's grammar ships no tags.scm: a call of a name or of a member (`list.append(x)`: `append`)
 _OWN_REFERENCES["zig"] = """
 (call_expression function: [(identifier) @name (field_expression member: (identifier) @name)]) @reference.call
+"""
+# Elixir's: a call of a name (the language's own, `def`, `use`, `case`, are calls too: code
+# ._elixir_own_call drops them), of a module's function (`GenServer.call(…)`: `call`), a pipe
+_OWN_REFERENCES["elixir"] = """
+(call target: (identifier) @name) @reference.call
+(call target: (dot right: (identifier) @name)) @reference.call
+(binary_operator operator: "|>" right: (identifier) @name) @reference.call
 """
 # Ruby's holds every identifier that is not a local (a `#is-not? local` py-tree-sitter does not
 # apply); C#'s calls are `@reference.send`, and miss a plain call

@@ -70,9 +70,10 @@ _CODE_SIGNAL = re.compile(
     r"^\s*(?:@[\w.]+(?:\([^()]*\))?\s+)*"  # annotations first (`@JvmStatic fun plant(…)`)
     r"(?:(?:export|pub(?:\([a-z]+\))?|public|private|protected|internal|static|async|abstract|final|"
     r"default|open|override|data|sealed|inner|suspend|inline|local|fileprivate|case)\s+)*"
-    r"(?P<keyword>def|class|func|fn|fun|function|interface|struct|type|trait|impl|enum|module|object|"
+    r"(?P<keyword>def|defp|defmodule|defmacro|defprotocol|defimpl|class|func|fn|fun|function|interface|struct|"
+    r"type|trait|impl|enum|module|object|"
     r"protocol|extension|actor|namespace|import|from|use|using|package|require|#include)\b(?P<rest>.*)$"
-)  # the definitions of Kotlin (`fun`, `object`), Swift (`protocol`, `extension`) and Lua (`local`) too
+)  # Kotlin's (`fun`, `object`), Swift's (`protocol`, `extension`), Lua's (`local`) and Elixir's too
 _IMPORT_KEYWORDS = frozenset({"import", "from", "use", "using", "package", "require", "#include"})
 # a comment line, or a line opening or closing a docstring: prose about the code
 _COMMENT = re.compile(

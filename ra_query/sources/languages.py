@@ -45,6 +45,8 @@ CODE_EXTENSIONS: Final[dict[str, str]] = {
     "swift": "swift",
     "lua": "lua",
     "zig": "zig",
+    "ex": "elixir",
+    "exs": "elixir",
     "scala": "scala",
     "sc": "scala",
     "sh": "bash",
@@ -76,7 +78,7 @@ ALIASES: Final[dict[str, str]] = {
     "c++": "cpp", "cxx": "cpp", "c#": "csharp", "cs": "csharp", "golang": "go", "ts": "typescript",
     "tsx": "typescript", "js": "javascript", "jsx": "javascript", "py": "python", "python3": "python",
     "sh": "bash", "shell": "bash", "zsh": "bash", "yml": "yaml", "rb": "ruby", "rs": "rust", "md": "markdown",
-    "txt": "text", "restructuredtext": "rst", "kt": "kotlin",
+    "txt": "text", "restructuredtext": "rst", "kt": "kotlin", "ex": "elixir", "exs": "elixir",
 }  # fmt: skip
 KINDS: Final = ("docs", "code", "upstream")
 

@@ -79,6 +79,8 @@ _EXTENSIONS: Final = frozenset(
         "swift",
         "lua",
         "zig",
+        "ex",
+        "exs",
         "scala",
         "sc",
         "sh",
