@@ -648,3 +648,23 @@ def test_a_code_files_docs_are_found_by_its_words_not_its_meaning(tmp_path: Path
     assert run.code in (0, 1), run.err
     results = json.loads(run.out)["queries"][0]["results"] if run.out.strip() else []
     assert [r["id"] for r in results if r["kind"] == "docs"] == []
+
+
+def test_the_parts_of_one_long_table_do_not_crowd_a_hybrid_search(tmp_path: Path) -> None:
+    from tests.test_code_parts import TABLE
+
+    home, kb = tmp_path / "home", tmp_path / "kb"
+    home.mkdir()
+    kb.mkdir()
+    (kb / "fold.go").write_text(TABLE)
+    (kb / "normalize.go").write_text(
+        "package fold\n\n// Normalize folds an accented letter to plain ascii.\n"
+        "func Normalize(r rune) rune {\n\tif n, ok := letters[r]; ok {\n\t\treturn n\n\t}\n\treturn r\n}\n"
+    )
+    config = 'root = true\n[settings]\nsemantic = true\n[tree.kb]\npath = "."\ninclude = ["**/*.go"]\n'
+    (kb / ".ra.toml").write_text(config)
+    assert run_build(load_config(kb, home), kb / ".ra").failures == []
+    run = ra(kb, home, "search", "--json", "accented letter folded to plain ascii")  # hybrid
+    assert run.code == 0, run.err
+    assert "kb:normalize.go#Normalize" in ids(run)  # the table's parts had filled the fused list
+    assert len([i for i in ids(run) if i.startswith("kb:fold.go#letters")]) == 1

@@ -24,7 +24,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ra_query.artifacts.models import ChunkRecord
 from ra_query.artifacts.schema import build_analyzer, doc_id_of, stopwords_of
@@ -348,6 +348,7 @@ class _Run:
         self.words: frozenset[str] = frozenset()  # the query's words, lower-cased (a version it names)
         self.compiled: tantivy.Query | None = None  # the query's words as compiled (ranked)
         self.holds_reader: bool | None = None  # whether a docs chunk is in `reader` (asked once)
+        self.fusing = False  # whether BM25's candidates are fused with the nearest by meaning
 
     def compiler(self, *, fuzzy: bool = False, relax: bool = False) -> Compiler:
         return Compiler(
@@ -439,11 +440,14 @@ class _Run:
             query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, filters)])
         limit = self.params.candidate_limit
         found, count = self.hits(query, limit)
-        if len(found) == limit and len(_parts_capped(found)) < limit and limit < MAX_CANDIDATE_LIMIT:
+        crowded = len(found) == limit and len(_parts_capped(found, _first)) < limit
+        if crowded and not self.fusing and limit < MAX_CANDIDATE_LIMIT:
             # the parts of a long definition (a table, a help text cut into 30) crowd the pool:
-            # a deeper one, each definition's best PARTS_IN_POOL, fills it with others
+            # a deeper one, each definition's best PARTS_IN_POOL, fills it with others (a fused
+            # search caps its fused list instead, `_hybrid`: a deeper pool would lower the least
+            # BM25 score its scores are scaled from, and weigh words more than meaning)
             deeper, count = self.hits(query, min(limit * POOL_DEPTH, MAX_CANDIDATE_LIMIT))
-            found = _parts_capped(deeper)[:limit]
+            found = _parts_capped(deeper, _first)[:limit]
         return found, count
 
     def hits(self, query: "tantivy.Query", limit: int) -> tuple[list[tuple[ChunkRecord, float]], int]:
@@ -523,6 +527,7 @@ def search_topic(
     if hybrid_on and store.has_vectors():  # as many BM25 candidates as dense ones: fused fairly
         params = params._replace(candidate_limit=max(params.candidate_limit, DENSE_K))
     run = _Run(store, params)
+    run.fusing = hybrid_on and store.has_vectors()
     run.reader, run.reader_said = reader, said is not None
     run.words = frozenset(word.strip(".") for word in re.findall(r"[\w.-]+", text.lower()))
     relaxed = fuzzy = False
@@ -783,7 +788,8 @@ def _hybrid(
     boosted.sort(key=lambda pair: (-pair[1], pair[0].id))
     # the best `limit` (fused_candidates) go on: aggregation would otherwise see both sides' 50
     # and merge sections whose every part is near in meaning
-    fused = hybrid.fuse(found, boosted, params.semantic_weight, params.code_semantic_weight)[:limit]
+    fused = hybrid.fuse(found, boosted, params.semantic_weight, params.code_semantic_weight)
+    fused = _parts_capped(fused, lambda f: f.record)[:limit]  # no definition's parts crowd it
     return [(f.record, f.score) for f in fused], {f.record.id: f for f in fused}, None
 
 
@@ -898,17 +904,24 @@ class Shown(NamedTuple):
         return self.record.id
 
 
-def _parts_capped(found: list[tuple[ChunkRecord, float]]) -> list[tuple[ChunkRecord, float]]:
+_Ranked = TypeVar("_Ranked")
+
+
+def _first(pair: tuple[ChunkRecord, float]) -> ChunkRecord:
+    return pair[0]
+
+
+def _parts_capped(found: list[_Ranked], record_of: Callable[[_Ranked], ChunkRecord]) -> list[_Ranked]:
     """`found` (ranked candidates) with at most `PARTS_IN_POOL` of the chunks of one definition
     (its first part and its later parts, `_definition_of`): the rest would take the places of
     other definitions in the pool, and only one of them is shown (`_one_part_each`)."""
     taken: dict[str, int] = {}
-    kept: list[tuple[ChunkRecord, float]] = []
-    for record, score in found:
-        key = _definition_of(record)
+    kept: list[_Ranked] = []
+    for item in found:
+        key = _definition_of(record_of(item))
         taken[key] = taken.get(key, 0) + 1
         if taken[key] <= PARTS_IN_POOL:
-            kept.append((record, score))
+            kept.append(item)
     return kept
 
 
