@@ -1360,3 +1360,64 @@ def test_an_elixir_module_attribute_names_the_block_it_begins() -> None:
     chunks = chunks_of("parsers.ex", source)
     assert chunks["Plug.Parsers.moduledoc"].title == "A plug for parsing the request body."
     assert "Plug.Parsers.A" not in chunks
+
+
+def test_an_elixir_type_or_callback_names_its_block_and_a_field_read_is_no_reference() -> None:
+    source = (
+        "defmodule Oban.Worker do\n  def resolve(exec), do: exec.job.worker |> Worker.from_string()\n\n"
+        '  @typedoc "A job."\n  @type t :: %__MODULE__{}\n\n  @callback process(job :: term) :: :ok\nend\n'
+    )
+    chunks = chunks_of("worker.ex", source)
+    assert "Oban.Worker.t" in chunks and "Oban.Worker.typedoc" not in chunks
+    assert chunks["Oban.Worker.resolve"].references == ("from_string",)  # not `job`, `worker`
+
+
+def test_an_elixir_implementation_inside_a_module_is_named_as_elixir_names_it() -> None:
+    source = (
+        'defmodule A.Thing do\n  defimpl Inspect do\n    def inspect(_, _), do: "thing"\n  end\n\n'
+        "  defimpl Jason.Encoder, for: Map do\n    def encode(m, o), do: Jason.Encode.map(m, o)\n  end\nend\n"
+    )
+    chunks = chunks_of("thing.ex", source)
+    assert "Inspect.A.Thing.inspect" in chunks
+    assert chunks["Jason.Encoder.Map"].title == "defimpl Jason.Encoder, for: Map"
+
+
+def test_a_module_doc_comment_documents_no_definition_after_it() -> None:
+    source = "//! Helpers for points.\npub fn main() void {\n    run();\n}\n"
+    assert chunks_of("main.zig", source)["main"].line_start == 2
+    assert chunks_of("lib.rs", "//! The crate.\nfn main() {}\n")["main"].line_start == 2
+
+
+def test_a_zig_type_functions_members_are_its_structs_not_its_parameters() -> None:
+    source = (
+        "pub fn Ring(comptime T: type, comptime kind: union(enum) { array: usize, slice }) type {\n"
+        "    const Inner = struct { t: T };\n    return struct {\n        buffer: []T,\n    };\n}\n"
+    )
+    assert chunks_of("ring.zig", source)["Ring"].members == ("Ring.buffer",)
+
+
+def test_elixir_definitions_inside_an_if_or_a_for_are_definitions() -> None:
+    source = (
+        "if Code.ensure_loaded?(Postgrex) do\n  defmodule Notifier do\n    def start_link(opts), do: opts\n"
+        "  end\nelse\n  defmodule Notifier do\n    def start_link(_), do: :ignore\n  end\nend\n\n"
+        'defmodule AdapterTest do\n  for adapter <- [A, B] do\n    describe "#{adapter}" do\n'
+        '      test "starts" do\n        assert adapter.start()\n      end\n    end\n  end\n\n'
+        '  property "holds" do\n    check all(x <- integer()), do: assert(x == x)\n  end\nend\n'
+    )
+    chunks = chunks_of("notifier.ex", source)
+    assert {"Notifier.start_link", "Notifier.start_link-1", "AdapterTest.adapter.starts"} <= set(chunks)
+    assert chunks["AdapterTest.holds"].defines == "test"  # StreamData's property
+    assert not [c for c in chunks.values() if c.defines == "block" and c.body.strip() in ("else", "end")]
+
+
+def test_a_signature_over_several_lines_leaves_out_the_comments_between_its_parameters() -> None:
+    source = (
+        "pub fn Ring(\n    comptime T: type, // the element\n    comptime size: usize, // how many\n) type {\n"
+        "    return struct { items: [size]T };\n}\n"
+    )
+    assert (
+        chunks_of("ring.zig", source)["Ring"].title
+        == "pub fn Ring( comptime T: type, comptime size: usize, ) type"
+    )
+    python = 'def fetch(\n    url,  # where\n    base="http://x",\n):\n    pass\n'
+    assert chunks_of("fetch.py", python)["fetch"].title == 'def fetch( url, base="http://x", )'

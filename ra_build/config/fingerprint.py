@@ -90,8 +90,10 @@ CHUNKER_VERSION = (
     # block of `M.defaults = {…}` is `M.defaults`, a Lua function's title ends at its parameters;
     # 60: Zig; a statement assigning `_` is not named `_`; 61: a later part of a long run of
     # statements is titled by the run's first line, as a definition's part is by its signature;
-    # 62: Elixir
-    62
+    # 62: Elixir; 63: Elixir definitions inside `if`/`for`, `defimpl` names, `@type` blocks; a
+    # `//!` comment documents no definition after it; a Zig type function's members its struct's;
+    # a signature over several lines leaves out the comments between its parameters
+    63
 )
 
 

@@ -88,10 +88,15 @@ _ELIXIR_KINDS = {
     "defmodule": "module", "defprotocol": "interface", "defimpl": "impl", "def": "function",
     "defp": "function", "defmacro": "macro", "defmacrop": "macro", "defguard": "function",
     "defguardp": "function", "defdelegate": "function", "defn": "function", "defnp": "function",
-    "describe": "test", "test": "test",
+    "describe": "test", "test": "test", "property": "test",  # StreamData's `property "x" do`
 }  # fmt: skip
 _ELIXIR_FUNCTIONS = frozenset(k for k, v in _ELIXIR_KINDS.items() if v in ("function", "macro"))
 _ELIXIR_CONTAINERS = frozenset({"defmodule", "defprotocol", "defimpl", "describe"})
+_INTERPOLATION = re.compile(r"#\{([^{}]*)\}")  # `#{adapter}` in an Elixir test's title
+# the calls whose branches may define what stands in their place (`_Walker.elixir_wraps`)
+_ELIXIR_WRAPPERS = frozenset({"if", "unless", "case", "cond", "with", "for"})
+# the module attributes that declare a name: a block of them is named by it (`@type t :: …`: `t`)
+_ELIXIR_TYPE_ATTRIBUTES = frozenset({"type", "typep", "opaque", "callback", "macrocallback", "spec"})
 # the calls that are the language's own words: no reference (`_elixir_own_call`)
 _ELIXIR_SPECIAL = frozenset(
     word.encode()
@@ -99,6 +104,9 @@ _ELIXIR_SPECIAL = frozenset(
         *_ELIXIR_KINDS, "defstruct", "defexception", "defoverridable", "alias", "import", "require", "use",
         "quote", "unquote", "unquote_splicing", "case", "cond", "if", "unless", "for", "with", "try",
         "receive", "raise", "reraise", "throw", "super", "fn", "setup", "assert", "refute",
+        # ExUnit's own
+        "setup_all", "on_exit", "doctest", "assert_raise", "assert_receive", "assert_received",
+        "refute_receive", "refute_received", "assert_in_delta", "catch_error", "catch_exit", "catch_throw",
     )
 )  # fmt: skip
 # what a Zig declaration's value defines (`_Walker.zig_type`)
@@ -299,12 +307,31 @@ def _references(root: tree_sitter.Node, source: bytes, language: str) -> list[tu
     return sorted(found)
 
 
+def _returned_type(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `struct {…}` (`enum`, `union`) a Zig function returns as the last statement of its
+    body (`fn List(comptime T: type) type { return struct {…}; }`: a generic type), or None."""
+    if node.type != "function_declaration" or (body := node.child_by_field_name("body")) is None:
+        return None
+    last = body.named_children[-1] if body.named_children else None
+    returned = last.named_children[0] if last is not None and last.named_children else None
+    if returned is None or returned.type != "return_expression" or not returned.named_children:
+        return None
+    value = returned.named_children[0]
+    return value if value.type in _ZIG_KINDS and value.type != "error_set_declaration" else None
+
+
 def _elixir_own_call(name: tree_sitter.Node, source: bytes) -> bool:
     """Whether an Elixir call's name is the language's own (`def`, `use`, `case`: py-tree-sitter
     does not apply a query's `#not-any-of?`), a module attribute's (`@doc`, `@spec`) or the head
     of the function a `def` defines: no reference to another definition."""
     if source[name.start_byte : name.end_byte] in _ELIXIR_SPECIAL:
         return True
+    dot = name.parent
+    if dot is not None and dot.type == "dot" and dot.parent is not None:
+        left = dot.child_by_field_name("left")
+        read = not any(c.type == "arguments" for c in dot.parent.named_children)
+        if read and (left is None or left.type != "alias"):
+            return True  # `exec.job.worker`: a field read, parsed as a call without arguments
     call = name.parent
     around = call.parent if call is not None else None
     above = around
@@ -560,7 +587,7 @@ class _Walker:
                 else:
                     gaps[-1].append(self.span_of(node))
                 continue
-            if kind in attached or self.label(node):
+            if self.joins_next(node, kind):
                 if pending and self.apart(pending, node):
                     gaps[-1].extend(map(self.span_of, pending))
                     pending = []
@@ -705,6 +732,9 @@ class _Walker:
         any other. A directive's line opens what follows it (`_OPENS`) or closes what precedes it
         (`_CLOSES`: `#else`, `#endif`); it never names a chunk. An ERROR node's loose words are
         statements, so no line of the file is lost."""
+        if self.g.module == "tree_sitter_elixir":
+            yield from self.elixir_statements(parent, depth)
+            return
         nested = self.g.conditionals | self.g.flattened
         if parent.type not in nested and parent.type != "ERROR":  # the common case: named children
             for node in parent.named_children:
@@ -733,9 +763,47 @@ class _Walker:
             elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(kind)):
                 yield node, _STATEMENT
 
+    def elixir_statements(
+        self, parent: tree_sitter.Node, depth: int, *, wrapped: bool = False
+    ) -> Iterator[tuple[tree_sitter.Node, str]]:
+        """The statements of an Elixir block, with what an `if`, `unless`, `case`, `cond`, `with`
+        or `for` that defines modules or functions holds in its place (`if
+        Code.ensure_loaded?(Postgrex) do defmodule … end`, `for adapter <- […] do describe … end`):
+        its head and `do` open what follows, as a preprocessor's `#if` does; `else` and `end`
+        close what precedes (`wrapped`: `parent` is such a call's block or branch)."""
+        for node in parent.children:
+            if not node.is_named:
+                if wrapped and node.type in ("do", "else", "after", "rescue", "catch", "end"):
+                    yield node, _OPENS if node.type == "do" else _CLOSES
+            elif wrapped and node.type.endswith("_block"):  # `else`, `rescue`: another branch
+                yield from self.elixir_statements(node, depth, wrapped=True)
+            elif depth < MAX_NESTING and self.elixir_wraps(node):
+                for part in node.children:
+                    if part.type == "do_block":
+                        yield from self.elixir_statements(part, depth + 1, wrapped=True)
+                    else:
+                        yield part, _OPENS  # `if`, its condition: the start of what follows
+            else:
+                yield node, _STATEMENT
+
+    def elixir_wraps(self, node: tree_sitter.Node) -> bool:
+        """Whether an Elixir call is an `if`, `unless`, `case`, `cond`, `with` or `for` whose
+        branches define a module, function or test (conditional compilation, generated tests)."""
+        if node.type != "call" or self.elixir_word(node) not in _ELIXIR_WRAPPERS:
+            return False
+        blocks = [c for c in node.named_children if c.type == "do_block"]
+        branches = [*blocks, *(b for d in blocks for b in d.named_children if b.type.endswith("_block"))]
+        inner = (s for b in branches for s in b.named_children if s.type == "call")
+        return any(self.elixir_word(s) in _ELIXIR_KINDS for s in inner)
+
     def only_closing(self, span: Span) -> bool:
         """Whether a run of statements is only `#else`, `#endif` or `#endregion` lines and
         brackets, in a language with such directives: never a chunk of its own."""
+        if self.g.module == "tree_sitter_elixir":  # the `else` and `end` of an `if` that defines
+            return all(
+                line.strip() in (b"", b"else", b"end")
+                for line in self.source[span.start : span.end].split(b"\n")
+            )
         if not self.g.directives or b"#" not in self.source[span.start : span.end]:
             return False
         lines = self.source[span.start : span.end].split(b"\n")
@@ -760,6 +828,13 @@ class _Walker:
             return False
         text = self.text(node)
         return not _HAS_WORD.search(text) and not text.startswith(("#", "/", "-", "%", "'"))
+
+    def joins_next(self, node: tree_sitter.Node, kind: str) -> bool:
+        """Whether a statement joins the definition after it: a comment, an attribute, a label
+        (Ruby's `private`) — not a `//!` comment, Rust's and Zig's doc of the module it is in."""
+        if kind in self.g.attached:
+            return not self.source.startswith(b"//!", node.start_byte)
+        return self.label(node)
 
     def label(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is a word alone that labels the definitions after it (Ruby's `private`):
@@ -831,7 +906,10 @@ class _Walker:
             if self.g.module == "tree_sitter_elixir":  # `@moduledoc …`: `moduledoc`; a call: no name
                 operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
                 target = operand.child_by_field_name("target") if operand is not None else None
-                return self.text(target) if target is not None else ""
+                if target is None or operand is None:
+                    return ""
+                word = self.text(target)  # `@doc` and `@typedoc` document the statement after them
+                return self.elixir_declared(operand) or ("" if word in ("doc", "typedoc") else word)
             if not node.named_children:
                 named = node.type in _NAME_NODES or node.type.endswith("identifier")
                 return self.text(node) if named and self.text(node) != "_" else ""  # `_ = x;` names nothing
@@ -1030,6 +1108,11 @@ class _Walker:
             qualified = f"{qualified_prefix}impl-{of}{_bare(display)}"
         elif kind == "extension":  # Swift: extension-Session
             qualified = f"{qualified_prefix}extension-{_bare(display)}"
+        elif kind == "impl" and self.g.module == "tree_sitter_elixir":
+            # the module Elixir makes: `Jason.Encoder.Map` wherever it is written; without `for:`,
+            # the protocol's for the module it is in (`defimpl Inspect` in `A.Thing`: `Inspect.A.Thing`)
+            inside = qualified_prefix[:-1]
+            qualified = display if self.elixir_for(node) or not inside else f"{display}.{inside}"
         else:
             qualified = f"{qualified_prefix}{display}"
         end = _end_of(outer)  # a C struct's `;`
@@ -1138,21 +1221,44 @@ class _Walker:
         first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
         if first is None:
             return None
-        if word in ("describe", "test"):
+        if _ELIXIR_KINDS[word] == "test":
             has_block = any(c.type == "do_block" for c in node.named_children)
-            return _test_slug(self.text(first)[1:-1]) if first.type == "string" and has_block else None
+            if first.type != "string" or not has_block:
+                return None
+            return _test_slug(_INTERPOLATION.sub(r"\1", self.text(first)[1:-1]))  # `"#{adapter}"`: `adapter`
         if word in ("defmodule", "defprotocol"):
             return self.text(first) if first.type == "alias" else None
         if word == "defimpl":  # `defimpl Size, for: Map`: the module Elixir makes, `Size.Map`
-            given = first.next_named_sibling
-            pairs = given.named_children if given is not None and given.type == "keywords" else []
-            of = next((p.child_by_field_name("value") for p in pairs if self.text(p)[:4] == "for:"), None)
-            return f"{self.text(first)}.{self.text(of)}" if of is not None else self.text(first)
+            of = self.elixir_for(node)
+            return f"{self.text(first)}.{of}" if of else self.text(first)
         while first.type == "binary_operator" and first.named_children:
             first = first.named_children[0]  # `is_even(x) when rem(x, 2) == 0`: the guarded head
         if first.type == "call":
             first = first.child_by_field_name("target") or first
         return self.text(first) if first.type == "identifier" else None
+
+    def elixir_declared(self, attribute: tree_sitter.Node) -> str:
+        """The name an Elixir module attribute declares (`@type t :: …`: `t`; `@callback
+        process(job) :: :ok`: `process`; `@spec f(t) :: t`: `f`), or ""."""
+        if self.elixir_word(attribute) not in _ELIXIR_TYPE_ATTRIBUTES or not attribute.named_children:
+            return ""
+        node: tree_sitter.Node | None = attribute.named_children[-1]
+        while node is not None and node.type in ("arguments", "binary_operator", "call"):
+            if node.type == "arguments":
+                node = node.named_children[0] if node.named_children else None
+            else:
+                node = node.child_by_field_name("target" if node.type == "call" else "left")
+        return self.text(node) if node is not None and node.type == "identifier" else ""
+
+    def elixir_for(self, node: tree_sitter.Node) -> str:
+        """The type an Elixir `defimpl P, for: T` implements its protocol for (`T`), or ""."""
+        arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+        given = (
+            next((c for c in arguments.named_children if c.type == "keywords"), None) if arguments else None
+        )
+        pairs = given.named_children if given is not None else []
+        of = next((p.child_by_field_name("value") for p in pairs if self.text(p)[:4] == "for:"), None)
+        return self.text(of) if of is not None else ""
 
     def elixir_clause(
         self, name: str, node: tree_sitter.Node, out: list[Definition], gaps: list[list[Span]]
@@ -1179,14 +1285,7 @@ class _Walker:
                 if value.type in _ZIG_KINDS:
                     return value
             return None
-        if node.type != "function_declaration" or (body := node.child_by_field_name("body")) is None:
-            return None
-        last = body.named_children[-1] if body.named_children else None
-        returned = last.named_children[0] if last is not None and last.named_children else None
-        if returned is None or returned.type != "return_expression" or not returned.named_children:
-            return None
-        value = returned.named_children[0]
-        return value if value.type in _ZIG_KINDS and value.type != "error_set_declaration" else None
+        return _returned_type(node)
 
     def zig_name(self, node: tree_sitter.Node) -> str | None:
         """A Zig declaration's name when it declares a type (`Point` of `const Point = struct
@@ -1320,6 +1419,25 @@ class _Walker:
             "type", name, f"{prefix}{name}", signature, span, spec.end_byte, crumbs=(*crumbs, name)
         )
 
+    def uncommented(self, node: tree_sitter.Node, start: int, end: int) -> bytes:
+        """The bytes [start, end) of a signature over several lines without the comments between
+        its parameters (`comptime T: type, // the element`): they are no part of what it says."""
+        cuts: list[tuple[int, int]] = []
+        stack = [node]
+        while stack:
+            for child in stack.pop().children:
+                if child.end_byte <= start or child.start_byte >= end:
+                    continue
+                if "comment" in child.type and not self.source.startswith(b"/**", child.start_byte):
+                    cuts.append((child.start_byte, child.end_byte))  # (a KDoc ends the title: below)
+                elif child.child_count:
+                    stack.append(child)
+        kept, at = [], start
+        for cut_start, cut_end in sorted(cuts):
+            kept.append(self.source[at:cut_start])
+            at = max(at, cut_end)
+        return b"".join([*kept, self.source[at:end]])
+
     def signature(self, node: tree_sitter.Node) -> str:
         """The definition up to its body, on one line: `def f(a, b=1) -> int`."""
         body = node.child_by_field_name("body") or next(
@@ -1330,7 +1448,8 @@ class _Walker:
             arguments = next((c for c in node.named_children if c.type == "arguments"), None)
             ends = [c.start_byte for c in node.named_children if c.type == "do_block"]
             given = arguments.named_children if arguments is not None else []
-            ends += [c.start_byte for c in given if c.type == "keywords"]
+            if self.elixir_word(node) != "defimpl":  # whose `for: Map` is part of what it says
+                ends += [c.start_byte for c in given if c.type == "keywords"]
             head = self.source[start : min(ends, default=node.end_byte)].decode("utf-8", "replace")
             text = " ".join(head.split()).rstrip(",").strip()
             return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1].rstrip() + "…"
@@ -1359,6 +1478,8 @@ class _Walker:
             heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
             end = min([end, *(h for h in heads if h > start)])  # a comment is no signature
         head = self.source[start:end]
+        if b"\n" in head:  # over several lines: perhaps a comment between its parameters
+            head = self.uncommented(node, start, end)
         if (body is None and kind not in ("call_expression", "call")) or kind in (
             "type_declaration",
             "struct_item",
@@ -1902,7 +2023,8 @@ def _members(item: Definition, source: bytes) -> list[tuple[int, str]]:
         return []
     inner = {(c.syntax.start_byte, c.syntax.end_byte) for c in item.children if c.syntax is not None}
     found: list[tuple[int, str]] = []
-    stack = [(item.syntax, 0)]
+    # a Zig type function's members are its struct's, not its parameters' or locals'
+    stack = [(_returned_type(item.syntax) or item.syntax, 0)]
     while stack:
         node, level = stack.pop()
         for child in reversed(node.named_children):
