@@ -1421,3 +1421,48 @@ def test_a_signature_over_several_lines_leaves_out_the_comments_between_its_para
     )
     python = 'def fetch(\n    url,  # where\n    base="http://x",\n):\n    pass\n'
     assert chunks_of("fetch.py", python)["fetch"].title == 'def fetch( url, base="http://x", )'
+
+
+def test_python_definitions_inside_an_if_or_a_try_are_definitions() -> None:
+    source = (
+        "class BaseModel:\n    def copy(self):\n        return self\n\n    if not TYPE_CHECKING:\n"
+        "        def __getattr__(self, item):\n            return item\n\n"
+        "try:\n    from fast import dumps\nexcept ImportError:\n    def dumps(obj):\n        return str(obj)\n"
+    )
+    chunks = chunks_of("main.py", source)
+    getattr_ = chunks["BaseModel.__getattr__"]
+    assert (getattr_.defines, getattr_.line_start, getattr_.line_end) == ("method", 5, 7)  # with its `if`
+    assert (chunks["dumps"].defines, chunks["dumps"].line_start) == ("function", 11)
+
+
+def test_csharp_members_inside_an_if_directive_are_definitions() -> None:
+    source = (
+        "public class Formatter\n{\n    public void A() {}\n#if FEATURE_DATE_ONLY\n"
+        "    public void FormatDateOnly() {}\n#else\n    public void Other() {}\n#endif\n}\n"
+    )
+    chunks = chunks_of("Formatter.cs", source)
+    assert {"Formatter.FormatDateOnly", "Formatter.Other"} <= set(chunks)
+    assert chunks["Formatter.FormatDateOnly"].defines == "method"
+
+
+def test_a_playwright_describe_group_holds_its_tests() -> None:
+    source = 'test.describe("Forms", () => {\n  test("posts to a loader", async ({ page }) => {\n    await page.goto("/");\n  });\n});\n'
+    assert chunks_of("forms.spec.ts", source)["forms.posts-to-a-loader"].defines == "test"
+
+
+def test_an_arrow_functions_title_runs_to_its_arrow_past_the_types_of_its_parameters() -> None:
+    source = (
+        "export const Provider = ({ client, children }: Props): JSX.Element => {\n  return children;\n};\n\n"
+        'const stop = (log: (message: string) => void) => {\n  log("x");\n};\n'
+    )
+    chunks = chunks_of("provider.tsx", source)
+    assert chunks["Provider"].title == "const Provider = ({ client, children }: Props): JSX.Element"
+    assert chunks["stop"].title == "const stop = (log: (message: string) => void)"
+
+
+def test_functions_of_a_rust_mod_or_a_cpp_namespace_are_functions_not_methods() -> None:
+    rust = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn it_works() {}\n}\n"
+    assert chunks_of("lib.rs", rust)["tests.it_works"].defines == "function"
+    cpp = "namespace fmt {\nint add(int a) { return a; }\nclass W {\n  void m() {}\n};\n}\n"
+    chunks = chunks_of("fmt.cpp", cpp)
+    assert (chunks["fmt.add"].defines, chunks["fmt.W.m"].defines) == ("function", "method")

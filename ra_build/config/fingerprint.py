@@ -92,8 +92,11 @@ CHUNKER_VERSION = (
     # statements is titled by the run's first line, as a definition's part is by its signature;
     # 62: Elixir; 63: Elixir definitions inside `if`/`for`, `defimpl` names, `@type` blocks; a
     # `//!` comment documents no definition after it; a Zig type function's members its struct's;
-    # a signature over several lines leaves out the comments between its parameters
-    63
+    # a signature over several lines leaves out the comments between its parameters; 64: Python
+    # definitions inside `if`/`try`, C# members inside `#if`, a Rust `mod`'s (a C++ namespace's)
+    # functions are functions, Playwright's `test.describe` groups, an arrow function's title runs
+    # to its `=>`, `pub`/`use`/`crate` name no block
+    64
 )
 
 

@@ -93,6 +93,11 @@ _ELIXIR_KINDS = {
 _ELIXIR_FUNCTIONS = frozenset(k for k, v in _ELIXIR_KINDS.items() if v in ("function", "macro"))
 _ELIXIR_CONTAINERS = frozenset({"defmodule", "defprotocol", "defimpl", "describe"})
 _INTERPOLATION = re.compile(r"#\{([^{}]*)\}")  # `#{adapter}` in an Elixir test's title
+# containers whose functions are functions, not methods: Rust's `mod`, a C++ `namespace`
+_SCOPES = frozenset({"mod_item", "namespace_definition"})
+# Python's statements whose branches may define what stands in their place (`_Walker.python_wraps`)
+_PYTHON_BRANCHES = frozenset({"if_statement", "try_statement"})
+_PYTHON_DEFINITIONS = frozenset({"function_definition", "class_definition", "decorated_definition"})
 # the calls whose branches may define what stands in their place (`_Walker.elixir_wraps`)
 _ELIXIR_WRAPPERS = frozenset({"if", "unless", "case", "cond", "with", "for"})
 # the module attributes that declare a name: a block of them is named by it (`@type t :: …`: `t`)
@@ -196,6 +201,9 @@ _KEYWORDS = frozenset(
         "module",
         "require",
         "exports",
+        "pub",  # Rust's `pub use crate::…;`: a block of them is named by what it brings in
+        "use",
+        "crate",
         "alias",  # Elixir's `alias Plug.Conn`: a block of them is named `Plug`, not `alias`
     ]
 )
@@ -305,6 +313,24 @@ def _references(root: tree_sitter.Node, source: bytes, language: str) -> list[tu
         names = [n for n in names if not _elixir_own_call(n, source)]
     found = {(n.start_byte, source[n.start_byte : n.end_byte].decode("utf-8", "replace")) for n in names}
     return sorted(found)
+
+
+def _function_body(node: tree_sitter.Node) -> tuple[int, tree_sitter.Node] | None:
+    """Where the head of the function a JavaScript declaration or assignment gives its name ends
+    (its `=>`: `const f = (a) => {…}`; its body: `exports.f = function (a) {…}`), and its body;
+    None when it gives no function."""
+    if node.type == "assignment_expression":
+        values = [node.child_by_field_name("right")]
+    else:
+        values = [
+            d.child_by_field_name("value") for d in node.named_children if d.type == "variable_declarator"
+        ]
+    function = next((v for v in values if v is not None and v.type in _FUNCTION_VALUES), None)
+    body = function.child_by_field_name("body") if function is not None and function.type != "class" else None
+    if function is None or body is None:
+        return None
+    arrow = next((c.start_byte for c in function.children if c.type == "=>"), body.start_byte)
+    return arrow, body
 
 
 def _returned_type(node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -735,6 +761,9 @@ class _Walker:
         if self.g.module == "tree_sitter_elixir":
             yield from self.elixir_statements(parent, depth)
             return
+        if self.g.module == "tree_sitter_python":
+            yield from self.python_statements(parent, depth)
+            return
         nested = self.g.conditionals | self.g.flattened
         if parent.type not in nested and parent.type != "ERROR":  # the common case: named children
             for node in parent.named_children:
@@ -785,6 +814,34 @@ class _Walker:
                         yield part, _OPENS  # `if`, its condition: the start of what follows
             else:
                 yield node, _STATEMENT
+
+    def python_statements(
+        self, parent: tree_sitter.Node, depth: int
+    ) -> Iterator[tuple[tree_sitter.Node, str]]:
+        """The statements of a Python module or class body, with what an `if` or `try` that
+        defines functions or classes holds in its place (`if not TYPE_CHECKING: def
+        __getattr__…`, `try: from x import f except ImportError: def f…`): each branch's head
+        (`if sys.version_info >= (3, 10):`, `else:`, `except ImportError:`) opens what follows, as a
+        preprocessor's `#if` does."""
+        for node in parent.named_children:
+            if depth >= MAX_NESTING or node.type not in _PYTHON_BRANCHES or not self.python_wraps(node):
+                yield node, _STATEMENT
+                continue
+            for part in node.children:
+                clauses = part.children if part.type.endswith("_clause") else [part]
+                for piece in clauses:
+                    if piece.type == "block":
+                        yield from self.python_statements(piece, depth + 1)
+                    elif piece.type != ":":
+                        yield piece, _OPENS
+
+    def python_wraps(self, node: tree_sitter.Node) -> bool:
+        """Whether a Python `if` or `try` defines a function or class in one of its branches."""
+        blocks = [c for c in node.children if c.type == "block"]
+        blocks += [
+            b for c in node.children if c.type.endswith("_clause") for b in c.children if b.type == "block"
+        ]
+        return any(s.type in _PYTHON_DEFINITIONS for b in blocks for s in b.named_children)
 
     def elixir_wraps(self, node: tree_sitter.Node) -> bool:
         """Whether an Elixir call is an `if`, `unless`, `case`, `cond`, `with` or `for` whose
@@ -1132,7 +1189,9 @@ class _Walker:
                 while before is not None and before.type in self.g.attached:
                     lead.insert(0, before)
                     before = before.prev_named_sibling
-                self.members(body, member_prefix, found.crumbs, found.children, gaps, top=False, lead=lead)
+                # a module's or namespace's functions are functions (Rust's `mod tests`), a type's methods
+                scope = syntax in _SCOPES
+                self.members(body, member_prefix, found.crumbs, found.children, gaps, top=scope, lead=lead)
                 if found.children:
                     found.body_start = found.children[0].span.start
                     found.blocks = [
@@ -1381,7 +1440,8 @@ class _Walker:
         if node.type not in ("call_expression", "call"):
             return False
         function = node.child_by_field_name("function") or node.child_by_field_name("method")
-        return function is not None and self.text(function).split(".", 1)[0] not in _TEST_GROUPS
+        # Playwright's `test.describe(…)` (and `test.describe.serial`) groups as `describe` does
+        return function is not None and _TEST_GROUPS.isdisjoint(self.text(function).split("."))
 
     def test_name(self, call: tree_sitter.Node) -> str | None:
         """A test block's name: its title string made a slug (`it("dispatches a GET")` →
@@ -1471,7 +1531,12 @@ class _Walker:
                 body = node
         end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
         if kind in ("lexical_declaration", "variable_declaration", "assignment_expression"):
-            end = min(end, self.source.find(b"=>", start, node.end_byte) % (node.end_byte + 1))
+            if (arrow := _function_body(node)) is not None:
+                # up to the function's `=>` or body: not the first `=>` or `{` of its parameters'
+                # types (`const stop = (log: (m: string) => void) => {`, `({ client }: Props) =>`)
+                end, body = arrow
+            else:
+                end = min(end, self.source.find(b"=>", start, node.end_byte) % (node.end_byte + 1))
         if kind in ("call_expression", "call") and (inner := self.body_of(node)) is not None:
             end = inner.start_byte  # a test block: `it("does x", () =>`, `it "does x" do`
         if kind in self.g.containers and end - start < SIGNATURE_CHARS * 4:

@@ -229,6 +229,7 @@ GRAMMARS: dict[str, Grammar] = {
             }
         ),
         bodies=frozenset({"declaration_list"}),
+        conditionals=_PREPROCESSOR,  # `#if FEATURE_X … #else … #endif` around members, or a whole file
         directives=True,
     ),
     "ruby": Grammar(
