@@ -1466,3 +1466,18 @@ def test_functions_of_a_rust_mod_or_a_cpp_namespace_are_functions_not_methods() 
     cpp = "namespace fmt {\nint add(int a) { return a; }\nclass W {\n  void m() {}\n};\n}\n"
     chunks = chunks_of("fmt.cpp", cpp)
     assert (chunks["fmt.add"].defines, chunks["fmt.W.m"].defines) == ("function", "method")
+
+
+def test_a_function_wrapped_in_a_call_is_a_definition_named_by_its_const() -> None:
+    source = (
+        "export function first() {\n  return 1;\n}\n\n/** A link. */\n"
+        "export const Link = React.forwardRef<HTMLAnchorElement, LinkProps>(\n"
+        "  function LinkWithRef({ to, ...rest }, ref) {\n    return <a href={to} ref={ref} {...rest} />;\n  },\n);\n\n"
+        "export const Row = React.memo(function Row({ item }: Props) {\n  return <li>{item}</li>;\n});\n\n"
+        "export const useStore = create<State>()((set) => ({ count: 0 }));\n\nexport const app = express();\n"
+    )
+    chunks = chunks_of("link.tsx", source)
+    assert (chunks["Link"].defines, chunks["Link"].line_start) == ("function", 5)
+    assert chunks["Row"].title == "const Row = React.memo(function Row({ item }: Props)"
+    assert chunks["useStore"].defines == "function"
+    assert "app" not in chunks or chunks["app"].defines == "block"  # a call of no function

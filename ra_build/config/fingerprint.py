@@ -95,8 +95,9 @@ CHUNKER_VERSION = (
     # a signature over several lines leaves out the comments between its parameters; 64: Python
     # definitions inside `if`/`try`, C# members inside `#if`, a Rust `mod`'s (a C++ namespace's)
     # functions are functions, Playwright's `test.describe` groups, an arrow function's title runs
-    # to its `=>`, `pub`/`use`/`crate` name no block
-    64
+    # to its `=>`, `pub`/`use`/`crate` name no block; 65: a JavaScript `const` of a function a
+    # call wraps (`React.forwardRef(function …)`, `memo(…)`) is a definition
+    65
 )
 
 

@@ -76,6 +76,7 @@ _OBJECT_DEPTH = 4  # how deep objects of objects are looked into for functions (
 _FUNCTION_VALUES = frozenset({
     "arrow_function", "function_expression", "function", "generator_function", "class",
 })  # fmt: skip
+_WRAPPED_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 _UNNAMED_BODIES = frozenset({"function_body", "class_body", "enum_class_body"})
 # what a Swift `class_declaration` declares, by its `declaration_kind`
 _SWIFT_KINDS = {
@@ -315,6 +316,27 @@ def _references(root: tree_sitter.Node, source: bytes, language: str) -> list[tu
     return sorted(found)
 
 
+def _a_function(value: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The function a JavaScript value is: written as one, or passed to a call that wraps it
+    (`React.forwardRef(function Link(props, ref) {…})`, `memo((props) => …)`, `create<State>()((set)
+    => …)`), through `as T` and parentheses; None when it is no function."""
+    while value.type in _LOOKED_THROUGH and value.named_children:
+        value = value.named_children[0]
+    if value.type in _FUNCTION_VALUES:
+        return value
+    for _ in range(2):  # a call, or a call of a call (`create<State>()(…)`)
+        if value.type != "call_expression":
+            return None
+        given = value.child_by_field_name("arguments")
+        wrapped = (
+            next((a for a in given.named_children if a.type in _WRAPPED_FUNCTIONS), None) if given else None
+        )
+        if wrapped is not None:
+            return wrapped
+        value = value.child_by_field_name("function") or value
+    return None
+
+
 def _function_body(node: tree_sitter.Node) -> tuple[int, tree_sitter.Node] | None:
     """Where the head of the function a JavaScript declaration or assignment gives its name ends
     (its `=>`: `const f = (a) => {…}`; its body: `exports.f = function (a) {…}`), and its body;
@@ -325,7 +347,7 @@ def _function_body(node: tree_sitter.Node) -> tuple[int, tree_sitter.Node] | Non
         values = [
             d.child_by_field_name("value") for d in node.named_children if d.type == "variable_declarator"
         ]
-    function = next((v for v in values if v is not None and v.type in _FUNCTION_VALUES), None)
+    function = next((f for v in values if v is not None and (f := _a_function(v)) is not None), None)
     body = function.child_by_field_name("body") if function is not None and function.type != "class" else None
     if function is None or body is None:
         return None
@@ -1044,7 +1066,7 @@ class _Walker:
             for declarator in node.named_children:
                 value = declarator.child_by_field_name("value")
                 name = declarator.child_by_field_name("name")
-                if value is not None and name is not None and value.type in _FUNCTION_VALUES:
+                if value is not None and name is not None and _a_function(value) is not None:
                     return self.text(name)
             declarator = self.object_of(node)
             while declarator is not None and declarator.type != "variable_declarator":
