@@ -780,10 +780,10 @@ class _Walker:
         any other. A directive's line opens what follows it (`_OPENS`) or closes what precedes it
         (`_CLOSES`: `#else`, `#endif`); it never names a chunk. An ERROR node's loose words are
         statements, so no line of the file is lost."""
-        if self.g.module == "tree_sitter_elixir":
+        if self.g.module == "tree_sitter_elixir" and parent.type != "ERROR":
             yield from self.elixir_statements(parent, depth)
             return
-        if self.g.module == "tree_sitter_python":
+        if self.g.module == "tree_sitter_python" and parent.type != "ERROR":
             yield from self.python_statements(parent, depth)
             return
         nested = self.g.conditionals | self.g.flattened
@@ -828,6 +828,8 @@ class _Walker:
                     yield node, _OPENS if node.type == "do" else _CLOSES
             elif wrapped and node.type.endswith("_block"):  # `else`, `rescue`: another branch
                 yield from self.elixir_statements(node, depth, wrapped=True)
+            elif node.type == "ERROR" and depth < MAX_NESTING:  # what a syntax error swallowed
+                yield from self.statements(node, depth + 1)
             elif depth < MAX_NESTING and self.elixir_wraps(node):
                 for part in node.children:
                     if part.type == "do_block":
@@ -846,6 +848,9 @@ class _Walker:
         (`if sys.version_info >= (3, 10):`, `else:`, `except ImportError:`) opens what follows, as a
         preprocessor's `#if` does."""
         for node in parent.named_children:
+            if node.type == "ERROR" and depth < MAX_NESTING:  # what a syntax error swallowed
+                yield from self.statements(node, depth + 1)
+                continue
             if depth >= MAX_NESTING or node.type not in _PYTHON_BRANCHES or not self.python_wraps(node):
                 yield node, _STATEMENT
                 continue
