@@ -1481,3 +1481,37 @@ def test_a_function_wrapped_in_a_call_is_a_definition_named_by_its_const() -> No
     assert chunks["Row"].title == "const Row = React.memo(function Row({ item }: Props)"
     assert chunks["useStore"].defines == "function"
     assert "app" not in chunks or chunks["app"].defines == "block"  # a call of no function
+
+
+def test_csharp_operators_conversions_indexers_and_destructors_are_definitions() -> None:
+    source = (
+        "public struct Money\n{\n    public static Money operator +(Money a, Money b) => new Money();\n"
+        "    public static implicit operator decimal(Money m) => 0m;\n    public int this[int i] => i;\n"
+        "    ~Money() {}\n}\n"
+    )
+    chunks = chunks_of("Money.cs", source)
+    assert {"Money.operator-+", "Money.operator-decimal", "Money.this[]", "Money.~Money"} <= set(chunks)
+
+
+def test_a_cpp_friend_function_defined_in_its_class_is_a_definition() -> None:
+    source = (
+        "class Status {\n public:\n  friend bool operator==(const Status& a, const Status& b) {\n"
+        "    return a.code_ == b.code_;\n  }\n  int code_;\n};\n"
+    )
+    assert chunks_of("status.h", source, header_language="cpp")["Status.operator=="].defines == "method"
+
+
+def test_a_closing_bracket_with_its_label_comment_is_no_chunk() -> None:
+    source = "namespace leveldb {\nint f() { return 1; }\n}  // namespace leveldb\n"
+    chunks = chunks_of("env.cc", source)
+    assert not [c for c in chunks.values() if c.defines == "block"]
+
+
+def test_a_header_that_defines_qualified_names_is_cpp_and_a_comment_naming_one_is_not() -> None:
+    from ra_query.sources.languages import header_language
+
+    assert (
+        header_language("SPDLOG_INLINE spdlog::async_logger::async_logger(\n    std::string name)\n{\n}\n")
+        == "cpp"
+    )
+    assert header_language("/* see foo::bar( */\nint f(void) { return 0; }\n") == "c"

@@ -96,8 +96,10 @@ CHUNKER_VERSION = (
     # definitions inside `if`/`try`, C# members inside `#if`, a Rust `mod`'s (a C++ namespace's)
     # functions are functions, Playwright's `test.describe` groups, an arrow function's title runs
     # to its `=>`, `pub`/`use`/`crate` name no block; 65: a JavaScript `const` of a function a
-    # call wraps (`React.forwardRef(function …)`, `memo(…)`) is a definition
-    65
+    # call wraps (`React.forwardRef(function …)`, `memo(…)`) is a definition; 66: C# operators,
+    # indexers and destructors, C++ friend functions defined in their class; `}  // namespace x`
+    # is no chunk
+    66
 )
 
 

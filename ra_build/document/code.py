@@ -94,6 +94,15 @@ _ELIXIR_KINDS = {
 _ELIXIR_FUNCTIONS = frozenset(k for k, v in _ELIXIR_KINDS.items() if v in ("function", "macro"))
 _ELIXIR_CONTAINERS = frozenset({"defmodule", "defprotocol", "defimpl", "describe"})
 _INTERPOLATION = re.compile(r"#\{([^{}]*)\}")  # `#{adapter}` in an Elixir test's title
+# C#'s members named as C# writes them (`_Walker.csharp_name`)
+_CSHARP_SPECIAL = frozenset(
+    {
+        "operator_declaration",
+        "conversion_operator_declaration",
+        "indexer_declaration",
+        "destructor_declaration",
+    }
+)
 # containers whose functions are functions, not methods: Rust's `mod`, a C++ `namespace`
 _SCOPES = frozenset({"mod_item", "namespace_definition"})
 # Python's statements whose branches may define what stands in their place (`_Walker.python_wraps`)
@@ -214,7 +223,10 @@ _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NO_CONTENT = re.compile(rb"^[\s{}()\[\];,]*(?:end[\s{}()\[\];,]*)?$")
 # a line that only closes something: brackets, or an `#else`, `#endif` or `#endregion` (with a
 # comment after it) where the language has directives (`_Walker.only_closing`)
-_CLOSING_LINE = re.compile(rb"[\s{}()\[\];,]*|[ \t]*#[ \t]*(?:else|endif|endregion)\b.*")
+_CLOSING_LINE = re.compile(
+    rb"[\s{}()\[\];,]*|[ \t]*#[ \t]*(?:else|endif|endregion)\b.*"
+    rb"|[ \t]*[})\]][\s{}()\[\];,]*//.*"  # `}  // namespace leveldb`: a bracket and what it closes
+)
 _CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
 _OPENERS = (b"{", b"[", b"(")  # a line of one of these is never where a definition is cut
 _DOC_COMMENTS = (b"/**", b"///", b"##", b"---")  # comments that document what follows, blank lines or not
@@ -882,15 +894,17 @@ class _Walker:
 
     def only_closing(self, span: Span) -> bool:
         """Whether a run of statements is only `#else`, `#endif` or `#endregion` lines and
-        brackets, in a language with such directives: never a chunk of its own."""
+        brackets (`}  // namespace leveldb` too), in a language with such directives: never a
+        chunk of its own."""
         if self.g.module == "tree_sitter_elixir":  # the `else` and `end` of an `if` that defines
             return all(
                 line.strip() in (b"", b"else", b"end")
                 for line in self.source[span.start : span.end].split(b"\n")
             )
-        if not self.g.directives or b"#" not in self.source[span.start : span.end]:
+        text = self.source[span.start : span.end]
+        if not self.g.directives or (b"#" not in text and b"//" not in text):
             return False
-        lines = self.source[span.start : span.end].split(b"\n")
+        lines = text.split(b"\n")
         return all(_CLOSING_LINE.fullmatch(line) for line in lines)
 
     def opened(self, node: tree_sitter.Node) -> bool:
@@ -1041,8 +1055,8 @@ class _Walker:
     def name_of(self, node: tree_sitter.Node) -> str | None:
         """The name a definition is known by, or None when it has none (then it is a statement)."""
         kind = node.type
-        if self.g.module in _OWN_NAMING:  # Elixir's calls (`def f(x)`), Zig's `const X = struct {…}`
-            return self.elixir_name(node) if kind == "call" else self.zig_name(node)
+        if self.g.module in _OWN_NAMING or kind in _CSHARP_SPECIAL:  # Elixir's, Zig's, C#'s `operator +`
+            return self.own_name(node)
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
         if kind in _DEFAULT_VALUES and "export_statement" in self.g.wrappers:  # `export default …`
@@ -1359,6 +1373,22 @@ class _Walker:
             return False
         _extend(out[-1], _end_of(node))
         return True
+
+    def own_name(self, node: tree_sitter.Node) -> str | None:
+        """The name of a definition of a shape `name_of`'s common rules do not read: an Elixir
+        call's (`def f(x)`), a Zig declaration's (`const X = struct {…}`), a C# operator's."""
+        if node.type in _CSHARP_SPECIAL:
+            return self.csharp_name(node)
+        return self.elixir_name(node) if self.g.module == "tree_sitter_elixir" else self.zig_name(node)
+
+    def csharp_name(self, node: tree_sitter.Node) -> str:
+        """A C# operator's, conversion's, indexer's or destructor's name, as C# writes it."""
+        if node.type == "indexer_declaration":
+            return "this[]"
+        if node.type == "destructor_declaration":
+            return "~" + self.text(node.child_by_field_name("name") or node)
+        said = node.child_by_field_name("operator") or node.child_by_field_name("type")
+        return f"operator {self.text(said)}" if said is not None else "operator"
 
     def zig_type(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The type a Zig declaration gives its name (`const Point = struct {…}`, `enum`, `union`,

@@ -196,7 +196,10 @@ GRAMMARS: dict[str, Grammar] = {
         },
         containers=frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
         bodies=frozenset({"field_declaration_list", "declaration_list"}),
-        wrappers=frozenset({"template_declaration", "declaration", "linkage_specification"}),
+        # a `friend bool operator==(…) {…}` defined inside its class is a definition too
+        wrappers=frozenset(
+            {"template_declaration", "declaration", "linkage_specification", "friend_declaration"}
+        ),
         members={"function_definition": "method"},
         attached=frozenset({"comment", "access_specifier"}),  # `public:` joins the member after it
         conditionals=_PREPROCESSOR,
@@ -218,6 +221,12 @@ GRAMMARS: dict[str, Grammar] = {
             "property_declaration": "property",
             "delegate_declaration": "delegate",
             "local_function_statement": "function",
+            # `operator +(Money a, Money b)`, `implicit operator decimal(Money m)`, `this[int i]`,
+            # `~Money()` (code._Walker.name_of)
+            "operator_declaration": "method",
+            "conversion_operator_declaration": "method",
+            "indexer_declaration": "property",
+            "destructor_declaration": "method",
         },
         containers=frozenset(
             {

@@ -104,10 +104,12 @@ def language_of(path: str) -> str:
 
 
 CPP_SOURCES: Final = frozenset(ext for ext, lang in CODE_EXTENSIONS.items() if lang == "cpp" and ext != "h")
-# what only C++ has, at a line's start: a namespace, a template, a class, an access label
+# what only C++ has, at a line's start: a namespace, a template, a class, an access label, a
+# definition of a qualified name (`SPDLOG_INLINE spdlog::logger::logger(`: spdlog's `-inl.h`)
 _CPP_LINE = re.compile(
     r"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|class[ \t]+\w+[^;()]*$"
-    r"|(?:public|private|protected)[ \t]*:|using[ \t]+namespace\b|extern[ \t]+\"C\+\+\")",
+    r"|(?:public|private|protected)[ \t]*:|using[ \t]+namespace\b|extern[ \t]+\"C\+\+\""
+    r"|[A-Za-z_][\w \t*&<>,:]*::~?[A-Za-z_]\w*[ \t]*\()",
     re.M,
 )
 
@@ -129,7 +131,7 @@ def header_language_of(paths: Iterable[str]) -> str:
 def header_language(text: str, setting: str = "auto") -> str:
     """The language a `.h` file is parsed as: `setting` when it is `c` or `cpp`, else `cpp` when
     the header itself says C++ (a line that opens a namespace, a template or a class, an access
-    label, `using namespace`, `extern "C++"`), else `c`."""
+    label, `using namespace`, `extern "C++"`, defines a qualified name `ns::Type::f(`), else `c`."""
     if setting in ("c", "cpp"):
         return setting
     return "cpp" if _CPP_LINE.search(text) else "c"
