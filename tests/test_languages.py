@@ -1515,3 +1515,18 @@ def test_a_header_that_defines_qualified_names_is_cpp_and_a_comment_naming_one_i
         == "cpp"
     )
     assert header_language("/* see foo::bar( */\nint f(void) { return 0; }\n") == "c"
+
+
+def test_a_class_field_whose_value_is_a_function_is_a_method_and_another_a_member() -> None:
+    source = (
+        "class MutationController {\n  client: QueryClient;\n  mutate = (variables: TVariables) => {\n"
+        "    return this.run(variables);\n  };\n  static create = (params?: Params): ZodString => {\n"
+        "    return new ZodString(params);\n  };\n}\n"
+    )
+    chunks = chunks_of("controller.ts", source)
+    assert (chunks["MutationController.mutate"].defines, chunks["MutationController.create"].defines) == (
+        "method",
+        "method",
+    )
+    assert chunks["MutationController.mutate"].title == "mutate = (variables: TVariables)"
+    assert chunks["MutationController"].members == ("MutationController.client",)

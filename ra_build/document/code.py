@@ -94,6 +94,11 @@ _ELIXIR_KINDS = {
 _ELIXIR_FUNCTIONS = frozenset(k for k, v in _ELIXIR_KINDS.items() if v in ("function", "macro"))
 _ELIXIR_CONTAINERS = frozenset({"defmodule", "defprotocol", "defimpl", "describe"})
 _INTERPOLATION = re.compile(r"#\{([^{}]*)\}")  # `#{adapter}` in an Elixir test's title
+_CLASS_FIELDS = frozenset({"public_field_definition", "field_definition"})
+# JavaScript's definitions that give a name a value (`const f = …`, `exports.f = …`, `f = …` in a class)
+_ASSIGNING = frozenset(
+    {"lexical_declaration", "variable_declaration", "assignment_expression"} | _CLASS_FIELDS
+)
 # C#'s members named as C# writes them (`_Walker.csharp_name`)
 _CSHARP_SPECIAL = frozenset(
     {
@@ -103,6 +108,7 @@ _CSHARP_SPECIAL = frozenset(
         "destructor_declaration",
     }
 )
+_OWN_KINDS = _CSHARP_SPECIAL | _CLASS_FIELDS  # named by `_Walker.own_name`
 # containers whose functions are functions, not methods: Rust's `mod`, a C++ `namespace`
 _SCOPES = frozenset({"mod_item", "namespace_definition"})
 # Python's statements whose branches may define what stands in their place (`_Walker.python_wraps`)
@@ -355,6 +361,8 @@ def _function_body(node: tree_sitter.Node) -> tuple[int, tree_sitter.Node] | Non
     None when it gives no function."""
     if node.type == "assignment_expression":
         values = [node.child_by_field_name("right")]
+    elif node.type in _CLASS_FIELDS:
+        values = [node.child_by_field_name("value")]
     else:
         values = [
             d.child_by_field_name("value") for d in node.named_children if d.type == "variable_declarator"
@@ -1055,7 +1063,7 @@ class _Walker:
     def name_of(self, node: tree_sitter.Node) -> str | None:
         """The name a definition is known by, or None when it has none (then it is a statement)."""
         kind = node.type
-        if self.g.module in _OWN_NAMING or kind in _CSHARP_SPECIAL:  # Elixir's, Zig's, C#'s `operator +`
+        if self.g.module in _OWN_NAMING or kind in _OWN_KINDS:  # Elixir's, Zig's, C#'s `operator +`
             return self.own_name(node)
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
@@ -1376,9 +1384,15 @@ class _Walker:
 
     def own_name(self, node: tree_sitter.Node) -> str | None:
         """The name of a definition of a shape `name_of`'s common rules do not read: an Elixir
-        call's (`def f(x)`), a Zig declaration's (`const X = struct {…}`), a C# operator's."""
+        call's (`def f(x)`), a Zig declaration's (`const X = struct {…}`), a C# operator's, a
+        JavaScript class field's whose value is a function (else None: a member)."""
         if node.type in _CSHARP_SPECIAL:
             return self.csharp_name(node)
+        if node.type in _CLASS_FIELDS:  # a JavaScript class's `mutate = (vars) => {…}`: a method
+            value = node.child_by_field_name("value")
+            named = node.child_by_field_name("name") or node.child_by_field_name("property")
+            function = _a_function(value) if value is not None else None
+            return self.text(named) if named is not None and function is not None else None
         return self.elixir_name(node) if self.g.module == "tree_sitter_elixir" else self.zig_name(node)
 
     def csharp_name(self, node: tree_sitter.Node) -> str:
@@ -1587,7 +1601,7 @@ class _Walker:
             if kind == "object":
                 body = node
         end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
-        if kind in ("lexical_declaration", "variable_declaration", "assignment_expression"):
+        if kind in _ASSIGNING:
             if (arrow := _function_body(node)) is not None:
                 # up to the function's `=>` or body: not the first `=>` or `{` of its parameters'
                 # types (`const stop = (log: (m: string) => void) => {`, `({ client }: Props) =>`)

@@ -73,6 +73,10 @@ _JS_DEFS = {
     "call_expression": "test",
     # an object's function-valued key (`escape: function (s) {…}`), or an object of them
     "pair": "method",
+    # a class field whose value is a function (`mutate = (vars) => {…}`, `static create = …`): a
+    # method; any other field is a member of its class (code._Walker.name_of)
+    "public_field_definition": "method",
+    "field_definition": "method",
     # `export default function () {…}`, `export default class {…}`, `export default {…}` of
     # functions: named `default`, the name the module system gives it (code._Walker.name_of)
     "function_expression": "function",
