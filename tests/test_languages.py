@@ -1530,3 +1530,12 @@ def test_a_class_field_whose_value_is_a_function_is_a_method_and_another_a_membe
     )
     assert chunks["MutationController.mutate"].title == "mutate = (variables: TVariables)"
     assert chunks["MutationController"].members == ("MutationController.client",)
+
+
+def test_a_rust_impl_for_a_reference_or_a_tuple_is_named_by_a_word() -> None:
+    source = (
+        "impl IntoResponse for &'static str {\n    fn into_response(self) -> Response { todo!() }\n}\n"
+        "impl<R> IntoResponse for (http::response::Parts, R) {\n    fn into_response(self) -> Response { todo!() }\n}\n"
+    )
+    chunks = chunks_of("response.rs", source)
+    assert {"impl-IntoResponse-for-str", "str.into_response", "tuple.into_response"} <= set(chunks)

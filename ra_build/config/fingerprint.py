@@ -98,8 +98,9 @@ CHUNKER_VERSION = (
     # to its `=>`, `pub`/`use`/`crate` name no block; 65: a JavaScript `const` of a function a
     # call wraps (`React.forwardRef(function …)`, `memo(…)`) is a definition; 66: C# operators,
     # indexers and destructors, C++ friend functions defined in their class; `}  // namespace x`
-    # is no chunk; 67: a JavaScript class field whose value is a function is a method
-    67
+    # is no chunk; 67: a JavaScript class field whose value is a function is a method; 68: a Rust
+    # impl for a reference, tuple or slice named by a word (`str`, `tuple`, `slice`)
+    68
 )
 
 

@@ -1811,8 +1811,17 @@ def _receiver_type(walker: _Walker, receiver: tree_sitter.Node) -> str | None:
 
 
 def _bare(name: str) -> str:
-    """A type's name without its generic parameters or path: `Vec<T>` → `Vec`."""
+    """A type's name without its generic parameters or path: `Vec<T>` → `Vec`; a reference's
+    the type it refers to (`&'static str` → `str`, `&'a mut S` → `S`); a tuple `tuple`, a slice
+    or array `slice` (`(Parts, R)`, `[u8]`: no name of their own)."""
+    name = _REFERENCE.sub("", name.strip())
+    if name[:1] in ("(", "["):
+        return "tuple" if name[0] == "(" else "slice"
     return re.split(r"[<\[(\s]", name, maxsplit=1)[0].rsplit("::", 1)[-1] or name
+
+
+# what a Rust type is written behind: `&`, a lifetime, `mut`, `dyn`
+_REFERENCE = re.compile(r"^(?:&\s*|'\w+\s+|mut\s+|dyn\s+)+")
 
 
 def _last_row(node: tree_sitter.Node) -> int:
