@@ -1539,3 +1539,11 @@ def test_a_rust_impl_for_a_reference_or_a_tuple_is_named_by_a_word() -> None:
     )
     chunks = chunks_of("response.rs", source)
     assert {"impl-IntoResponse-for-str", "str.into_response", "tuple.into_response"} <= set(chunks)
+
+
+def test_a_python_constant_with_its_docstring_is_a_block_of_its_own_named_by_it() -> None:
+    doc = '"""A documented alias.\n\n' + "".join(f"Line {j} of its docs.\n" for j in range(6)) + '"""\n\n'
+    aliases = "".join(f"Alias{k} = Annotated[int, Gt({k})]\n{doc}" for k in range(8))
+    chunks = chunks_of("types.py", f"def first():\n    pass\n\n\n{aliases}")
+    assert all(f"Alias{k}" in chunks for k in range(8))  # a docstring had begun the next block
+    assert chunks["Alias6"].body.startswith("Alias6 = Annotated")

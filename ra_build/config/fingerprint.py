@@ -99,8 +99,9 @@ CHUNKER_VERSION = (
     # call wraps (`React.forwardRef(function …)`, `memo(…)`) is a definition; 66: C# operators,
     # indexers and destructors, C++ friend functions defined in their class; `}  // namespace x`
     # is no chunk; 67: a JavaScript class field whose value is a function is a method; 68: a Rust
-    # impl for a reference, tuple or slice named by a word (`str`, `tuple`, `slice`)
-    68
+    # impl for a reference, tuple or slice named by a word (`str`, `tuple`, `slice`); 69: a
+    # statement with its docstring below it is a block of its own
+    69
 )
 
 

@@ -1834,13 +1834,20 @@ def _grouped(
     spans: list[Span], source: bytes, declared: Callable[[tree_sitter.Node], str] | None = None
 ) -> Iterator[Span]:
     """Consecutive statements merged into blocks of at most `BLOCK_LINES` lines, each named by
-    the first name its statements declare (`declared`, asked until one is found)."""
+    the first name its statements declare (`declared`, asked until one is found); a statement
+    with its own docstring is a block of its own (`_documented`)."""
 
     def name(span: Span) -> str:
         return span.name or (declared(span.node) if declared is not None and span.node is not None else "")
 
     current: Span | None = None
-    for span in spans:
+    for span, documented in _documented(spans):
+        if documented:  # `PositiveInt = …` and its docstring: a block named `PositiveInt`
+            if current is not None:
+                yield current
+            yield Span(span.start, span.end, name(span))
+            current = None
+            continue
         if current is None:
             current = Span(span.start, span.end, name(span))
             continue
@@ -1854,6 +1861,21 @@ def _grouped(
             current.name = current.name or name(span)
     if current is not None:
         yield current
+
+
+def _documented(spans: list[Span]) -> list[tuple[Span, bool]]:
+    """`spans` with each lone string after a statement joined to it, and whether it was: Python's
+    attribute docstring (`PositiveInt = Annotated[int, Gt(0)]` then `\"\"\"A positive
+    int…\"\"\"`) documents the statement above it (a block that began with it would be named by
+    its words, and the statement it documents would be a line of another block)."""
+    out: list[tuple[Span, bool]] = []
+    for span in spans:
+        last = out[-1][0] if out else None
+        if last is not None and last.node is not None and span.node is not None and _docstring(span.node):
+            out[-1] = (Span(last.start, span.end, last.name, last.node), True)
+        else:
+            out.append((span, False))
+    return out
 
 
 def _paragraphs(source: bytes) -> list[Span]:
