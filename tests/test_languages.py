@@ -1547,3 +1547,13 @@ def test_a_python_constant_with_its_docstring_is_a_block_of_its_own_named_by_it(
     chunks = chunks_of("types.py", f"def first():\n    pass\n\n\n{aliases}")
     assert all(f"Alias{k}" in chunks for k in range(8))  # a docstring had begun the next block
     assert chunks["Alias6"].body.startswith("Alias6 = Annotated")
+
+
+def test_a_cpp_pure_virtual_method_is_a_definition_and_a_prototype_is_not() -> None:
+    source = (
+        "class Env {\n public:\n  virtual ~Env();\n  // Reads a file.\n  virtual bool Valid() const = 0;\n"
+        "  void helper();\n  int x;\n};\n"
+    )
+    chunks = chunks_of("env.h", source, header_language="cpp")
+    assert (chunks["Env.Valid"].defines, chunks["Env.Valid"].line_start) == ("method", 4)
+    assert "Env.helper" not in chunks or chunks["Env.helper"].defines == "block"  # defined elsewhere

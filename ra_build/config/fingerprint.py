@@ -100,8 +100,9 @@ CHUNKER_VERSION = (
     # indexers and destructors, C++ friend functions defined in their class; `}  // namespace x`
     # is no chunk; 67: a JavaScript class field whose value is a function is a method; 68: a Rust
     # impl for a reference, tuple or slice named by a word (`str`, `tuple`, `slice`); 69: a
-    # statement with its docstring below it is a block of its own
-    69
+    # statement with its docstring below it is a block of its own; 70: a C++ pure virtual method
+    # is a definition
+    70
 )
 
 

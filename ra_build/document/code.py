@@ -108,7 +108,7 @@ _CSHARP_SPECIAL = frozenset(
         "destructor_declaration",
     }
 )
-_OWN_KINDS = _CSHARP_SPECIAL | _CLASS_FIELDS  # named by `_Walker.own_name`
+_OWN_KINDS = _CSHARP_SPECIAL | _CLASS_FIELDS | {"field_declaration"}  # named by `_Walker.own_name`
 # containers whose functions are functions, not methods: Rust's `mod`, a C++ `namespace`
 _SCOPES = frozenset({"mod_item", "namespace_definition"})
 # Python's statements whose branches may define what stands in their place (`_Walker.python_wraps`)
@@ -1388,6 +1388,12 @@ class _Walker:
         JavaScript class field's whose value is a function (else None: a member)."""
         if node.type in _CSHARP_SPECIAL:
             return self.csharp_name(node)
+        if node.type == "field_declaration":  # C++: only a pure virtual method (`… = 0;`) is one
+            declarator = node.child_by_field_name("declarator")
+            if node.child_by_field_name("default_value") is None or declarator is None:
+                return None
+            named = declarator.child_by_field_name("declarator")
+            return self.text(named) if declarator.type == "function_declarator" and named else None
         if node.type in _CLASS_FIELDS:  # a JavaScript class's `mutate = (vars) => {…}`: a method
             value = node.child_by_field_name("value")
             named = node.child_by_field_name("name") or node.child_by_field_name("property")

@@ -197,6 +197,9 @@ GRAMMARS: dict[str, Grammar] = {
             "type_definition": "type",
             "alias_declaration": "type",
             "preproc_function_def": "macro",
+            # a pure virtual method, `virtual bool Valid() const = 0;`: an interface's API, defined
+            # nowhere else (any other field or prototype is a member; code._Walker.name_of)
+            "field_declaration": "method",
         },
         containers=frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
         bodies=frozenset({"field_declaration_list", "declaration_list"}),
