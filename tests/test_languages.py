@@ -1557,3 +1557,10 @@ def test_a_cpp_pure_virtual_method_is_a_definition_and_a_prototype_is_not() -> N
     chunks = chunks_of("env.h", source, header_language="cpp")
     assert (chunks["Env.Valid"].defines, chunks["Env.Valid"].line_start) == ("method", 4)
     assert "Env.helper" not in chunks or chunks["Env.helper"].defines == "block"  # defined elsewhere
+
+
+def test_a_block_of_rust_uses_or_elixir_aliases_is_named_by_what_it_brings_in() -> None:
+    rust = chunks_of("lib.rs", "fn main() {}\n\npub use crate::b::Other;\n")
+    elixir = chunks_of("a.ex", "defmodule A do\n  def f, do: 1\n\n  alias Plug.Conn\nend\n")
+    assert "b" in rust and not {"pub", "use", "crate"} & set(rust)
+    assert "A.Plug" in elixir and "A.alias" not in elixir
