@@ -883,6 +883,31 @@ def test_an_attribute_macro_before_a_constructor_or_destructor_is_blanked() -> N
     )
 
 
+def test_an_annotation_macro_after_a_method_is_no_name_and_the_method_after_it_keeps_its_own() -> None:
+    text = (
+        "class DBImpl {\n private:\n  Status Recover(VersionEdit* edit)\n      EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n"
+        "  void MaybeSchedule() EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n"
+        "  void Compact() const ABSL_LOCKS_EXCLUDED(mu_) {\n    mem_ = nullptr;\n  }\n"
+        "  int count_ GUARDED_BY(mutex_);\n};\n"
+    )
+    chunks = chunks_of("db_impl.h", text, header_language="cpp")
+    assert "DBImpl.Compact" in chunks
+    assert chunks["DBImpl.Compact"].title == "void Compact() const ABSL_LOCKS_EXCLUDED(mu_)"
+    assert not [slug for slug in chunks if "LOCKS" in slug]
+
+
+def test_a_macro_between_class_and_its_name_leaves_the_class_its_members() -> None:
+    text = "class ABSL_SCOPED_LOCKABLE MutexLock {\n public:\n  void Release() { mu_ = nullptr; }\n};\n"
+    assert "MutexLock.Release" in chunks_of("mutex.h", text, header_language="cpp")
+
+
+def test_a_statement_that_calls_or_returns_a_macro_is_left_as_it_is() -> None:
+    from ra_build.document.code import _masked
+
+    text = b"int f(int x) {\n  if (x) RETURN_IF_ERROR(Check(x));\n  return FOO_RESULT;\n}\n"
+    assert _masked(text) == text
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

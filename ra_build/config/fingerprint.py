@@ -101,8 +101,9 @@ CHUNKER_VERSION = (
     # is no chunk; 67: a JavaScript class field whose value is a function is a method; 68: a Rust
     # impl for a reference, tuple or slice named by a word (`str`, `tuple`, `slice`); 69: a
     # statement with its docstring below it is a block of its own; 70: a C++ pure virtual method
-    # is a definition
-    70
+    # is a definition; 71: a C++ annotation macro after a declaration (`GUARDED_BY(mu_)`) or
+    # between `class` and its name is blanked before parsing
+    71
 )
 
 

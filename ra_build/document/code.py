@@ -427,6 +427,14 @@ def references_of(nodes: list[CodeNode], references: list[tuple[int, str]]) -> l
     return [tuple(names) for names in out]
 
 
+# what names an annotation macro after a declaration (Clang's thread-safety attributes, Abseil's,
+# Qt's `Q_DECL_OVERRIDE`, `WARN_UNUSED_RESULT`): never a call that is a statement (`RETURN_IF_ERROR(s);`)
+_ANNOTATION_WORDS = (
+    rb"GUARDED|LOCK|REQUIRES|REQUIRED|EXCLUDED|ACQUIRE|RELEASE|RETURN_CAPABILITY|CAPABILITY|THREAD_SAFETY"
+    rb"|ANALYSIS|UNUSED|RESULT|DEPRECATED|OVERRIDE|FINAL|NOEXCEPT|NOTHROW|PRINTF|FORMAT|NONNULL|NULLABLE"
+    rb"|ATTRIBUTE|DECL_|_ATTR|PURE|COLD|HOT|ALIGN"
+)
+
 # C and C++ macros the grammar cannot expand, blanked before parsing: a line that is one ALL_CAPS
 # macro with an underscore (`FMT_BEGIN_NAMESPACE`, `G_BEGIN_DECLS`, `FMT_PRAGMA_GCC(…)`: its
 # expansion opens or closes a scope), and such a macro before a declaration's words
@@ -447,7 +455,16 @@ _MACROS = re.compile(
     rb"|(?:(?<=^)|(?<=[\s>)]))(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*"
     rb"(?=[ \t]+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]|~|[a-z_][\w:<>,]*[ \t*&]+[*&]*[A-Za-z_~]))"
     rb"|[A-Z][A-Z0-9]*_[A-Z0-9_]*?(?:CONSTEXPR|INLINE|API|EXPORT|NODISCARD|DEPRECATED|NORETURN|NOEXCEPT"
-    rb"|DLL|VISIBILITY|ALWAYS|FORCE|UNUSED|CDECL|STDCALL|EXTERN|DECL|ATTR)[A-Z0-9_]*(?=[ \t]+[A-Za-z_~]))",
+    rb"|DLL|VISIBILITY|ALWAYS|FORCE|UNUSED|CDECL|STDCALL|EXTERN|DECL|ATTR)[A-Z0-9_]*(?=[ \t]+[A-Za-z_~]))"
+    # after a declaration's name or parameters, an annotation (`void Compact() LOCKS_EXCLUDED(mu_) {`,
+    # `int count_ GUARDED_BY(mu_);`, on a line of its own below a long signature): the grammar
+    # reads it as the name of a second declaration and the method after it as its body
+    rb"|(?:(?<=[)\w])(?<!return)(?<!case)(?<!throw)(?<!else)(?<!goto)|^)[ \t]+"
+    rb"(?=[A-Z][A-Z0-9]*_[A-Z0-9_]*?(?:" + _ANNOTATION_WORDS + rb"))"
+    rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?!\w)(?:\([^()\n]*\))?(?=[ \t]*(?:[;{=,)]|//|\r?$|[A-Z][A-Z0-9]*_))"
+    # between `class` and its name (`class ABSL_SCOPED_LOCKABLE ReaderMutexLock {`, `struct DLL_API X`)
+    rb"|(?:(?<=\bclass)|(?<=\bstruct)|(?<=\bunion))[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?!\w)(?:\([^()\n]*\))?"
+    rb"(?=[ \t]+(?:\[\[|[A-Za-z_]))",
     re.M,
 )
 
