@@ -901,6 +901,19 @@ def test_a_macro_between_class_and_its_name_leaves_the_class_its_members() -> No
     assert "MutexLock.Release" in chunks_of("mutex.h", text, header_language="cpp")
 
 
+def test_a_macro_that_closes_a_namespace_alone_after_a_blank_line_is_in_no_chunk() -> None:
+    text = (
+        "namespace absl {\nABSL_NAMESPACE_BEGIN\n\nint f() { return 1; }\n\n"
+        "ABSL_NAMESPACE_END\n}  // namespace absl\n\n#endif  // A_H_\n"
+    )
+    assert sorted(chunks_of("a.h", text, header_language="cpp")) == ["", "absl", "absl.f"]
+    # the same after a syntax error, where what the partial parse left outside becomes blocks
+    broken = "#ifndef A_H_\n" + text.replace(
+        "int f() { return 1; }", "int f() {\n#if X\n  return 1;\n}\n#else\n  return 2;\n}\n#endif\n"
+    )
+    assert "block" not in chunks_of("b.h", broken, header_language="cpp")
+
+
 def test_a_statement_that_calls_or_returns_a_macro_is_left_as_it_is() -> None:
     from ra_build.document.code import _masked
 

@@ -102,8 +102,9 @@ CHUNKER_VERSION = (
     # impl for a reference, tuple or slice named by a word (`str`, `tuple`, `slice`); 69: a
     # statement with its docstring below it is a block of its own; 70: a C++ pure virtual method
     # is a definition; 71: a C++ annotation macro after a declaration (`GUARDED_BY(mu_)`) or
-    # between `class` and its name is blanked before parsing
-    71
+    # between `class` and its name is blanked before parsing; 72: `ABSL_NAMESPACE_END` alone after
+    # a blank line is in no chunk
+    72
 )
 
 

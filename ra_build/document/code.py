@@ -233,6 +233,11 @@ _CLOSING_LINE = re.compile(
     rb"[\s{}()\[\];,]*|[ \t]*#[ \t]*(?:else|endif|endregion)\b.*"
     rb"|[ \t]*[})\]][\s{}()\[\];,]*//.*"  # `}  // namespace leveldb`: a bracket and what it closes
 )
+# a C or C++ macro alone on its line that closes a scope its partner opened (`ABSL_NAMESPACE_END`,
+# `FMT_END_NAMESPACE`, `G_END_DECLS`): after a blank line, in no chunk, as a closing bracket is not
+_END_MACRO = re.compile(
+    rb"[ \t]*(?:[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*END(?:_[A-Z0-9]+)*|END(?:_[A-Z0-9]+)+)(?:\(\))?[ \t]*;?[ \t]*(?://.*)?\r?"
+)
 _CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
 _OPENERS = (b"{", b"[", b"(")  # a line of one of these is never where a definition is cut
 _DOC_COMMENTS = (b"/**", b"///", b"##", b"---")  # comments that document what follows, blank lines or not
@@ -534,10 +539,12 @@ def _blank(match: re.Match[bytes]) -> bytes:
     return text[:at] + b"//" + b" " * (len(core) - 2) + text[at + len(core) :]
 
 
-def _recover(parsed: Parsed, source: bytes) -> None:
+def _recover(parsed: Parsed, source: bytes, macros: bool = False) -> None:
     """Make blocks of what a partial parse left in no chunk: the text an error swallowed (a run
     that holds a word, outside every definition's own text, member and block), each in the
-    innermost container around it, so that no line of a file is lost to a syntax error."""
+    innermost container around it, so that no line of a file is lost to a syntax error. Lines
+    that only close (brackets, `#endif`; with `macros`, C's and C++'s, an `_END_MACRO`) are no
+    block."""
     covered: list[tuple[int, int]] = [(s.start, s.end) for s in (*parsed.header, *parsed.blocks)]
     containers: list[Definition] = []
     stack = list(parsed.definitions)
@@ -554,7 +561,12 @@ def _recover(parsed: Parsed, source: bytes) -> None:
     at = 0
     for start, end in [*covered, (len(source), len(source))]:
         lines = source[at:start].split(b"\n")
-        closing = all(_CLOSING_LINE.fullmatch(line) or _NO_CONTENT.match(line) for line in lines)
+        closing = all(
+            _CLOSING_LINE.fullmatch(line)
+            or _NO_CONTENT.match(line)
+            or (macros and _END_MACRO.fullmatch(line))
+            for line in lines
+        )
         if start > at and _BYTES_WORD.search(source, at, start) is not None and not closing:
             first = at + len(source[at:start]) - len(source[at:start].lstrip())
             last = len(source[:start].rstrip())
@@ -596,7 +608,7 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     if root.has_error:
         if parsed.definitions:
             warnings.append("syntax errors: chunked from tree-sitter's partial parse")
-            _recover(parsed, encoded)
+            _recover(parsed, encoded, grammar is not None and grammar.macros)
         else:
             warnings.append("syntax errors and no definitions found: chunked at blank lines")
             return Parsed([], [], _paragraphs(encoded), warnings)
@@ -927,10 +939,11 @@ class _Walker:
                 for line in self.source[span.start : span.end].split(b"\n")
             )
         text = self.source[span.start : span.end]
-        if not self.g.directives or (b"#" not in text and b"//" not in text):
+        ends = self.g.macros and b"END" in text  # `ABSL_NAMESPACE_END`, `G_END_DECLS` alone (`role_of`)
+        if not self.g.directives or (b"#" not in text and b"//" not in text and not ends):
             return False
         lines = text.split(b"\n")
-        return all(_CLOSING_LINE.fullmatch(line) for line in lines)
+        return all(_CLOSING_LINE.fullmatch(line) or (ends and _END_MACRO.fullmatch(line)) for line in lines)
 
     def opened(self, node: tree_sitter.Node) -> bool:
         """Whether what a conditional holds stands in its place: always, but for a shell `if`,
