@@ -894,6 +894,7 @@ def test_an_annotation_macro_after_a_method_is_no_name_and_the_method_after_it_k
     assert "DBImpl.Compact" in chunks
     assert chunks["DBImpl.Compact"].title == "void Compact() const ABSL_LOCKS_EXCLUDED(mu_)"
     assert not [slug for slug in chunks if "LOCKS" in slug]
+    assert chunks["DBImpl.count_"].members == ("DBImpl.count_",)  # a field annotated `GUARDED_BY(mutex_)`
 
 
 def test_a_macro_between_class_and_its_name_leaves_the_class_its_members() -> None:
@@ -917,7 +918,7 @@ def test_a_macro_that_closes_a_namespace_alone_after_a_blank_line_is_in_no_chunk
 def test_a_statement_that_calls_or_returns_a_macro_is_left_as_it_is() -> None:
     from ra_build.document.code import _masked
 
-    text = b"int f(int x) {\n  if (x) RETURN_IF_ERROR(Check(x));\n  return FOO_RESULT;\n}\n"
+    text = b"int f(int x) {\n  if (x) RETURN_IF_ERROR(Check(x));\n  ABSL_ASSERT_LOCK_HELD(mu);\n  return FOO_RESULT;\n}\n"
     assert _masked(text) == text
 
 

@@ -103,8 +103,9 @@ CHUNKER_VERSION = (
     # statement with its docstring below it is a block of its own; 70: a C++ pure virtual method
     # is a definition; 71: a C++ annotation macro after a declaration (`GUARDED_BY(mu_)`) or
     # between `class` and its name is blanked before parsing; 72: `ABSL_NAMESPACE_END` alone after
-    # a blank line is in no chunk
-    72
+    # a blank line is in no chunk; 73: an annotation macro named by its first word (`GUARDED_BY`)
+    # too, and on a line of its own only below a signature
+    73
 )
 
 

@@ -464,8 +464,8 @@ _MACROS = re.compile(
     # after a declaration's name or parameters, an annotation (`void Compact() LOCKS_EXCLUDED(mu_) {`,
     # `int count_ GUARDED_BY(mu_);`, on a line of its own below a long signature): the grammar
     # reads it as the name of a second declaration and the method after it as its body
-    rb"|(?:(?<=[)\w])(?<!return)(?<!case)(?<!throw)(?<!else)(?<!goto)|^)[ \t]+"
-    rb"(?=[A-Z][A-Z0-9]*_[A-Z0-9_]*?(?:" + _ANNOTATION_WORDS + rb"))"
+    rb"|(?:(?<=[)\w])(?<!return)(?<!case)(?<!throw)(?<!else)(?<!goto)|(?<=[)\w]\n)|(?<=[)\w]\r\n))[ \t]+"
+    rb"(?=[A-Z0-9_]*?(?:" + _ANNOTATION_WORDS + rb"))"
     rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?!\w)(?:\([^()\n]*\))?(?=[ \t]*(?:[;{=,)]|//|\r?$|[A-Z][A-Z0-9]*_))"
     # between `class` and its name (`class ABSL_SCOPED_LOCKABLE ReaderMutexLock {`, `struct DLL_API X`)
     rb"|(?:(?<=\bclass)|(?<=\bstruct)|(?<=\bunion))[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?!\w)(?:\([^()\n]*\))?"
