@@ -922,6 +922,63 @@ def test_a_statement_that_calls_or_returns_a_macro_is_left_as_it_is() -> None:
     assert _masked(text) == text
 
 
+def test_a_javascript_test_with_a_timeout_a_joined_title_or_a_wrapped_function_is_a_test() -> None:
+    text = (
+        'test("drops unused", async () => {\n  expect(1).toBe(1);\n}, 30000);\n\n'
+        'test("drops symbols", async () => {\n  expect(2).toBe(2);\n}, { timeout: 5 });\n\n'
+        "describe(\n  '.toBeGreaterThan(), ' +\n    '.toBeLessThan()',\n  () => {\n"
+        "    it('compares', () => {\n      expect(2).toBe(2);\n    });\n  },\n);\n\n"
+        "it('removes keys', withEffectRoot(() => {\n  expect(3).toBe(3);\n}));\n"
+    )
+    chunks = chunks_of("a.test.ts", text)
+    assert {"drops-unused", "drops-symbols", "removes-keys"} <= set(chunks)
+    assert chunks["tobegreaterthan-.tobelessthan.compares"].defines == "test"
+
+
+def test_a_block_is_not_named_by_typeof_void_or_as() -> None:
+    text = "function f() {\n  return 1\n}\n\nif (typeof window !== 'undefined') f()\n"
+    assert "window" in chunks_of("a.js", text)
+    assert "main" in chunks_of("b.js", "function f() {\n  return 1\n}\n\nvoid main()\n")
+
+
+def test_the_satisfies_after_an_object_of_functions_ends_its_last_block() -> None:
+    text = 'export const handlers = {\n  onClick() {\n    return 1;\n  },\n  label: "save",\n} satisfies Handlers;\n'
+    chunks = chunks_of("h.ts", text)
+    assert sorted(chunks) == ["", "handlers", "handlers.label", "handlers.onClick"]
+    assert chunks["handlers.label"].body.endswith("} satisfies Handlers;")
+
+
+def test_a_class_assigned_or_exported_as_a_value_holds_its_methods() -> None:
+    text = "module.exports = class Router {\n  handle(req) {\n    return req\n  }\n\n  route(p) {\n    return p\n  }\n}\n"
+    chunks = chunks_of("router.js", text)
+    assert chunks["Router"].defines == "class"
+    assert {"Router.handle", "Router.route"} <= set(chunks)
+    store = chunks_of(
+        "store.ts", "export const Store = class extends Base {\n  get(key: string) {\n    return 1;\n  }\n}\n"
+    )
+    assert "Store.get" in store
+
+
+def test_a_function_in_two_wrapping_calls_or_a_wrapped_default_export_is_a_definition() -> None:
+    text = (
+        "export const Row = memo(forwardRef((props, ref) => {\n  return <li ref={ref} />\n}))\n\n"
+        "export const Cell = React.memo(React.forwardRef(function Cell(props, ref) {\n  return <td />\n}))\n\n"
+        "const FIELDS = Object.freeze(ALL.filter((f) => f.on))\n"
+    )
+    chunks = chunks_of("row.tsx", text)
+    assert chunks["Row"].defines == chunks["Cell"].defines == "function"
+    assert chunks["FIELDS"].defines == "block"  # a value computed with a callback
+    card = chunks_of(
+        "card.tsx",
+        'import { memo } from "react"\n\nexport default memo(function Card(props) {\n  return 1\n})\n',
+    )
+    assert card["Card"].defines == "function"
+    route = chunks_of(
+        "route.ts", "export default defineEventHandler(async (event) => {\n  return { ok: true }\n})\n"
+    )
+    assert route["default"].defines == "function"
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

@@ -104,8 +104,11 @@ CHUNKER_VERSION = (
     # is a definition; 71: a C++ annotation macro after a declaration (`GUARDED_BY(mu_)`) or
     # between `class` and its name is blanked before parsing; 72: `ABSL_NAMESPACE_END` alone after
     # a blank line is in no chunk; 73: an annotation macro named by its first word (`GUARDED_BY`)
-    # too, and on a line of its own only below a signature
-    73
+    # too, and on a line of its own only below a signature; 74: JavaScript class expressions hold
+    # their methods, a function in two wrapping calls or a wrapped default export is one, a test
+    # with a timeout, a joined title or a wrapped function is one, `} satisfies T` ends the last
+    # block, `typeof`, `void`, `as`… never name a block
+    74
 )
 
 

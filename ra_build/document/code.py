@@ -221,6 +221,21 @@ _KEYWORDS = frozenset(
         "use",
         "crate",
         "alias",  # Elixir's `alias Plug.Conn`: a block of them is named `Plug`, not `alias`
+        "function",
+        "fn",
+        # JavaScript's and TypeScript's operators that are words (`if (typeof window …)`)
+        "typeof",
+        "instanceof",
+        "void",
+        "satisfies",
+        "as",
+        "in",
+        "of",
+        "delete",
+        "yield",
+        "throw",
+        "unknown",  # `} as unknown as Context;`
+        "any",
     ]
 )
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -347,17 +362,47 @@ def _a_function(value: tree_sitter.Node) -> tree_sitter.Node | None:
         value = value.named_children[0]
     if value.type in _FUNCTION_VALUES:
         return value
-    for _ in range(2):  # a call, or a call of a call (`create<State>()(…)`)
+    for _ in range(3):  # a call, a call of a call (`create<State>()(…)`) or in a call (`memo(forwardRef(…))`)
         if value.type != "call_expression":
             return None
         given = value.child_by_field_name("arguments")
-        wrapped = (
-            next((a for a in given.named_children if a.type in _WRAPPED_FUNCTIONS), None) if given else None
-        )
+        arguments = given.named_children if given is not None else []
+        wrapped = next((a for a in arguments if a.type in _WRAPPED_FUNCTIONS), None)
         if wrapped is not None:
             return wrapped
-        value = value.child_by_field_name("function") or value
+        inner = arguments[0] if len(arguments) == 1 and arguments[0].type == "call_expression" else None
+        if inner is not None and (not _plain_callee(inner) or _computes(inner)):
+            inner = None  # `Object.freeze(FIELDS.filter((f) => …))` computes a value
+        value = inner or value.child_by_field_name("function") or value
     return None
+
+
+# what a JavaScript callback is passed to that returns a value, never a function made of it: a
+# call inside the call a declaration makes (`Object.freeze(FIELDS.filter((f) => …))`) is no wrapper
+_COMPUTING_METHODS = frozenset({
+    "map", "filter", "reduce", "reduceRight", "forEach", "find", "findIndex", "findLast", "some", "every",
+    "sort", "flatMap", "then", "catch", "finally", "replace", "replaceAll", "from",
+})  # fmt: skip
+
+
+def _computes(call: tree_sitter.Node) -> bool:
+    """Whether a JavaScript call is a collection's or a promise's method (`_COMPUTING_METHODS`)."""
+    callee = call.child_by_field_name("function")
+    named = (
+        callee.child_by_field_name("property")
+        if callee is not None and callee.type == "member_expression"
+        else None
+    )
+    return named is not None and named.text is not None and named.text.decode() in _COMPUTING_METHODS
+
+
+def _plain_callee(call: tree_sitter.Node) -> bool:
+    """Whether a JavaScript call calls a name (`forwardRef`, `React.forwardRef`), not what another
+    call returned (`Object.entries(x).map`)."""
+    callee = call.child_by_field_name("function")
+    while callee is not None and callee.type == "member_expression":
+        callee = callee.child_by_field_name("object")
+    return callee is not None and callee.type == "identifier"
 
 
 def _function_body(node: tree_sitter.Node) -> tuple[int, tree_sitter.Node] | None:
@@ -1082,6 +1127,9 @@ class _Walker:
             if kind not in self.g.wrappers:
                 return None
             inner = node.child_by_field_name("definition") or node.child_by_field_name("declaration")
+            value = node.child_by_field_name("value") if kind == "export_statement" else None
+            if inner is None and value is not None and value.type == "call_expression":
+                inner = _a_function(value)  # `export default memo(function (props) {…})`
             if inner is None:
                 inner = next((c for c in reversed(node.named_children) if c.type in self.g.definitions
                               or c.type in self.g.wrappers), None)  # fmt: skip
@@ -1098,6 +1146,10 @@ class _Walker:
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
         if kind in _DEFAULT_VALUES and "export_statement" in self.g.wrappers:  # `export default …`
+            named = node.child_by_field_name("name")
+            if named is not None and node.parent is not None and node.parent.type == "arguments":
+                # `export default memo(function Card(…) {…})`: `Card`
+                return self.text(named) if _exported(node) is not None else None
             return "default" if self.default_export(node) else None
         if kind in _FORWARD and node.child_by_field_name("body") is None:
             return None  # C, C++: `class basic_format_arg;` declares, the definition is elsewhere
@@ -1219,6 +1271,8 @@ class _Walker:
             kind = "test"
         elif syntax in _OBJECT_HOLDERS and self.object_of(node) is not None:
             kind = "object"  # JavaScript: an object of functions (`const helpers = {…}`)
+        elif syntax in _OBJECT_HOLDERS and self.class_value(node) is not None:
+            kind = "class"  # JavaScript: `module.exports = class Router {…}`, `const Store = class {…}`
         elif syntax == "assignment_statement" and self.lua_table(node) is not None:
             kind = "object"  # Lua: a table of functions
         # `V<T>::get` → `V.get`, `'foo'` (a TypeScript module) → `foo`
@@ -1512,6 +1566,23 @@ class _Walker:
                     return value
         return None
 
+    def class_value(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The class a JavaScript declaration or assignment has for its value (`module.exports =
+        class Router {…}`, `const Store = class extends Base {…}`), else None."""
+        if node.type in ("lexical_declaration", "variable_declaration"):
+            declarators = (d for d in node.named_children if d.type == "variable_declarator")
+            values = [d.child_by_field_name("value") for d in declarators]
+        elif node.type == "assignment_expression":
+            values = [node.child_by_field_name("right")]
+        else:
+            return None
+        for value in values:
+            while value is not None and value.type in _LOOKED_THROUGH and value.named_children:
+                value = value.named_children[0]
+            if value is not None and value.type == "class":
+                return value
+        return None
+
     def body_of(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """Where a container's members are: its body, an object of functions (`object_of`), or a
         test block's function's body."""
@@ -1522,14 +1593,10 @@ class _Walker:
                 return None
             return next((c for c in node.named_children if c.type == "do_block"), None)
         if node.type in _OBJECT_HOLDERS or node.type == "object":
-            return self.object_of(node)
+            value = self.class_value(node) if node.type in _OBJECT_HOLDERS else None
+            return value.child_by_field_name("body") if value is not None else self.object_of(node)
         if node.type == "call_expression":  # JavaScript: describe("x", () => { … })
-            arguments = node.child_by_field_name("arguments")
-            given = arguments.named_children if arguments is not None else []
-            last = given[-1] if given else None
-            if last is None or last.type not in _FUNCTION_VALUES:
-                return None
-            return last.child_by_field_name("body")
+            return self.test_function_body(node)
         if node.type == "call":  # Ruby: describe "x" do … end
             block = node.child_by_field_name("block")
             return block.child_by_field_name("body") if block is not None else None
@@ -1540,6 +1607,22 @@ class _Walker:
         return node.child_by_field_name("body") or next(
             (c for c in node.named_children if c.type in self.g.bodies), None
         )
+
+    def test_function_body(self, call: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The body of a JavaScript test call's function: its last argument, or the one before a
+        timeout or options (`test("x", async () => {…}, 30000)`), or the function a call wraps
+        (`it("x", withEffectRoot(() => {…}))`)."""
+        arguments = call.child_by_field_name("arguments")
+        given = arguments.named_children if arguments is not None else []
+        if len(given) > 2 and given[-1].type in ("number", "object", "identifier"):
+            given = given[:-1]
+        last = given[-1] if len(given) > 1 else None
+        if last is not None and last.type == "call_expression":
+            inner = last.child_by_field_name("arguments")
+            last = inner.named_children[-1] if inner is not None and inner.named_children else None
+        if last is None or last.type not in _FUNCTION_VALUES:
+            return None
+        return last.child_by_field_name("body")
 
     def leaf_test(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is a test case (`it`, `test`: one chunk, however many functions it
@@ -1567,6 +1650,10 @@ class _Walker:
             return None
         if first.type in ("string", "template_string"):
             title = self.text(first)[1:-1]
+        elif first.type == "binary_expression" and all(  # '.toBeGreaterThan(), ' + '.toBeLessThan()'
+            c.type in ("string", "+") for c in first.children
+        ):
+            title = "".join(self.text(c)[1:-1] for c in first.children if c.type == "string")
         elif first.type in ("identifier", "constant", "scope_resolution", "member_expression"):
             title = self.text(first)  # describe(Router, …), describe Sinatra::Base do
         else:
@@ -1697,11 +1784,14 @@ def _test_slug(title: str) -> str | None:
     return slug or None
 
 
+_WRAPPING_CALL = frozenset({"arguments", "call_expression"})
+
+
 def _exported(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The JavaScript `export` statement whose value `node` is, through `as const` and
-    `satisfies T`, or None."""
+    """The JavaScript `export` statement whose value `node` is, through `as const`, `satisfies T`
+    and the calls that wrap a function (`export default memo(function (props) {…})`), or None."""
     parent = node.parent
-    while parent is not None and parent.type in _LOOKED_THROUGH:
+    while parent is not None and (parent.type in _LOOKED_THROUGH or parent.type in _WRAPPING_CALL):
         parent = parent.parent
     return parent if parent is not None and parent.type == "export_statement" else None
 
@@ -1755,10 +1845,13 @@ def _kotlin_kind(node: tree_sitter.Node, kind: str) -> str:
 
 
 def _close(container: Definition, tail: Span) -> None:
-    """The words after a container's body (`} as const`) made the end of its last member, or a
-    block of their own when that member holds members itself or a block comes after it."""
+    """The words after a container's body (`} as const`) made the end of what comes last in it:
+    its last member, or the block after it (`label: "save",` then `} satisfies Handlers;`); a
+    block of their own when that member holds members itself."""
     last = container.children[-1]
-    if last.children or (container.blocks and container.blocks[-1].start > last.span.start):
+    if container.blocks and container.blocks[-1].start > last.span.start:
+        container.blocks[-1].end = tail.end
+    elif last.children:
         container.blocks.append(tail)
     else:
         _extend(last, tail.end)
