@@ -170,6 +170,17 @@ def test_python_overload_signatures_are_part_of_the_implementation_after_them() 
     assert found == [("Context.invoke", 2, 11, ""), ("Group.invoke", 15, 17, "")]
 
 
+def test_an_overload_decorator_with_a_comment_after_it_is_still_an_overload() -> None:
+    source = (
+        "from typing import overload\n\n\n@overload  # `default` set\ndef attr(default: int) -> int: ...\n"
+        "@overload  # type: ignore[misc]\ndef attr(*, factory: str) -> str: ...\n"
+        "def attr(default=None, *, factory=None):\n    return default or factory\n"
+    )
+    doc, _ = chunk_file("src", "fields.py", source.encode())
+    assert doc is not None
+    assert [(c.slug, c.line_start, c.line_end) for c in doc.chunks if c.slug] == [("attr", 4, 9)]
+
+
 def test_typescript_overload_signatures_are_part_of_the_implementation_after_them() -> None:
     source = (
         "export class Queue {\n    /** Adds a task. */\n    add(fn: Task): Promise<void>;\n"

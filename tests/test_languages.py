@@ -979,6 +979,30 @@ def test_a_function_in_two_wrapping_calls_or_a_wrapped_default_export_is_a_defin
     assert route["default"].defines == "function"
 
 
+def test_a_python_if_or_try_block_is_named_by_what_it_defines_not_by_its_condition() -> None:
+    text = (
+        "def a():\n    return 1\n\n\nif not MYPY:\n    CoreSchema = Union[A, B]\nelse:\n    CoreSchema = dict\n\n\n"
+        "def b():\n    return 2\n\n\nif sys.version_info >= (3, 13):\n    from warnings import deprecated\n"
+        "else:\n    deprecated = _deprecated\n\n\ndef c():\n    return 3\n\n\n"
+        "if TYPE_CHECKING:\n    from x import Y\n\n\ndef d():\n    return 4\n\n\n"
+        'if __name__ == "__main__":\n    main()\n'
+    )
+    chunks = chunks_of("schema.py", text)
+    assert {"CoreSchema", "deprecated", "TYPE_CHECKING", "__name__"} <= set(chunks)
+    assert not {"not", "sys"} & set(chunks)
+
+
+def test_a_decorator_longer_than_the_budget_is_a_part_before_the_function_it_decorates() -> None:
+    cases = "".join(f'        ("http://172.16.1.{i}:5000/", True),\n' for i in range(30))
+    text = (
+        f'@pytest.mark.parametrize(\n    "url, expected",\n    (\n{cases}    ),\n)\n'
+        "def test_should_bypass_proxies(url, expected):\n    assert should_bypass(url) == expected\n"
+    )
+    chunks = chunks_of("test_utils.py", text)
+    assert "def test_should_bypass_proxies(url, expected):" in chunks["test_should_bypass_proxies"].body
+    assert chunks["test_should_bypass_proxies.1"].body.startswith("@pytest.mark.parametrize(")
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

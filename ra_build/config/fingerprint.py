@@ -107,8 +107,10 @@ CHUNKER_VERSION = (
     # too, and on a line of its own only below a signature; 74: JavaScript class expressions hold
     # their methods, a function in two wrapping calls or a wrapped default export is one, a test
     # with a timeout, a joined title or a wrapped function is one, `} satisfies T` ends the last
-    # block, `typeof`, `void`, `as`… never name a block
-    74
+    # block, `typeof`, `void`, `as`… never name a block; 75: Python: `@overload  # comment` is an
+    # overload, an `if`/`try` block is named by what it defines, a long decorator is a part before
+    # the `def` line's
+    75
 )
 
 

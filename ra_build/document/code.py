@@ -236,6 +236,14 @@ _KEYWORDS = frozenset(
         "throw",
         "unknown",  # `} as unknown as Context;`
         "any",
+        # Python's operators and constants that are words (`if not MYPY:`, `if True:`)
+        "not",
+        "and",
+        "or",
+        "is",
+        "True",
+        "False",
+        "None",
     ]
 )
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -1081,6 +1089,13 @@ class _Walker:
         """The first name a statement declares (`BIT_SET` of `static final int BIT_SET = 1;`,
         `CACHE` of `CACHE = {}`, `SDS_H` of `#define SDS_H`): what its block is named by,
         never a type, annotation, keyword or comment word; "" when it declares none."""
+        if (
+            node.type in _GUARDING_STATEMENTS
+            and self.g.module == "tree_sitter_python"
+            and not _main_guard(node)
+        ):
+            # `if not MYPY: CoreSchema = …`: `CoreSchema`
+            return self.guarded_name(node)
         for _ in range(8):
             if node.type == "dot_index_expression":  # Lua: `M.defaults = {…}` is `M.defaults`
                 return self.text(node)
@@ -1116,6 +1131,22 @@ class _Walker:
             if inner is None:
                 return ""
             node = inner
+        return ""
+
+    def guarded_name(self, node: tree_sitter.Node) -> str:
+        """The first name the statements an `if`, `try` or `with` holds declare (`if sys.version_info
+        >= (3, 13): … else: deprecated = _deprecated` names `deprecated`), or "" (its first word)."""
+        stack = [c for c in reversed(node.named_children) if c.type in _GUARDED_BODIES]
+        for _ in range(64):
+            if not stack:
+                break
+            body = stack.pop()
+            for statement in body.named_children:
+                if statement.type in _GUARDED_BODIES or statement.type in _GUARDING_STATEMENTS:
+                    stack.append(statement)  # an `else:`, or an `if` inside: what it holds
+                    continue
+                if _declares(statement):
+                    return self.declared(statement)
         return ""
 
     def unwrap(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -1827,6 +1858,26 @@ def _adopt(definitions: list[Definition]) -> list[Definition]:
 
 
 _STRAY_BYTES = 3  # a statement this short may be a stray `;` or `};`
+# Python's statements that guard others, and where those are: a block of them is named by what
+# they declare (`_Walker.guarded_name`)
+_GUARDING_STATEMENTS = frozenset({"if_statement", "try_statement", "with_statement"})
+_GUARDED_BODIES = frozenset({"block", "else_clause", "elif_clause", "except_clause", "finally_clause"})
+_DECLARING = frozenset({"function_definition", "class_definition", "decorated_definition"})
+
+
+def _declares(statement: tree_sitter.Node) -> bool:
+    """Whether a Python statement declares a name of its own: a definition, an assignment (an
+    import brings in another's: `if TYPE_CHECKING:` and its imports is named `TYPE_CHECKING`)."""
+    if statement.type in _DECLARING:
+        return True
+    first = statement.named_children[0] if statement.named_children else None
+    return statement.type == "expression_statement" and first is not None and first.type == "assignment"
+
+
+def _main_guard(node: tree_sitter.Node) -> bool:
+    """Whether a Python `if` is `if __name__ == "__main__":` (its block is named `__name__`)."""
+    condition = node.child_by_field_name("condition")
+    return condition is not None and condition.text is not None and b"__name__" in condition.text
 
 
 def _anonymous_namespace(node: tree_sitter.Node) -> bool:
@@ -2236,6 +2287,9 @@ def _emit(
     # the definition's node is the part that holds its first line of code (a doc comment longer
     # than the budget is parts of its own, before it): a name found is its declaration
     begins = item.syntax.start_byte if item.syntax is not None else body_span.start
+    decorated = item.syntax.child_by_field_name("definition") if item.syntax is not None else None
+    if decorated is not None and item.syntax is not None and item.syntax.type == "decorated_definition":
+        begins = decorated.start_byte  # `@pytest.mark.parametrize(…)` over the budget: the `def` line
     head = 0
     if len(parts) > 1:  # most definitions are one part
         head = max((k for k, part in enumerate(parts) if part.start <= begins), default=0)
@@ -2399,9 +2453,15 @@ def _overload(syntax: tree_sitter.Node, source: bytes) -> bool:
         return False
     decorators = (c for c in syntax.named_children if c.type == "decorator")
     return any(
-        _WORD.findall(source[c.start_byte : c.end_byte].decode("utf-8", "replace"))[-1:] == ["overload"]
+        _WORD.findall(_uncommented_line(source[c.start_byte : c.end_byte]))[-1:] == ["overload"]
         for c in decorators
     )
+
+
+def _uncommented_line(line: bytes) -> str:
+    """A line of Python without its `# comment` (`@overload  # type: ignore[misc]`: tree-sitter
+    holds the comment in the decorator)."""
+    return line.decode("utf-8", "replace").split("#", 1)[0]
 
 
 def _docstring(statement: tree_sitter.Node) -> bool:
