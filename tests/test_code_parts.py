@@ -95,6 +95,46 @@ def test_a_long_function_is_cut_between_its_statements_and_a_switch_between_its_
         assert chunk.body.lstrip().startswith("case "), chunk.body[:40]
 
 
+def _go_switch(doc_lines: int) -> str:
+    cases = "".join(
+        f"\tcase {k}:\n\t\t// value {k} is kept for the callers written before release {k}, and\n"
+        f"\t\t// none of them is maintained any more, but they still run today.\n"
+        f'\t\treturn "{"value " * 8}{k}"\n'
+        for k in range(3)
+    )
+    doc = "".join(
+        f"// kind names a value, said at length to make the doc comment long: line {k}.\n"
+        for k in range(doc_lines)
+    )
+    return f"package p\n\n{doc}func kind(v int) string {{\n\tswitch v {{\n{cases}\tdefault:\n\t\tpanic(v)\n\t}}\n}}\n"
+
+
+def test_a_switch_within_the_budget_in_a_function_over_it_is_cut_at_a_case_with_its_comment() -> None:
+    text = _go_switch(doc_lines=3)
+    parts = [c for c in chunks_of("kind.go", text) if c.symbol == "kind"]
+    assert len(parts) == 2
+    assert parts[1].body.lstrip().startswith("case ")  # not `return …` below its comment, nor mid-case
+
+
+def test_a_go_table_is_cut_between_its_entries() -> None:
+    entries = "".join(
+        f'\t\t{{\n\t\t\tname:  "case number {k} of the table, spelled out in words",\n'
+        f'\t\t\tinput: "{k}",\n\t\t\twant:  {k},\n\t\t}},\n'
+        for k in range(12)
+    )
+    text = (
+        "package p\n\nfunc TestParse(t *testing.T) {\n\ttests := []struct {\n\t\tname  string\n"
+        f"\t\tinput string\n\t\twant  int\n\t}}{{\n{entries}\t}}\n\tfor _, tt := range tests {{\n"
+        '\t\tif got := Parse(tt.input); got != tt.want {\n\t\t\tt.Errorf("%q", tt.input)\n\t\t}\n\t}\n}\n'
+    )
+    parts = [c for c in chunks_of("parse_test.go", text) if c.symbol == "TestParse"][1:]
+    assert parts
+    for part in parts:
+        first = part.body.lstrip().split("\n", 1)[0]
+        assert first in ("{", "for _, tt := range tests {"), first  # never mid-entry
+    assert "(part 2: name:" in parts[0].title
+
+
 def test_a_definition_within_the_budget_stays_whole() -> None:
     source = "def small(a):\n    return a + 1\n"
     assert [c.slug for c in chunks_of("a.py", source)] == ["", "small"]

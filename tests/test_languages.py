@@ -1003,6 +1003,18 @@ def test_a_decorator_longer_than_the_budget_is_a_part_before_the_function_it_dec
     assert chunks["test_should_bypass_proxies.1"].body.startswith("@pytest.mark.parametrize(")
 
 
+def test_a_go_embedded_field_from_another_package_and_a_grouped_types_fields_are_members() -> None:
+    text = (
+        "package p\n\ntype Server struct {\n\t*http.Server\n\tsync.Mutex\n\tStore\n}\n\n"
+        "type (\n\t// Conn connects.\n\tConn struct {\n\t\tAddr string\n\t}\n\n"
+        "\tOption interface {\n\t\tapply(*Conn)\n\t}\n)\n"
+    )
+    chunks = chunks_of("server.go", text)
+    assert chunks["Server"].members == ("Server.Server", "Server.Mutex", "Server.Store")
+    assert chunks["Conn"].members == ("Conn.Addr",)
+    assert chunks["Option"].members == ("Option.apply",)
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

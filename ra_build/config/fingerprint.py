@@ -109,8 +109,10 @@ CHUNKER_VERSION = (
     # with a timeout, a joined title or a wrapped function is one, `} satisfies T` ends the last
     # block, `typeof`, `void`, `as`… never name a block; 75: Python: `@overload  # comment` is an
     # overload, an `if`/`try` block is named by what it defines, a long decorator is a part before
-    # the `def` line's
-    75
+    # the `def` line's; 76: parts cut inside a statement longer than what its definition is over
+    # the budget by, between a Go table's entries, never after `case x:` or `{` or below a comment;
+    # 77: Go's embedded `*http.Server` and a grouped type's fields are members
+    77
 )
 
 

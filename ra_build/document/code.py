@@ -1701,7 +1701,15 @@ class _Walker:
         signature = "type " + " ".join(head.decode("utf-8", "replace").split())
         span = Span(start, spec.end_byte)
         return Definition(
-            "type", name, f"{prefix}{name}", signature, span, spec.end_byte, crumbs=(*crumbs, name)
+            "type",
+            name,
+            f"{prefix}{name}",
+            signature,
+            span,
+            spec.end_byte,
+            crumbs=(*crumbs, name),
+            syntax=spec,  # its fields and methods are its members; a long one is cut at them
+            attached=self.g.attached,
         )
 
     def uncommented(self, node: tree_sitter.Node, start: int, end: int) -> bytes:
@@ -2005,9 +2013,15 @@ _REFERENCE = re.compile(r"^(?:&\s*|'\w+\s+|mut\s+|dyn\s+)+")
 
 
 def _last_row(node: tree_sitter.Node) -> int:
-    """The last line a node is on (a node ending at a line's start ends on the line before)."""
+    """The last line a node is on (a node ending at a line's start ends on the line before, and
+    so does one whose last line is only the indentation before its neighbour: a Go `case` ends
+    where the next `case` begins)."""
     row, column = node.end_point
-    return row - 1 if column == 0 and row > node.start_point.row else row
+    if row > node.start_point.row and (
+        column == 0 or (node.text is not None and node.text.endswith(b"\t" * column))
+    ):
+        return row - 1
+    return row
 
 
 def _grouped(
@@ -2501,6 +2515,7 @@ def _member_names(node: tree_sitter.Node, source: bytes) -> list[str]:
 
 
 _ATTRIBUTE_CALLS = frozenset({b"attr_accessor", b"attr_reader", b"attr_writer"})
+_EMBEDDED_TYPES = frozenset({"qualified_type", "pointer_type"})
 
 
 def _attributes(call: tree_sitter.Node, source: bytes) -> list[str]:
@@ -2519,9 +2534,18 @@ def _member_name(node: tree_sitter.Node, source: bytes) -> str:
         if node.type.endswith("identifier") or node.type == "name":  # PHP's names are `name`
             return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
         inner = _assigned(node) if node.type == "expression_statement" else None
+        if node.type in _EMBEDDED_TYPES:  # Go: `*http.Server`, `sync.Mutex` embedded are `Server`, `Mutex`
+            inner = node.child_by_field_name("name") or (
+                node.named_children[-1] if node.named_children else None
+            )
         for field_name in ("name", "declarator", "property"):
             inner = inner or node.child_by_field_name(field_name)
-        for suffix in ("declarator", "declaration", "identifier"):  # a declarator before a type's name
+        for suffix in (
+            "declarator",
+            "declaration",
+            "identifier",
+            "qualified_type",
+        ):  # a declarator before a type's name
             inner = inner or next((c for c in node.named_children if c.type.endswith(suffix)), None)
         if inner is None:
             return ""
@@ -2630,6 +2654,9 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
     body = _body_within(item.syntax)
     floor = max(floor, _first_statement_line(body, attached) + 1)
     low, high = max(span.start, floor), span.end
+    # a child longer than what the span is over the budget by holds a cut too (`switch v {` whose
+    # cases fit the budget in a function that does not, with its signature and doc comment)
+    over = max(1, span.end - span.start - budget)
     stack = [item.syntax]
     while stack:
         node = stack.pop()
@@ -2649,20 +2676,43 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
             else:
                 last = _last_row(previous)
                 # a child on the line another ends on is no place to cut, nor one glued to a
-                # comment or attribute right above it
+                # comment or attribute right above it, nor the first thing after a `case x:` or `{`
                 cut = last != row and not (last + 1 >= row and previous.type in attached)
+                cut = cut and previous.type not in (":", "{")
             if (
                 cut
                 and low < line < high
                 and not source[line:start].strip()
-                and source[line : _line_end(source, line, high)].strip() not in _OPENERS
+                and not _comment_above(source, line)
+                and (
+                    source[line : _line_end(source, line, high)].strip() not in _OPENERS
+                    or (previous is not None and previous.type == ",")  # a Go table's `{` entry
+                )
             ):
                 yield line  # not a line that only opens a body: `{` stays with its head
             # a child over the budget, counted from its line's start (its indentation, or the
-            # `function f(x) {` it opens on), is cut inside
-            if end - line > budget or child == body:
+            # `function f(x) {` it opens on), is cut inside; and the body's statements, however
+            # short (Go's body holds them in a `statement_list`)
+            if (
+                end - line > min(budget, over)
+                or child == body
+                or (node == body and child.type == "statement_list")
+            ):
                 stack.append(child)
             previous = child
+
+
+def _comment_above(source: bytes, line: int) -> bool:
+    """Whether the line right above the one starting at `line` is a comment (`// one is the
+    first value…` above `return "one"`: where the grammar puts the comment in another node than
+    the statement it explains, a Go `case`'s), which stays with the line it is above."""
+    if line <= 0:
+        return False
+    above = source[source.rfind(b"\n", 0, line - 1) + 1 : line - 1].strip()
+    return above.startswith((b"//", b"/*", b"* ", b"*/", b"#")) and not _DIRECTIVE_BYTES.match(above)
+
+
+_DIRECTIVE_BYTES = re.compile(rb"#\s*(?:define|include|if|ifdef|ifndef|else|elif|endif|pragma|undef|error)\b")
 
 
 def _body_within(syntax: tree_sitter.Node, depth: int = 4) -> tree_sitter.Node | None:
@@ -2701,10 +2751,10 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
             stripped = _LEADING_ANNOTATIONS.sub("", stripped)
             if stripped.startswith("@"):
                 continue
-        if stripped and (
-            _DIRECTIVE.match(stripped) or not stripped.lstrip("}); \t").startswith(_COMMENT_STARTS)
-        ):  # `} // ns` is a comment, `#define X 1` code
-            return stripped[:chars]
+        if not stripped.strip("{}()[];,"):
+            continue  # a Go table's `{` or `},`: the entry's first field says where the part begins
+        if _DIRECTIVE.match(stripped) or not stripped.lstrip("}); \t").startswith(_COMMENT_STARTS):
+            return stripped[:chars]  # `} // ns` is a comment, `#define X 1` code
     return ""
 
 
