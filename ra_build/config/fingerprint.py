@@ -111,8 +111,9 @@ CHUNKER_VERSION = (
     # overload, an `if`/`try` block is named by what it defines, a long decorator is a part before
     # the `def` line's; 76: parts cut inside a statement longer than what its definition is over
     # the budget by, between a Go table's entries, never after `case x:` or `{` or below a comment;
-    # 77: Go's embedded `*http.Server` and a grouped type's fields are members
-    77
+    # 77: Go's embedded `*http.Server` and a grouped type's fields are members; 78: a statement
+    # within the budget is cut inside only when the cuts between statements leave a piece over it
+    78
 )
 
 

@@ -2588,7 +2588,33 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
     breaks. A span within the budget is one piece."""
     if span.end - span.start <= budget:
         return [span]
-    points = [*sorted(set(_cut_points(item, source, span, budget))), span.end]
+    points, pieces = _cut_at(item, source, span, budget, deep=False)
+    if len(pieces) > 1 and any(p.end - p.start > 0 and not _at(points, p.start) for p in pieces[1:]):
+        # a piece had to be cut at line breaks: the children within the budget are cut too
+        points, pieces = _cut_at(item, source, span, budget, deep=True)
+    merged: list[Span] = []
+    for piece in pieces:  # the tail of a stretch cut at line breaks and what follows it, when they fit
+        if merged and piece.end - merged[-1].start <= budget:
+            merged[-1] = Span(merged[-1].start, piece.end)
+        else:
+            merged.append(piece)
+    if len(merged) > 1 and merged[-1].end - merged[-1].start < budget // _SMALL_TAIL:
+        # a last piece of a line or two (`return h;\n}`): the last two cut where they are most even
+        before, last = merged[-2], merged[-1]
+        even = [p for p in points if before.start < p and p - before.start <= budget >= last.end - p]
+        if even:
+            cut = max(even, key=lambda p: min(p - before.start, last.end - p))
+            if cut < last.start:
+                merged[-2:] = [_trimmed(source, Span(before.start, cut)), Span(cut, last.end)]
+    return merged or [span]
+
+
+def _cut_at(
+    item: Definition, source: bytes, span: Span, budget: int, deep: bool
+) -> tuple[list[int], list[Span]]:
+    """Where `span` may be cut (`_cut_points`, `deep` or not) and its pieces, the furthest each
+    reaches within the budget; a piece still over the budget cut at line breaks (`_parts`)."""
+    points = [*sorted(set(_cut_points(item, source, span, budget, deep))), span.end]
     closers = _closers_from(source, span)
     pieces: list[Span] = []
     start = span.start
@@ -2605,21 +2631,13 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
         elif piece.end > piece.start:
             pieces.append(piece)  # closing brackets may run past the budget: never a chunk alone
         start = end
-    merged: list[Span] = []
-    for piece in pieces:  # the tail of a stretch cut at line breaks and what follows it, when they fit
-        if merged and piece.end - merged[-1].start <= budget:
-            merged[-1] = Span(merged[-1].start, piece.end)
-        else:
-            merged.append(piece)
-    if len(merged) > 1 and merged[-1].end - merged[-1].start < budget // _SMALL_TAIL:
-        # a last piece of a line or two (`return h;\n}`): the last two cut where they are most even
-        before, last = merged[-2], merged[-1]
-        even = [p for p in points if before.start < p and p - before.start <= budget >= last.end - p]
-        if even:
-            cut = max(even, key=lambda p: min(p - before.start, last.end - p))
-            if cut < last.start:
-                merged[-2:] = [_trimmed(source, Span(before.start, cut)), Span(cut, last.end)]
-    return merged or [span]
+    return points, pieces
+
+
+def _at(points: list[int], at: int) -> bool:
+    """Whether a piece starting at `at` starts at a cut point (or at the line of one)."""
+    k = bisect.bisect_left(points, at)
+    return k < len(points) and points[k] == at
 
 
 _SMALL_TAIL = 8  # a definition's last part under an eighth of the budget moves its cut up (`_pieces`)
@@ -2640,7 +2658,7 @@ def _closers_from(source: bytes, span: Span) -> int:
     return at
 
 
-def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Iterator[int]:
+def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: bool = True) -> Iterator[int]:
     """Where `span` may be cut: the starts of the lines on which a child of the definition's
     syntax (or of a child longer than `budget`, and so on down) begins, unless the child is
     glued to a comment or attribute right above it."""
@@ -2656,7 +2674,7 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int) -> Ite
     low, high = max(span.start, floor), span.end
     # a child longer than what the span is over the budget by holds a cut too (`switch v {` whose
     # cases fit the budget in a function that does not, with its signature and doc comment)
-    over = max(1, span.end - span.start - budget)
+    over = max(1, span.end - span.start - budget) if deep else budget
     stack = [item.syntax]
     while stack:
         node = stack.pop()
