@@ -135,6 +135,20 @@ def test_a_go_table_is_cut_between_its_entries() -> None:
     assert "(part 2: name:" in parts[0].title
 
 
+def test_a_doc_comment_that_leaves_no_room_for_the_signature_and_its_first_statement_is_parts_before_it() -> (
+    None
+):
+    line = ("Copies the array and puts the element first; a null array gives a one-element array. " * 3)[:210]
+    text = (
+        "class Arrays {\n    /**\n" + f"     * {line}\n" * 6 + "     */\n"
+        "    public static <T> T[] addFirst(final T[] array, final T element) {\n"
+        "        return array == null ? add(array, element) : insert(0, array, element);\n    }\n}\n"
+    )
+    node = next(c for c in chunks_of("Arrays.java", text) if c.slug == "Arrays.addFirst")
+    assert node.body.lstrip().startswith("public static <T> T[] addFirst(")
+    assert "return array == null" in node.body  # the signature with its body, not alone
+
+
 def test_a_definition_within_the_budget_stays_whole() -> None:
     source = "def small(a):\n    return a + 1\n"
     assert [c.slug for c in chunks_of("a.py", source)] == ["", "small"]

@@ -1015,6 +1015,20 @@ def test_a_go_embedded_field_from_another_package_and_a_grouped_types_fields_are
     assert chunks["Option"].members == ("Option.apply",)
 
 
+def test_a_rust_macro_invocation_is_named_by_the_item_it_declares_not_an_attribute_inside_it() -> None:
+    text = (
+        "fn helper() {}\n\npin_project! {\n    /// A counted connection.\n    #[derive(Debug)]\n"
+        "    pub struct ConnIo<T> {\n        #[pin]\n        io: T,\n    }\n}\n\n\n\n"
+        + "\n".join(f"const C{k}: u8 = {k};" for k in range(60))
+        + "\n\n\nfn other() {}\n\nlazy_static! {\n    static ref USAGE: String = build_usage();\n}\n\n"
+        + "\n".join(f"const D{k}: u8 = {k};" for k in range(60))
+        + '\n\n\nfn third() {}\n\ntest!(param_2, "/a", "/b");\n'
+    )
+    chunks = chunks_of("io.rs", text)
+    assert {"ConnIo", "USAGE", "param_2"} <= set(chunks)
+    assert "derive" not in chunks
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

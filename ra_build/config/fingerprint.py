@@ -112,8 +112,10 @@ CHUNKER_VERSION = (
     # the `def` line's; 76: parts cut inside a statement longer than what its definition is over
     # the budget by, between a Go table's entries, never after `case x:` or `{` or below a comment;
     # 77: Go's embedded `*http.Server` and a grouped type's fields are members; 78: a statement
-    # within the budget is cut inside only when the cuts between statements leave a piece over it
-    78
+    # within the budget is cut inside only when the cuts between statements leave a piece over it;
+    # 79: a Rust macro invocation named by the item it declares; a doc comment with no room for
+    # the signature and its first statement is parts before the node
+    79
 )
 
 

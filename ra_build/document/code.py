@@ -1089,6 +1089,8 @@ class _Walker:
         """The first name a statement declares (`BIT_SET` of `static final int BIT_SET = 1;`,
         `CACHE` of `CACHE = {}`, `SDS_H` of `#define SDS_H`): what its block is named by,
         never a type, annotation, keyword or comment word; "" when it declares none."""
+        if node.type == "macro_invocation" and self.g.module == "tree_sitter_rust":
+            return self.macro_declared(node)
         if (
             node.type in _GUARDING_STATEMENTS
             and self.g.module == "tree_sitter_python"
@@ -1132,6 +1134,20 @@ class _Walker:
                 return ""
             node = inner
         return ""
+
+    def macro_declared(self, node: tree_sitter.Node) -> str:
+        """What a Rust macro invocation declares: the first item its tokens declare (`pin_project! {
+        pub struct ConnIo<T> {…} }` is `ConnIo`, `lazy_static! { static ref USAGE: … }` `USAGE`),
+        else its first word that is no keyword (`test!(param_2, …)`: `param_2`), never a word of an
+        attribute, a comment or a string inside it (`derive`, `cfg`)."""
+        tokens = node.named_children[-1] if node.named_children else None
+        if tokens is None or tokens.type != "token_tree":
+            return ""
+        text = _RUST_NOISE.sub(" ", self.text(tokens))
+        found = _RUST_ITEM.search(text)
+        if found is not None:
+            return found.group(1)
+        return next((w for w in _WORD.findall(text) if w not in _KEYWORDS and w not in _RUST_WORDS), "")
 
     def guarded_name(self, node: tree_sitter.Node) -> str:
         """The first name the statements an `if`, `try` or `with` holds declare (`if sys.version_info
@@ -1866,6 +1882,17 @@ def _adopt(definitions: list[Definition]) -> list[Definition]:
 
 
 _STRAY_BYTES = 3  # a statement this short may be a stray `;` or `};`
+# an item a Rust macro's tokens declare (`_Walker.macro_declared`)
+_RUST_ITEM = re.compile(
+    r"\b(?:struct|enum|union|trait|fn|type|mod|const|static(?:\s+ref)?)\s+([A-Za-z_]\w*)(?=\s*[<{(:;=])"
+)
+# what in a Rust macro's tokens names nothing: comments, strings and attributes (`#[derive(Debug)]`)
+_RUST_NOISE = re.compile(r'//[^\n]*|"(?:[^"\\]|\\.)*"|#!?\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]')
+_RUST_WORDS = frozenset({
+    "struct", "enum", "union", "trait", "impl", "where", "ref", "mut", "dyn", "Self", "self",
+    "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
+    "usize", "f32", "f64",
+})  # fmt: skip
 # Python's statements that guard others, and where those are: a block of them is named by what
 # they declare (`_Walker.guarded_name`)
 _GUARDING_STATEMENTS = frozenset({"if_statement", "try_statement", "with_statement"})
@@ -2670,8 +2697,11 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: 
     # nor before its body's first statement has begun: its signature is no piece of its own, and
     # the body's statements are where to cut, however short the body is
     body = _body_within(item.syntax)
+    begins = floor
     floor = max(floor, _first_statement_line(body, attached) + 1)
     low, high = max(span.start, floor), span.end
+    if deep and span.start < begins < high:
+        yield begins  # a doc comment that leaves no room for its signature and first statement
     # a child longer than what the span is over the budget by holds a cut too (`switch v {` whose
     # cases fit the budget in a function that does not, with its signature and doc comment)
     over = max(1, span.end - span.start - budget) if deep else budget
