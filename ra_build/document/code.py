@@ -2700,7 +2700,7 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: 
     begins = floor
     floor = max(floor, _first_statement_line(body, attached) + 1)
     low, high = max(span.start, floor), span.end
-    if deep and span.start < begins < high:
+    if deep and span.start < begins < high and begins - span.start > budget // 2:
         yield begins  # a doc comment that leaves no room for its signature and first statement
     # a child longer than what the span is over the budget by holds a cut too (`switch v {` whose
     # cases fit the budget in a function that does not, with its signature and doc comment)
