@@ -149,6 +149,20 @@ def test_a_doc_comment_that_leaves_no_room_for_the_signature_and_its_first_state
     assert "return array == null" in node.body  # the signature with its body, not alone
 
 
+def test_a_run_of_documented_fields_is_cut_before_a_doc_comment_never_inside_one() -> None:
+    fields = "".join(
+        f"    /**\n     * The constant number {k}, documented at some length so that each field is long.\n"
+        f"     */\n    static final int LIMIT_{k} = {k};\n\n"
+        for k in range(12)
+    )
+    text = f"class Limits {{\n    static int check(int n) {{ return n; }}\n\n{fields}}}\n"
+    parts = [c for c in chunks_of("Limits.java", text) if "LIMIT" in c.slug]
+    assert len(parts) > 1
+    for part in parts:
+        lines = part.body.strip().split("\n")
+        assert lines[-1].strip() != "/**" and lines[0].strip() in ("/**", "static final int LIMIT_0 = 0;")
+
+
 def test_a_definition_within_the_budget_stays_whole() -> None:
     source = "def small(a):\n    return a + 1\n"
     assert [c.slug for c in chunks_of("a.py", source)] == ["", "small"]

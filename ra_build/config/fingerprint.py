@@ -114,8 +114,10 @@ CHUNKER_VERSION = (
     # 77: Go's embedded `*http.Server` and a grouped type's fields are members; 78: a statement
     # within the budget is cut inside only when the cuts between statements leave a piece over it;
     # 79: a Rust macro invocation named by the item it declares; a doc comment with no room for
-    # the signature and its first statement is parts before the node
-    79
+    # the signature and its first statement is parts before the node; 80: a doc comment cut from
+    # its signature only when over half the budget; a run cut at line breaks at a blank line,
+    # before a comment that follows code, or below a line that is no comment
+    80
 )
 
 

@@ -2831,7 +2831,7 @@ def _parts(source: bytes, span: Span, max_chars: int) -> list[Span]:
     start = span.start
     while span.end - start > max_chars:
         limit = start + max_chars
-        cut = source.rfind(b"\n", start, limit)
+        cut = _line_break(source, start, limit)
         if cut <= start:
             cut = source.find(b"\n", limit, span.end)
             if cut < 0:
@@ -2840,6 +2840,33 @@ def _parts(source: bytes, span: Span, max_chars: int) -> list[Span]:
         start = cut + 1
     parts.append(_trimmed(source, Span(start, span.end)))
     return [p for p in parts if p.end > p.start]
+
+
+def _line_break(source: bytes, start: int, limit: int) -> int:
+    """Where to cut text at a line break before `limit`: the last blank line in the second half of
+    [start, limit), else the last break before a comment that follows code (a field's `/**`),
+    else the last break not right below a comment (a comment stays with the line it is above),
+    else the last break; -1 when there is none."""
+    last = source.rfind(b"\n", start, limit)
+    floor = start + (limit - start) // 2
+    before_comment = below_code = -1
+    at = last
+    while at > floor:
+        above = source[source.rfind(b"\n", start, at) + 1 : at].strip()
+        below = source[at + 1 : _line_end(source, at + 1, limit)].strip()
+        if not above or not below:
+            return at  # a blank line
+        above_comment = above.startswith(_COMMENT_BYTES)
+        if before_comment < 0 and not above_comment and below.startswith(_COMMENT_OPENERS):
+            before_comment = at
+        if below_code < 0 and not above_comment:
+            below_code = at
+        at = source.rfind(b"\n", start, at)
+    return next((c for c in (before_comment, below_code) if c >= 0), last)
+
+
+_COMMENT_BYTES = (b"//", b"/*", b"* ", b"*/", b"#", b"--", b'"""', b"'''")
+_COMMENT_OPENERS = (b"//", b"/*", b"#", b"--", b'"""', b"@")
 
 
 def _reserve(definitions: list[Definition], slugs: _Slugs) -> None:
