@@ -1193,11 +1193,7 @@ class _Walker:
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
         if kind in _DEFAULT_VALUES and "export_statement" in self.g.wrappers:  # `export default …`
-            named = node.child_by_field_name("name")
-            if named is not None and node.parent is not None and node.parent.type == "arguments":
-                # `export default memo(function Card(…) {…})`: `Card`
-                return self.text(named) if _exported(node) is not None else None
-            return "default" if self.default_export(node) else None
+            return self.default_name(node)
         if kind in _FORWARD and node.child_by_field_name("body") is None:
             return None  # C, C++: `class basic_format_arg;` declares, the definition is elsewhere
         if kind == "enum_constant" and node.child_by_field_name("body") is None:
@@ -1573,6 +1569,15 @@ class _Walker:
         if title.type == "identifier":
             return f"test-{self.text(title)}"
         return _test_slug(self.text(title)[1:-1]) or "test"
+
+    def default_name(self, node: tree_sitter.Node) -> str | None:
+        """The name of a value a JavaScript module exports by default: `default` (`export default
+        function (req) {…}`), the function's own when a call wraps it (`export default
+        memo(function Card(…) {…})`: `Card`), else None (no definition)."""
+        named = node.child_by_field_name("name")
+        if named is not None and node.parent is not None and node.parent.type == "arguments":
+            return self.text(named) if _exported(node) is not None else None
+        return "default" if self.default_export(node) else None
 
     def default_export(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is what a JavaScript module exports as its default and is a definition:
