@@ -1029,6 +1029,15 @@ def test_a_rust_macro_invocation_is_named_by_the_item_it_declares_not_an_attribu
     assert "derive" not in chunks
 
 
+def test_a_javascript_statement_that_exports_names_defined_above_is_named_exports_or_default() -> None:
+    text = "function indent(c) {\n  return c;\n}\n\nfunction dedent(c) {\n  return c;\n}\n\nexport { dedent, indent };\n"
+    assert sorted(chunks_of("indent.js", text)) == ["", "dedent", "exports", "indent"]
+    cjs = chunks_of("throttle.cjs", "function throttle(fn) {\n  return fn\n}\n\nmodule.exports = throttle;\n")
+    assert sorted(cjs) == ["", "exports", "throttle"]
+    ts = chunks_of("router.ts", "class Router {\n  a() {}\n}\n\nexport default Router;\n")
+    assert ts["default"].body == "export default Router;"
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

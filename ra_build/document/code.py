@@ -1091,6 +1091,8 @@ class _Walker:
         never a type, annotation, keyword or comment word; "" when it declares none."""
         if node.type == "macro_invocation" and self.g.module == "tree_sitter_rust":
             return self.macro_declared(node)
+        if node.type in _EXPORTING and self.g.module in _JAVASCRIPT_MODULES and (said := _export_list(node)):
+            return said
         if (
             node.type in _GUARDING_STATEMENTS
             and self.g.module == "tree_sitter_python"
@@ -1903,6 +1905,30 @@ _RUST_WORDS = frozenset({
 _GUARDING_STATEMENTS = frozenset({"if_statement", "try_statement", "with_statement"})
 _GUARDED_BODIES = frozenset({"block", "else_clause", "elif_clause", "except_clause", "finally_clause"})
 _DECLARING = frozenset({"function_definition", "class_definition", "decorated_definition"})
+
+
+_EXPORTING = frozenset({"export_statement", "expression_statement"})
+_JAVASCRIPT_MODULES = frozenset({"tree_sitter_javascript", "tree_sitter_typescript"})
+
+
+def _export_list(statement: tree_sitter.Node) -> str:
+    """What a JavaScript statement that exports names defined elsewhere in the file is named by:
+    `exports` (`export { dedent, indent };`, `export * from "./x"`, `module.exports = throttle;`),
+    `default` (`export default Router;`), else "" (it declares what it exports, or nothing)."""
+    if statement.type == "export_statement":
+        if statement.child_by_field_name("declaration") is not None:
+            return ""
+        value = statement.child_by_field_name("value")
+        if value is None:
+            return "exports"
+        return "default" if value.type == "identifier" else ""
+    assigned = statement.named_children[0] if statement.named_children else None
+    if assigned is None or assigned.type != "assignment_expression":
+        return ""
+    target, value = assigned.child_by_field_name("left"), assigned.child_by_field_name("right")
+    if target is None or value is None or value.type != "identifier":
+        return ""
+    return "exports" if target.text in (b"module.exports", b"exports") else ""
 
 
 def _declares(statement: tree_sitter.Node) -> bool:
