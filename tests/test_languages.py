@@ -1038,6 +1038,13 @@ def test_a_javascript_statement_that_exports_names_defined_above_is_named_export
     assert ts["default"].body == "export default Router;"
 
 
+def test_an_initializer_block_is_named_static_or_init_not_by_a_call_inside_it() -> None:
+    java = 'class Names {\n    static String get(String k) { return k; }\n\n    static {\n        MAP.put("a", "b");\n    }\n}\n'
+    assert "Names.static" in chunks_of("Names.java", java)
+    kotlin = "class Store(val root: String) {\n    fun open() = root\n\n    init {\n        require(root.isNotEmpty())\n    }\n}\n"
+    assert "Store.init" in chunks_of("Store.kt", kotlin)
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

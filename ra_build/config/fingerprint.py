@@ -117,8 +117,9 @@ CHUNKER_VERSION = (
     # the signature and its first statement is parts before the node; 80: a doc comment cut from
     # its signature only when over half the budget; a run cut at line breaks at a blank line,
     # before a comment that follows code, or below a line that is no comment; 81: a JavaScript
-    # statement that exports names defined above it is `exports` or `default`
-    81
+    # statement that exports names defined above it is `exports` or `default`; 82: Java's `static
+    # {…}` and Kotlin's `init {…}` are named so
+    82
 )
 
 

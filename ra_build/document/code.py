@@ -1089,6 +1089,8 @@ class _Walker:
         """The first name a statement declares (`BIT_SET` of `static final int BIT_SET = 1;`,
         `CACHE` of `CACHE = {}`, `SDS_H` of `#define SDS_H`): what its block is named by,
         never a type, annotation, keyword or comment word; "" when it declares none."""
+        if node.type in _INITIALIZERS:  # Java's `static {…}`, Kotlin's `init {…}`: not a call inside
+            return _INITIALIZERS[node.type]
         if node.type == "macro_invocation" and self.g.module == "tree_sitter_rust":
             return self.macro_declared(node)
         if node.type in _EXPORTING and self.g.module in _JAVASCRIPT_MODULES and (said := _export_list(node)):
@@ -1908,6 +1910,8 @@ _DECLARING = frozenset({"function_definition", "class_definition", "decorated_de
 
 
 _EXPORTING = frozenset({"export_statement", "expression_statement"})
+# a class's initializer blocks, named as the language writes them
+_INITIALIZERS = {"static_initializer": "static", "anonymous_initializer": "init"}
 _JAVASCRIPT_MODULES = frozenset({"tree_sitter_javascript", "tree_sitter_typescript"})
 
 
