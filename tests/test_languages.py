@@ -1045,6 +1045,19 @@ def test_an_initializer_block_is_named_static_or_init_not_by_a_call_inside_it() 
     assert "Store.init" in chunks_of("Store.kt", kotlin)
 
 
+def test_a_python_definition_in_an_if_inside_another_branch_is_a_definition() -> None:
+    text = (
+        "import sys\n\nif sys.version_info >= (3, 13):\n    from warnings import deprecated\nelse:\n"
+        "    if TYPE_CHECKING:\n        from typing_extensions import deprecated\n    else:\n"
+        "        def deprecated(msg):\n            return msg\n\n\nclass OrderedDict(dict):\n"
+        '    if not hasattr(dict, "move_to_end"):\n        if ORDERED:\n            def move_to_end(self, key):\n'
+        "                self[key] = self.pop(key)\n"
+    )
+    chunks = chunks_of("compat.py", text)
+    assert chunks["deprecated"].defines == "function"
+    assert chunks["OrderedDict.move_to_end"].defines == "method"
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

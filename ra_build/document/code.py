@@ -964,13 +964,19 @@ class _Walker:
                     elif piece.type != ":":
                         yield piece, _OPENS
 
-    def python_wraps(self, node: tree_sitter.Node) -> bool:
-        """Whether a Python `if` or `try` defines a function or class in one of its branches."""
+    def python_wraps(self, node: tree_sitter.Node, depth: int = 0) -> bool:
+        """Whether a Python `if` or `try` defines a function or class in one of its branches, or
+        in an `if` or `try` inside one (`else: if TYPE_CHECKING: … else: def deprecated(…)`)."""
         blocks = [c for c in node.children if c.type == "block"]
         blocks += [
             b for c in node.children if c.type.endswith("_clause") for b in c.children if b.type == "block"
         ]
-        return any(s.type in _PYTHON_DEFINITIONS for b in blocks for s in b.named_children)
+        return any(
+            s.type in _PYTHON_DEFINITIONS
+            or (s.type in _PYTHON_BRANCHES and depth < _BRANCH_DEPTH and self.python_wraps(s, depth + 1))
+            for b in blocks
+            for s in b.named_children
+        )
 
     def elixir_wraps(self, node: tree_sitter.Node) -> bool:
         """Whether an Elixir call is an `if`, `unless`, `case`, `cond`, `with` or `for` whose
@@ -1909,6 +1915,7 @@ _GUARDED_BODIES = frozenset({"block", "else_clause", "elif_clause", "except_clau
 _DECLARING = frozenset({"function_definition", "class_definition", "decorated_definition"})
 
 
+_BRANCH_DEPTH = 3  # how deep Python's `if`s and `try`s are looked into for definitions (`python_wraps`)
 _EXPORTING = frozenset({"export_statement", "expression_statement"})
 # a class's initializer blocks, named as the language writes them
 _INITIALIZERS = {"static_initializer": "static", "anonymous_initializer": "init"}
