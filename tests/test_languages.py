@@ -1058,6 +1058,19 @@ def test_a_python_definition_in_an_if_inside_another_branch_is_a_definition() ->
     assert chunks["OrderedDict.move_to_end"].defines == "method"
 
 
+def test_a_kotlin_extension_property_is_a_definition_of_the_type_it_extends_and_a_property_a_member() -> None:
+    text = (
+        "interface Scope {\n    val context: Context\n}\n\n/** Whether the job is active. */\n"
+        "public val Scope.isActive: Boolean\n    get() = context.job?.isActive ?: true\n\n"
+        "public fun Scope.cancel() {\n    context.job?.cancel()\n}\n\nval plain = 3\n"
+    )
+    chunks = chunks_of("Scope.kt", text)
+    assert chunks["Scope.isActive"].defines == "property"
+    assert chunks["Scope.isActive"].parent_id == chunks["Scope"].id
+    assert chunks["Scope"].members == ("Scope.context",)
+    assert chunks["plain"].defines == "block"
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

@@ -118,8 +118,9 @@ CHUNKER_VERSION = (
     # its signature only when over half the budget; a run cut at line breaks at a blank line,
     # before a comment that follows code, or below a line that is no comment; 81: a JavaScript
     # statement that exports names defined above it is `exports` or `default`; 82: Java's `static
-    # {…}` and Kotlin's `init {…}` are named so; 83: Python definitions in an `if` inside a branch
-    83
+    # {…}` and Kotlin's `init {…}` are named so; 83: Python definitions in an `if` inside a branch;
+    # 84: a Kotlin extension property is a definition of the type it extends
+    84
 )
 
 

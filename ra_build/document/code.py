@@ -109,6 +109,8 @@ _CSHARP_SPECIAL = frozenset(
     }
 )
 _OWN_KINDS = _CSHARP_SPECIAL | _CLASS_FIELDS | {"field_declaration"}  # named by `_Walker.own_name`
+# …and these of one language: Kotlin's extension properties (`val Scope.isActive`)
+_OWN_PAIRS = frozenset({("tree_sitter_kotlin", "property_declaration")})
 # containers whose functions are functions, not methods: Rust's `mod`, a C++ `namespace`
 _SCOPES = frozenset({"mod_item", "namespace_definition"})
 # Python's statements whose branches may define what stands in their place (`_Walker.python_wraps`)
@@ -1198,7 +1200,7 @@ class _Walker:
     def name_of(self, node: tree_sitter.Node) -> str | None:
         """The name a definition is known by, or None when it has none (then it is a statement)."""
         kind = node.type
-        if self.g.module in _OWN_NAMING or kind in _OWN_KINDS:  # Elixir's, Zig's, C#'s `operator +`
+        if self.g.module in _OWN_NAMING or kind in _OWN_KINDS or (self.g.module, kind) in _OWN_PAIRS:
             return self.own_name(node)
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
@@ -1340,7 +1342,7 @@ class _Walker:
         if syntax == "method_declaration" and (receiver := node.child_by_field_name("receiver")):
             owner = _receiver_type(self, receiver)  # Go: func (c *Cache) Search
         else:
-            owner = self.extended(node) if top and syntax == "function_declaration" else ""
+            owner = self.extended(node) if top and syntax in _EXTENDING else ""
         if owner:
             qualified_prefix = f"{prefix}{owner}."
             own_crumbs = (*crumbs, owner)
@@ -1425,8 +1427,11 @@ class _Walker:
         return ".".join(names) if 0 < len(names) <= 2 and all(_WORD.fullmatch(n) for n in names) else ""
 
     def extended(self, node: tree_sitter.Node) -> str:
-        """The type a Kotlin extension function extends (`fun List<Int>.total()` → `List`), or ""."""
-        name = node.child_by_field_name("name")
+        """The type a Kotlin extension function or property extends (`fun List<Int>.total()`,
+        `val List<Int>.total` → `List`), or ""."""
+        name = node.child_by_field_name("name") or next(
+            (c for c in node.named_children if c.type == "variable_declaration"), None
+        )
         if name is None or self.g.module != "tree_sitter_kotlin":
             return ""
         receiver = name.prev_named_sibling
@@ -1525,6 +1530,10 @@ class _Walker:
         JavaScript class field's whose value is a function (else None: a member)."""
         if node.type in _CSHARP_SPECIAL:
             return self.csharp_name(node)
+        if node.type == "property_declaration":  # Kotlin: an extension property is one, a property a member
+            declared = next((c for c in node.named_children if c.type == "variable_declaration"), None)
+            named = declared.named_children[0] if declared is not None and declared.named_children else None
+            return self.text(named) if named is not None and self.extended(node) else None
         if node.type == "field_declaration":  # C++: only a pure virtual method (`… = 0;`) is one
             declarator = node.child_by_field_name("declarator")
             if node.child_by_field_name("default_value") is None or declarator is None:
@@ -1915,6 +1924,7 @@ _GUARDED_BODIES = frozenset({"block", "else_clause", "elif_clause", "except_clau
 _DECLARING = frozenset({"function_definition", "class_definition", "decorated_definition"})
 
 
+_EXTENDING = frozenset({"function_declaration", "property_declaration"})  # Kotlin: what an extension is
 _BRANCH_DEPTH = 3  # how deep Python's `if`s and `try`s are looked into for definitions (`python_wraps`)
 _EXPORTING = frozenset({"export_statement", "expression_statement"})
 # a class's initializer blocks, named as the language writes them

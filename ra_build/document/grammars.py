@@ -296,6 +296,7 @@ GRAMMARS: dict[str, Grammar] = {
             "function_declaration": "function",
             "secondary_constructor": "constructor",
             "type_alias": "type",
+            "property_declaration": "property",  # an extension property only (`val Scope.isActive`)
         },
         containers=frozenset({"class_declaration", "object_declaration", "companion_object"}),
         bodies=frozenset({"class_body", "enum_class_body"}),
