@@ -1274,7 +1274,8 @@ def test_a_kotlin_extension_function_is_named_by_the_type_it_extends() -> None:
     )
     chunks = chunks_of("Ext.kt", source)
     assert (chunks["Foo.bar"].depth, chunks["Foo.bar"].parent_id) == (2, "src:Ext.kt#Foo")  # its type's
-    assert {"Module.serializer", "Module.serializer-1", "lastChar"} <= set(chunks)  # had been `String`
+    assert {"Module.serializer", "Module.serializer-1", "String.lastChar"} <= set(chunks)  # had been `String`
+    assert chunks["String.lastChar"].defines == "property"  # an extension property, as a function is
     assert "apply" in chunks_of("Scope.kt", "fun <T> T.apply(block: T.() -> Unit): T {\n  return this\n}\n")
 
 
