@@ -1038,9 +1038,9 @@ def test_a_javascript_statement_that_exports_names_defined_above_is_named_export
     assert ts["default"].body == "export default Router;"
 
 
-def test_an_initializer_block_is_named_static_or_init_not_by_a_call_inside_it() -> None:
+def test_an_initializer_block_is_named_static_init_or_init_not_by_a_call_inside_it() -> None:
     java = 'class Names {\n    static String get(String k) { return k; }\n\n    static {\n        MAP.put("a", "b");\n    }\n}\n'
-    assert "Names.static" in chunks_of("Names.java", java)
+    assert "Names.static-init" in chunks_of("Names.java", java)
     kotlin = "class Store(val root: String) {\n    fun open() = root\n\n    init {\n        require(root.isNotEmpty())\n    }\n}\n"
     assert "Store.init" in chunks_of("Store.kt", kotlin)
 

@@ -119,8 +119,10 @@ CHUNKER_VERSION = (
     # before a comment that follows code, or below a line that is no comment; 81: a JavaScript
     # statement that exports names defined above it is `exports` or `default`; 82: Java's `static
     # {…}` and Kotlin's `init {…}` are named so; 83: Python definitions in an `if` inside a branch;
-    # 84: a Kotlin extension property is a definition of the type it extends
-    84
+    # 84: a Kotlin extension property is a definition of the type it extends; 85: a doc comment
+    # is cut from its signature only when with the first statement they pass the budget; Java's
+    # static initializer is `static-init`
+    85
 )
 
 

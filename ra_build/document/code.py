@@ -1928,7 +1928,7 @@ _EXTENDING = frozenset({"function_declaration", "property_declaration"})  # Kotl
 _BRANCH_DEPTH = 3  # how deep Python's `if`s and `try`s are looked into for definitions (`python_wraps`)
 _EXPORTING = frozenset({"export_statement", "expression_statement"})
 # a class's initializer blocks, named as the language writes them
-_INITIALIZERS = {"static_initializer": "static", "anonymous_initializer": "init"}
+_INITIALIZERS = {"static_initializer": "static-init", "anonymous_initializer": "init"}
 _JAVASCRIPT_MODULES = frozenset({"tree_sitter_javascript", "tree_sitter_typescript"})
 
 
@@ -2752,7 +2752,12 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: 
     begins = floor
     floor = max(floor, _first_statement_line(body, attached) + 1)
     low, high = max(span.start, floor), span.end
-    if deep and span.start < begins < high and begins - span.start > budget // 2:
+    if (
+        deep
+        and span.start < begins < high
+        and begins - span.start > budget // 2
+        and _first_end(body, attached) - span.start > budget
+    ):
         yield begins  # a doc comment that leaves no room for its signature and first statement
     # a child longer than what the span is over the budget by holds a cut too (`switch v {` whose
     # cases fit the budget in a function that does not, with its signature and doc comment)
@@ -2827,6 +2832,14 @@ def _body_within(syntax: tree_sitter.Node, depth: int = 4) -> tree_sitter.Node |
             return body
         node = max(node.named_children, key=lambda c: c.end_byte - c.start_byte, default=None)
     return None
+
+
+def _first_end(body: tree_sitter.Node | None, attached: frozenset[str]) -> int:
+    """Where the first statement (no comment) of a definition's body ends, or -1."""
+    first = (
+        next((c for c in body.named_children if c.type not in attached), None) if body is not None else None
+    )
+    return -1 if first is None else first.end_byte
 
 
 def _first_statement_line(body: tree_sitter.Node | None, attached: frozenset[str]) -> int:
