@@ -1071,6 +1071,26 @@ def test_a_kotlin_extension_property_is_a_definition_of_the_type_it_extends_and_
     assert chunks["plain"].defines == "block"
 
 
+def test_a_banner_comment_opens_the_definition_after_it_and_a_coding_line_stays_in_the_header() -> None:
+    text = (
+        "def read_list():\n    return None\n\n\n# =====================================\n# Alias\n\n\n"
+        "def read_list_alias():\n    return None\n\n\n# ~~~~~~~~~~~~~~ FLOAT TYPES ~~~~~~~~~~~~~~\n\n\n"
+        "def float_type():\n    return None\n"
+    )
+    chunks = chunks_of("banner.py", text)
+    assert sorted(chunks) == ["", "float_type", "read_list", "read_list_alias"]
+    assert chunks["read_list_alias"].body.startswith("# =====")
+    ts = chunks_of(
+        "client.ts",
+        "// CLASS\n\nexport class QueryClient {\n  mount(): void {}\n}\n\n// === Primitives ===\n\nexport function string() {\n  return 1\n}\n",
+    )
+    assert "comment" not in ts and ts["string"].body.startswith("// === Primitives ===")
+    coding = chunks_of(
+        "coding.py", "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\ndef f():\n    return 1\n"
+    )
+    assert coding["f"].body.startswith("def f()")
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

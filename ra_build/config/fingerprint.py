@@ -121,8 +121,9 @@ CHUNKER_VERSION = (
     # {…}` and Kotlin's `init {…}` are named so; 83: Python definitions in an `if` inside a branch;
     # 84: a Kotlin extension property is a definition of the type it extends; 85: a doc comment
     # is cut from its signature only when with the first statement they pass the budget; Java's
-    # static initializer is `static-init`
-    85
+    # static initializer is `static-init`; 86: a banner comment (`# =====`, `// CLASS`) opens
+    # the definition after it
+    86
 )
 
 

@@ -281,6 +281,13 @@ _DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"
 # comments that head a section of a file, as C#'s `#region` does: they join the code they mark
 # (Xcode's `// MARK:`, IntelliJ's `// region`, VS Code's `//#region`)
 _SECTION_MARK = re.compile(rb"//[ \t]*(?:MARK:|#?(end)?region\b)")
+# …and a banner that heads a section: a rule (`# =====`, `// ~~~ FLOAT TYPES ~~~`, `// --- x ---`)
+# or a title in capitals alone (`// CLASS`, `# HELPERS`): it opens what follows, as a mark does
+_BANNER = re.compile(
+    rb"(?://+|#+|--)[ \t]*(?:(?P<rule>[=\-~*#/+_])(?P=rule){2,}"  # a rule of one character
+    rb"|[A-Z][A-Z0-9_]+(?:[ \t]+[A-Z][A-Z0-9_]+){0,3}[ \t]*\r?$)",  # a title in capitals
+    re.M,
+)
 _HAS_WORD = re.compile(r"\w")
 _BYTES_WORD = re.compile(rb"\w")
 # where a statement names what it declares (`_Walker.declared`), in this order
@@ -837,7 +844,11 @@ class _Walker:
         if mark is not None and not self.source[line : node.start_byte].strip():  # alone on its line
             # Xcode's `// MARK: Redirect Handling`, IntelliJ's `// region Helpers` … `// endregion`
             return _CLOSES if mark[1] else _OPENS
-        return role
+        alone = kind in self.g.attached and not self.source[line : node.start_byte].strip()
+        banner = alone and _BANNER.match(
+            self.source, node.start_byte, _line_end(self.source, node.start_byte, node.end_byte)
+        )
+        return _OPENS if banner else role  # `# =====`, `// CLASS`: the section's first definition holds it
 
     def add_titled(
         self,
