@@ -1091,6 +1091,16 @@ def test_a_banner_comment_opens_the_definition_after_it_and_a_coding_line_stays_
     assert coding["f"].body.startswith("def f()")
 
 
+def test_a_kotlin_class_whose_annotated_constructor_is_on_the_next_line_keeps_its_members() -> None:
+    text = (
+        "class Result<out T>\n@PublishedApi internal constructor(val holder: Any?) {\n"
+        "    fun isSuccess(): Boolean = holder != null\n}\n\ninterface Channel<E> {\n    fun close(): Boolean\n}\n"
+    )
+    chunks = chunks_of("Result.kt", text)
+    assert {"Result", "Result.isSuccess", "Channel", "Channel.close"} <= set(chunks)
+    assert chunks["Result"].body.startswith("class Result<out T>\n@PublishedApi internal constructor(")
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

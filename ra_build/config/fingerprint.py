@@ -122,8 +122,9 @@ CHUNKER_VERSION = (
     # 84: a Kotlin extension property is a definition of the type it extends; 85: a doc comment
     # is cut from its signature only when with the first statement they pass the budget; Java's
     # static initializer is `static-init`; 86: a banner comment (`# =====`, `// CLASS`) opens
-    # the definition after it
-    86
+    # the definition after it; 87: Kotlin annotations before a primary constructor on its own
+    # line are blanked before parsing
+    87
 )
 
 

@@ -571,6 +571,22 @@ _ANNOTATION = rb"@[\w.:]+(?:\([^()\n]*\))?"  # `@Tag("Slow")`, `@file:JvmName("X
 _ANNOTATION_LINE = re.compile(rb"(?m)^([ \t]*)(%s(?:[ \t]+%s)*)(?=[ \t]*(?://|\r?$))" % ((_ANNOTATION,) * 2))
 
 
+# …and annotations before a primary constructor's modifiers on its own line (`class Result<out T>\n
+# @PublishedApi internal constructor(…)`): tree-sitter-kotlin reads none of the class then (moshi's
+# JsonReader, kotlinx's ChannelResult), but does with them blanked
+_ANNOTATED_CONSTRUCTOR = re.compile(
+    rb"(?m)^[ \t]*((?:%s[ \t]+)+)(?=(?:(?:internal|private|public|protected)[ \t]+)*constructor\b)"
+    % _ANNOTATION
+)
+
+
+def _spaces(match: re.Match[bytes]) -> bytes:
+    """The annotations of `_ANNOTATED_CONSTRUCTOR` made spaces of their length."""
+    start, end = match.span(1)
+    text = match.group(0)
+    return text[: start - match.start()] + b" " * (end - start) + text[end - match.start() :]
+
+
 def _as_comment(match: re.Match[bytes]) -> bytes:
     """An annotation line (`_ANNOTATION_LINE`) as a `//` comment of the same length; left as it
     is when it annotates a class's primary constructor (`class Reader\n  @JvmOverloads\n
@@ -658,7 +674,7 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     grammar = GRAMMARS.get(language)
     masked = _masked(encoded) if grammar is not None and grammar.macros else encoded
     if language == "kotlin" and b"@" in encoded:
-        masked = _ANNOTATION_LINE.sub(_as_comment, encoded)
+        masked = _ANNOTATED_CONSTRUCTOR.sub(_spaces, _ANNOTATION_LINE.sub(_as_comment, encoded))
     root = parser.parse(masked).root_node
     if language in DATA_GRAMMARS:
         parsed = _data_entries(root, encoded, language)
