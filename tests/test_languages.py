@@ -1101,6 +1101,18 @@ def test_a_kotlin_class_whose_annotated_constructor_is_on_the_next_line_keeps_it
     assert chunks["Result"].body.startswith("class Result<out T>\n@PublishedApi internal constructor(")
 
 
+def test_a_csharp_member_whose_body_an_if_directive_chooses_stays_in_its_type() -> None:
+    text = (
+        "public interface ILog\n{\n    ILog ForContext(Type source)\n#if FEATURE_DEFAULT_INTERFACE\n    {\n"
+        "        return this;\n    }\n#else\n        ;\n#endif\n\n    void Write(string template)\n"
+        "#if FEATURE_DEFAULT_INTERFACE\n    {\n        Emit(template);\n    }\n#else\n        ;\n#endif\n\n"
+        "    void Verbose(string template)\n#if FEATURE_DEFAULT_INTERFACE\n        => Write(template)\n#endif\n    ;\n}\n"
+    )
+    chunks = chunks_of("ILog.cs", text)
+    assert sorted(chunks) == ["", "ILog", "ILog.ForContext", "ILog.Verbose", "ILog.Write"]
+    assert chunks["ILog.Write"].title == "void Write(string template)"  # no directive in a title
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

@@ -123,8 +123,9 @@ CHUNKER_VERSION = (
     # is cut from its signature only when with the first statement they pass the budget; Java's
     # static initializer is `static-init`; 86: a banner comment (`# =====`, `// CLASS`) opens
     # the definition after it; 87: Kotlin annotations before a primary constructor on its own
-    # line are blanked before parsing
-    87
+    # line are blanked before parsing; 88: a C# member whose body an `#if` chooses is read with
+    # it; no title holds a directive
+    88
 )
 
 

@@ -580,6 +580,33 @@ _ANNOTATED_CONSTRUCTOR = re.compile(
 )
 
 
+# C#: a member whose body `#if` chooses (`ILogger Write(…)\n#if FEATURE\n{ … }\n#else\n;\n#endif`,
+# or `=> …` under `#if` before its `;`): the grammar reads the signature apart from the body, and
+# every member after it out of its type (serilog's `ILogger`). Read as spaces: the `#if` line,
+# and the `#else` with its `;`, or the `#endif` before the `;`
+_BODY_CHOICE = re.compile(
+    rb"(?m)(?:(?<=\)\n)|(?<=\)\r\n)|(?<=\) \n))"  # right after a signature's `)`
+    rb"([ \t]*#if\b[^\n]*\n)"
+    rb"((?:(?![ \t]*#)[^\n]*\n)+?)"  # the body: no directive in it
+    rb"(?:([ \t]*#else[ \t]*\r?\n[ \t]*;[ \t]*\r?\n[ \t]*#endif[^\n]*)|([ \t]*#endif[^\n]*)(?=\r?\n[ \t]*;))"
+)
+
+
+_DIRECTIVE_LINE = re.compile(rb"(?m)^[ \t]*#[ \t]*(?:if|elif|else|endif|region|endregion|pragma)\b[^\n]*$")
+
+
+def _blank_directives(match: re.Match[bytes]) -> bytes:
+    """`_BODY_CHOICE`'s directives (and the `#else` branch's `;`) as spaces, the body as it is."""
+    head, body = match.group(1), match.group(2)
+    tail = match.group(3) or match.group(4) or b""
+    return _as_spaces(head) + body + _as_spaces(tail)
+
+
+def _as_spaces(text: bytes) -> bytes:
+    """`text` with every character but a line break made a space."""
+    return re.sub(rb"[^\r\n]", b" ", text)
+
+
 def _spaces(match: re.Match[bytes]) -> bytes:
     """The annotations of `_ANNOTATED_CONSTRUCTOR` made spaces of their length."""
     start, end = match.span(1)
@@ -675,6 +702,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     masked = _masked(encoded) if grammar is not None and grammar.macros else encoded
     if language == "kotlin" and b"@" in encoded:
         masked = _ANNOTATED_CONSTRUCTOR.sub(_spaces, _ANNOTATION_LINE.sub(_as_comment, encoded))
+    if language == "csharp" and b"#if" in encoded:
+        masked = _BODY_CHOICE.sub(_blank_directives, encoded)
     root = parser.parse(masked).root_node
     if language in DATA_GRAMMARS:
         parsed = _data_entries(root, encoded, language)
@@ -1852,6 +1881,8 @@ class _Walker:
         ):
             head = head.split(b"{", 1)[0]  # `const f = function (a) {…}`, `type X struct {…}`
         head = head.split(b"/**", 1)[0]  # Kotlin's KDoc of a primary constructor's parameters
+        if self.g.directives and b"#" in head:  # C#'s `#if FEATURE` between a signature and its body
+            head = _DIRECTIVE_LINE.sub(b"", head)
         # its words one space apart (`str.split` and a regex `\s+` agree on what is a space)
         text = " ".join(head.decode("utf-8", "replace").split()).rstrip("{:=(").strip()
         if len(text) > SIGNATURE_CHARS:
