@@ -1113,6 +1113,11 @@ def test_a_csharp_member_whose_body_an_if_directive_chooses_stays_in_its_type() 
     assert chunks["ILog.Write"].title == "void Write(string template)"  # no directive in a title
 
 
+def test_a_csharp_if_directive_inside_an_else_chain_leaves_the_methods_after_it_in_their_class() -> None:
+    text = "class Reader\n{\n    void Parse(int t)\n    {\n        switch (t)\n        {\n            default:\n                if (t == 1)\n                {\n                }\n#if NET\n                else if (t == 2)\n                {\n                }\n#endif\n                else\n                {\n                    k = t;\n                }\n                if (k == 1)\n                {\n                    {\n                    }\n                }\n#if NET\n                else\n                {\n                }\n#endif\n                break;\n        }\n    }\n\n    void Other()\n    {\n    }\n}\n"
+    assert "Reader.Other" in chunks_of("Reader.cs", text)
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

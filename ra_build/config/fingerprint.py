@@ -124,8 +124,9 @@ CHUNKER_VERSION = (
     # static initializer is `static-init`; 86: a banner comment (`# =====`, `// CLASS`) opens
     # the definition after it; 87: Kotlin annotations before a primary constructor on its own
     # line are blanked before parsing; 88: a C# member whose body an `#if` chooses is read with
-    # it; no title holds a directive
-    88
+    # it; no title holds a directive; 89: a C# `#if … #endif` that splits an `else` chain is read
+    # without its directive lines
+    89
 )
 
 

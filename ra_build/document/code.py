@@ -595,6 +595,33 @@ _BODY_CHOICE = re.compile(
 _DIRECTIVE_LINE = re.compile(rb"(?m)^[ \t]*#[ \t]*(?:if|elif|else|endif|region|endregion|pragma)\b[^\n]*$")
 
 
+_DIRECTIVE_AT = re.compile(rb"(?m)^[ \t]*#[ \t]*(if|elif|else|endif)\b[^\n]*")
+_ELSE_NEXT = re.compile(rb"\r?\n[ \t]*else\b")
+
+
+def _else_groups_blanked(source: bytes) -> bytes:
+    """C#: an `#if … #endif` (no `#else`) that splits an `if … else` chain (`}\n#if NET\nelse if
+    (…) {…}\n#endif\nelse {…}`: Newtonsoft's JsonTextReader) with its directive lines as spaces:
+    the grammar reads the chain whole, and the members after the method stay in their class."""
+    groups: list[list[re.Match[bytes]]] = []
+    stack: list[list[re.Match[bytes]]] = []
+    for match in _DIRECTIVE_AT.finditer(source):
+        word = match.group(1)
+        if word == b"if":
+            stack.append([match])
+        elif stack:
+            stack[-1].append(match)
+            if word == b"endif":
+                groups.append(stack.pop())
+    out = bytearray(source)
+    for group in groups:
+        if len(group) != 2 or not any(_ELSE_NEXT.match(source, m.end()) for m in group):
+            continue
+        for m in group:
+            out[m.start() : m.end()] = b" " * (m.end() - m.start())
+    return bytes(out)
+
+
 def _blank_directives(match: re.Match[bytes]) -> bytes:
     """`_BODY_CHOICE`'s directives (and the `#else` branch's `;`) as spaces, the body as it is."""
     head, body = match.group(1), match.group(2)
@@ -703,7 +730,7 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     if language == "kotlin" and b"@" in encoded:
         masked = _ANNOTATED_CONSTRUCTOR.sub(_spaces, _ANNOTATION_LINE.sub(_as_comment, encoded))
     if language == "csharp" and b"#if" in encoded:
-        masked = _BODY_CHOICE.sub(_blank_directives, encoded)
+        masked = _else_groups_blanked(_BODY_CHOICE.sub(_blank_directives, encoded))
     root = parser.parse(masked).root_node
     if language in DATA_GRAMMARS:
         parsed = _data_entries(root, encoded, language)
