@@ -1118,6 +1118,13 @@ def test_a_csharp_if_directive_inside_an_else_chain_leaves_the_methods_after_it_
     assert "Reader.Other" in chunks_of("Reader.cs", text)
 
 
+def test_a_python_module_docstring_too_long_for_the_files_node_is_named_doc() -> None:
+    notes = "".join(f"Usage note {i}: call try_argcomplete(parser) before parse_args().\n" for i in range(70))
+    text = f'"""Allow bash-completion for argparse.\n\nNeeds argcomplete.\n{notes}"""\n\nimport os\n\n\ndef f():\n    return 1\n'
+    chunks = chunks_of("_argcomplete.py", text)
+    assert "__doc__" in chunks and "Needs" not in chunks
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

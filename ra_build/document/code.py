@@ -1182,6 +1182,8 @@ class _Walker:
         never a type, annotation, keyword or comment word; "" when it declares none."""
         if node.type in _INITIALIZERS:  # Java's `static {…}`, Kotlin's `init {…}`: not a call inside
             return _INITIALIZERS[node.type]
+        if self.g.module == "tree_sitter_python" and _module_docstring(node):
+            return "__doc__"  # a module docstring too long for the file's node: not its first word
         if node.type == "macro_invocation" and self.g.module == "tree_sitter_rust":
             return self.macro_declared(node)
         if node.type in _EXPORTING and self.g.module in _JAVASCRIPT_MODULES and (said := _export_list(node)):
@@ -2035,6 +2037,17 @@ def _export_list(statement: tree_sitter.Node) -> str:
     if target is None or value is None or value.type != "identifier":
         return ""
     return "exports" if target.text in (b"module.exports", b"exports") else ""
+
+
+def _module_docstring(statement: tree_sitter.Node) -> bool:
+    """Whether a Python statement is its module's docstring: a lone string, first in the module
+    but for comments."""
+    if not _docstring(statement) or statement.parent is None or statement.parent.type != "module":
+        return False
+    before = statement.prev_named_sibling
+    while before is not None and before.type == "comment":
+        before = before.prev_named_sibling
+    return before is None
 
 
 def _declares(statement: tree_sitter.Node) -> bool:
