@@ -2192,13 +2192,14 @@ _REFERENCE = re.compile(r"^(?:&\s*|'\w+\s+|mut\s+|dyn\s+)+")
 def _last_row(node: tree_sitter.Node) -> int:
     """The last line a node is on (a node ending at a line's start ends on the line before, and
     so does one whose last line is only the indentation before its neighbour: a Go `case` ends
-    where the next `case` begins)."""
+    where the next `case` begins, after its last child's line)."""
     row, column = node.end_point
-    if row > node.start_point.row and (
-        column == 0 or (node.text is not None and node.text.endswith(b"\t" * column))
-    ):
+    if row == node.start_point.row:
+        return row
+    if column == 0:
         return row - 1
-    return row
+    last = node.child(node.child_count - 1) if node.child_count else None
+    return last.end_point.row if last is not None and last.end_point.row < row else row
 
 
 def _grouped(
