@@ -2887,11 +2887,11 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: 
                 cut
                 and low < line < high
                 and not source[line:start].strip()
-                and not _comment_above(source, line)
                 and (
                     source[line : _line_end(source, line, high)].strip() not in _OPENERS
                     or (previous is not None and previous.type == ",")  # a Go table's `{` entry
                 )
+                and not _comment_above(source, line)
             ):
                 yield line  # not a line that only opens a body: `{` stays with its head
             # a child over the budget, counted from its line's start (its indentation, or the
