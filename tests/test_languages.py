@@ -1125,6 +1125,17 @@ def test_a_python_module_docstring_too_long_for_the_files_node_is_named_doc() ->
     assert "__doc__" in chunks and "Needs" not in chunks
 
 
+def test_a_kotlin_modifier_word_used_as_a_name_does_not_lose_its_class() -> None:
+    text = (
+        "class Cipher {\n  private var final = false\n\n  fun read(): Int {\n    return 1\n  }\n\n"
+        "  fun update() {\n    final = true\n  }\n\n  fun close() {\n    val caller = suspend {\n"
+        '      println("b")\n    }\n  }\n}\n'
+    )
+    chunks = chunks_of("Cipher.kt", text)
+    assert {"Cipher.read", "Cipher.update", "Cipher.close"} <= set(chunks)
+    assert chunks["Cipher"].members == ("Cipher.final",)  # the name as written
+
+
 def test_the_languages_a_tree_holds_are_counted_by_file_its_headers_as_cpp_where_its_sources_are() -> None:
     from ra_query.sources.languages import file_languages
 

@@ -125,8 +125,9 @@ CHUNKER_VERSION = (
     # the definition after it; 87: Kotlin annotations before a primary constructor on its own
     # line are blanked before parsing; 88: a C# member whose body an `#if` chooses is read with
     # it; no title holds a directive; 89: a C# `#if … #endif` that splits an `else` chain is read
-    # without its directive lines; 90: a long Python module docstring is the block `__doc__`
-    90
+    # without its directive lines; 90: a long Python module docstring is the block `__doc__`;
+    # 91: a Kotlin modifier word used as a name is parsed as a name
+    91
 )
 
 

@@ -634,6 +634,21 @@ def _as_spaces(text: bytes) -> bytes:
     return re.sub(rb"[^\r\n]", b" ", text)
 
 
+# Kotlin: a modifier word used as a name (`private var final = false`, `final = true`, `x.open`,
+# `val caller = suspend { … }`): tree-sitter-kotlin reads it as a modifier and loses the class
+# around it (okio's CipherSource, kotlinx's Semaphore). Parsed as a name of the same length; the
+# text ra stores and the names it reads are the file's own
+_MODIFIER_NAME = re.compile(
+    rb"(?<=[.\s(=])(final|open|abstract|override|inline|suspend|internal|private|public|protected|sealed|lateinit)"
+    rb"(?=[ \t]*(?:[=.),;:\]]|\{))"
+)
+
+
+def _renamed(match: re.Match[bytes]) -> bytes:
+    """A `_MODIFIER_NAME` word as a name of its length: `final` → `zinal`."""
+    return b"z" + match.group(1)[1:]
+
+
 def _spaces(match: re.Match[bytes]) -> bytes:
     """The annotations of `_ANNOTATED_CONSTRUCTOR` made spaces of their length."""
     start, end = match.span(1)
@@ -729,6 +744,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     masked = _masked(encoded) if grammar is not None and grammar.macros else encoded
     if language == "kotlin" and b"@" in encoded:
         masked = _ANNOTATED_CONSTRUCTOR.sub(_spaces, _ANNOTATION_LINE.sub(_as_comment, encoded))
+    if language == "kotlin":
+        masked = _MODIFIER_NAME.sub(_renamed, masked)
     if language == "csharp" and b"#if" in encoded:
         masked = _else_groups_blanked(_BODY_CHOICE.sub(_blank_directives, encoded))
     root = parser.parse(masked).root_node
