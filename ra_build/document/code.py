@@ -592,10 +592,9 @@ _BODY_CHOICE = re.compile(
 )
 
 
-_DIRECTIVE_LINE = re.compile(rb"(?m)^[ \t]*#[ \t]*(?:if|elif|else|endif|region|endregion|pragma)\b[^\n]*$")
-
-
-_DIRECTIVE_AT = re.compile(rb"(?m)^[ \t]*#[ \t]*(if|elif|else|endif)\b[^\n]*")
+# a C# directive's line (`#if FEATURE`, `#endregion`): no part of a signature; `#if … #endif`
+# groups are read by its word (`_else_groups_blanked`)
+_DIRECTIVE_LINE = re.compile(rb"(?m)^[ \t]*#[ \t]*(if|elif|else|endif|region|endregion|pragma)\b[^\n]*")
 _ELSE_NEXT = re.compile(rb"\r?\n[ \t]*else\b")
 
 
@@ -605,11 +604,11 @@ def _else_groups_blanked(source: bytes) -> bytes:
     the grammar reads the chain whole, and the members after the method stay in their class."""
     groups: list[list[re.Match[bytes]]] = []
     stack: list[list[re.Match[bytes]]] = []
-    for match in _DIRECTIVE_AT.finditer(source):
+    for match in _DIRECTIVE_LINE.finditer(source):
         word = match.group(1)
         if word == b"if":
             stack.append([match])
-        elif stack:
+        elif stack and word in (b"elif", b"else", b"endif"):
             stack[-1].append(match)
             if word == b"endif":
                 groups.append(stack.pop())
@@ -651,9 +650,9 @@ def _renamed(match: re.Match[bytes]) -> bytes:
 
 def _spaces(match: re.Match[bytes]) -> bytes:
     """The annotations of `_ANNOTATED_CONSTRUCTOR` made spaces of their length."""
-    start, end = match.span(1)
+    start, end = match.start(1) - match.start(), match.end(1) - match.start()
     text = match.group(0)
-    return text[: start - match.start()] + b" " * (end - start) + text[end - match.start() :]
+    return text[:start] + _as_spaces(text[start:end]) + text[end:]
 
 
 def _as_comment(match: re.Match[bytes]) -> bytes:
@@ -2025,7 +2024,6 @@ _RUST_WORDS = frozenset({
 # they declare (`_Walker.guarded_name`)
 _GUARDING_STATEMENTS = frozenset({"if_statement", "try_statement", "with_statement"})
 _GUARDED_BODIES = frozenset({"block", "else_clause", "elif_clause", "except_clause", "finally_clause"})
-_DECLARING = frozenset({"function_definition", "class_definition", "decorated_definition"})
 
 
 _EXTENDING = frozenset({"function_declaration", "property_declaration"})  # Kotlin: what an extension is
@@ -2070,7 +2068,7 @@ def _module_docstring(statement: tree_sitter.Node) -> bool:
 def _declares(statement: tree_sitter.Node) -> bool:
     """Whether a Python statement declares a name of its own: a definition, an assignment (an
     import brings in another's: `if TYPE_CHECKING:` and its imports is named `TYPE_CHECKING`)."""
-    if statement.type in _DECLARING:
+    if statement.type in _PYTHON_DEFINITIONS:
         return True
     first = statement.named_children[0] if statement.named_children else None
     return statement.type == "expression_statement" and first is not None and first.type == "assignment"
@@ -2933,9 +2931,6 @@ def _comment_above(source: bytes, line: int) -> bool:
     return above.startswith((b"//", b"/*", b"* ", b"*/", b"#")) and not _DIRECTIVE_BYTES.match(above)
 
 
-_DIRECTIVE_BYTES = re.compile(rb"#\s*(?:define|include|if|ifdef|ifndef|else|elif|endif|pragma|undef|error)\b")
-
-
 def _body_within(syntax: tree_sitter.Node, depth: int = 4) -> tree_sitter.Node | None:
     """A definition's body: its own, or that of what it wraps (a decorated function, an
     exported `const f = () => {…}`: each level's largest child), `depth` levels down at most."""
@@ -2950,25 +2945,29 @@ def _body_within(syntax: tree_sitter.Node, depth: int = 4) -> tree_sitter.Node |
     return None
 
 
-def _first_end(body: tree_sitter.Node | None, attached: frozenset[str]) -> int:
-    """Where the first statement (no comment) of a definition's body ends, or -1."""
-    first = (
+def _first_statement(body: tree_sitter.Node | None, attached: frozenset[str]) -> tree_sitter.Node | None:
+    """The first statement (no comment) of a definition's body, or None."""
+    return (
         next((c for c in body.named_children if c.type not in attached), None) if body is not None else None
     )
+
+
+def _first_end(body: tree_sitter.Node | None, attached: frozenset[str]) -> int:
+    """Where the first statement of a definition's body ends, or -1."""
+    first = _first_statement(body, attached)
     return -1 if first is None else first.end_byte
 
 
 def _first_statement_line(body: tree_sitter.Node | None, attached: frozenset[str]) -> int:
     """Where the line of the first statement (no comment) of a definition's body begins, or -1
     (no body, or an empty one)."""
-    if body is None:
-        return -1
-    first = next((c for c in body.named_children if c.type not in attached), None)
+    first = _first_statement(body, attached)
     return -1 if first is None else first.start_byte - first.start_point.column
 
 
 _COMMENT_STARTS = ("//", "#", "/*", "*", "--", '"""', "'''", "@")
 _DIRECTIVE = re.compile(r"#\s*(?:define|include|if|ifdef|ifndef|else|elif|endif|pragma|undef|error)\b")
+_DIRECTIVE_BYTES = re.compile(_DIRECTIVE.pattern.encode())  # `_DIRECTIVE`, of bytes
 
 
 def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
