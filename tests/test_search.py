@@ -637,6 +637,45 @@ def test_copies_of_a_chunk_are_shown_once_as_the_newest_version_listing_the_othe
     )
 
 
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """A changelog with no title of its own and a symlink to it (uvicorn's `CHANGELOG.md` →
+    `docs/release-notes.md`), and one function in two modules, word for word."""
+    root = tmp_path_factory.mktemp("linked")
+    (root / "home").mkdir()
+    kb = root / "kb"
+    (kb / "docs").mkdir(parents=True)
+    (kb / "docs" / "release-notes.md").write_text(
+        "## 0.2 (May)\n\nThe sprocket pool drains on exit.\n\n## 0.1 (April)\n\nFirst release.\n",
+        encoding="utf-8",
+    )
+    (kb / "CHANGELOG.md").symlink_to("docs/release-notes.md")
+    function = "def drain(pool):\n    # empty the sprocket pool before exit\n    pool.clear()\n"
+    (kb / "h11_backend.py").write_text(function, encoding="utf-8")
+    (kb / "tools_backend.py").write_text(function, encoding="utf-8")
+    (kb / ".ra.toml").write_text(
+        'root = true\n\n[tree.kb]\npath = "."\ninclude = ["**/*.md", "**/*.py"]\n', encoding="utf-8"
+    )
+    build(kb, root / "home")
+    return open_store(kb / ".ra")
+
+
+def test_a_page_and_a_symlink_to_it_are_one_result_though_each_is_titled_by_its_file_name(
+    linked: Store,
+) -> None:
+    topic = search_topic(linked, "sprocket pool drains", SearchParams(kinds=("docs",)))
+    assert [(h.record.breadcrumb[0], h.also) for h in topic.hits] in (
+        [("CHANGELOG", ("kb:docs/release-notes.md#02-may",))],
+        [("release-notes", ("kb:CHANGELOG.md#02-may",))],
+    )
+
+
+def test_the_same_function_in_two_files_is_two_results(linked: Store) -> None:
+    topic = search_topic(linked, "empty the sprocket pool", SearchParams(kinds=("code",)))
+    assert sorted(h.record.path for h in topic.hits) == ["h11_backend.py", "tools_backend.py"]
+    assert all(h.also == () for h in topic.hits)
+
+
 def test_sections_that_differ_only_in_parts_that_did_not_match_are_not_collapsed(versions: Store) -> None:
     topic = search_topic(versions, "sprocket handle", SearchParams(aggregation_threshold=0.5))
     shown = {h.id: h.also for h in topic.hits}

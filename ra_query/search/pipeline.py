@@ -1073,7 +1073,8 @@ def _shown(run: _Run, results: list[Result], found: list[tuple[ChunkRecord, floa
     A result whose own body is empty (a document node whose text sits under its one h1, a
     heading with only sub-headings) yields to its best-scoring descendant among the
     candidates, or, when none matched, shows its whole section. Results with the same
-    breadcrumb and the same text (whitespace aside) collapse into the first, listing the others.
+    breadcrumb and the same text (whitespace aside; `_content_key`) collapse into the first,
+    listing the others.
     """
     scores = {record.id: score for record, score in found}
     out: list[Shown] = []
@@ -1356,7 +1357,10 @@ def _same_section(run: _Run, a: Shown, b: Shown) -> bool:
 def _content_key(
     run: _Run, result: Result, record: ChunkRecord, parts: tuple[ChunkRecord, ...]
 ) -> tuple[object, ...]:
-    """What two results must share to be the same content: breadcrumb and text, whitespace aside.
+    """What two results must share to be the same content: breadcrumb and text, whitespace aside
+    — a docs result's breadcrumb below its page's title, which copies of a page may each take
+    from their file's name (`CHANGELOG.md`, a symlink to `docs/release-notes.md`). Code keeps its
+    path: the same method in two files (two backends of one protocol) is two places to read.
 
     An aggregated section is keyed by its own text and its matching constituents' (the copies of
     one page match alike), which spares fetching every candidate section in full; only sections
@@ -1366,7 +1370,8 @@ def _content_key(
     if result.aggregated:
         matched = (run.records[c] for c in result.constituents if c in run.records and c != record.id)
         shown = (record, *matched)
-    return (record.breadcrumb, *(" ".join(p.content().split()) for p in shown))
+    crumbs = record.breadcrumb if record.kind == "code" else record.breadcrumb[1:]
+    return (crumbs, *(" ".join(p.content().split()) for p in shown))
 
 
 def _best_descendant(run: _Run, record: ChunkRecord, scores: dict[str, float]) -> ChunkRecord | None:
