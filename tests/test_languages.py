@@ -1483,6 +1483,37 @@ def test_scala_3_extensions_givens_and_package_objects_hold_their_definitions() 
     assert chunks["Config"].members == ()  # a given's locals (`base`) are no members
 
 
+def test_scala_tests_of_munit_and_scalatest_are_tests_named_by_their_titles() -> None:
+    source = (
+        "class StackSuite extends munit.FunSuite {\n  def sample: List[Int] = List(1, 2)\n\n"
+        '  test("reverse twice is identity") {\n    assertEquals(sample.reverse.reverse, sample)\n  }\n\n'
+        '  describe("A Stack") {\n    it("pops values") {\n      assert(pop() == 2)\n    }\n  }\n\n'
+        '  "A Stack" should "pop values in order" in {\n    assert(pop() == 2)\n  }\n\n'
+        '  it should "throw when empty" in {\n    intercept[NoSuchElementException](pop())\n  }\n\n'
+        '  "A queue" when {\n    "empty" should {\n      "be empty" in {\n        assert(q.isEmpty)\n      }\n    }\n  }\n\n'
+        '  Feature("Checkout") {\n    Scenario("pays by card") {\n      pay()\n    }\n  }\n\n'
+        "  val doubled = sample map (_ * 2)\n}\n"
+    )
+    chunks = chunks_of("StackSuite.scala", source)
+    assert defined(chunks) == {
+        "StackSuite": "class",
+        "StackSuite.sample": "method",
+        "StackSuite.reverse-twice-is-identity": "test",
+        "StackSuite.a-stack": "test",
+        "StackSuite.a-stack.pops-values": "test",
+        "StackSuite.a-stack-should-pop-values-in-order": "test",
+        "StackSuite.it-should-throw-when-empty": "test",
+        "StackSuite.a-queue": "test",
+        "StackSuite.a-queue.empty": "test",
+        "StackSuite.a-queue.empty.be-empty": "test",
+        "StackSuite.checkout": "test",
+        "StackSuite.checkout.pays-by-card": "test",
+        "StackSuite.doubled": "block",  # an infix call with no title is a statement
+    }  # had been blocks `StackSuite.test`, `StackSuite.describe`, `StackSuite.it`
+    test = chunks["StackSuite.reverse-twice-is-identity"]
+    assert (test.line_start, test.line_end, test.title) == (4, 6, 'test("reverse twice is identity")')
+
+
 def test_a_lua_table_of_functions_holds_them_as_its_methods() -> None:
     source = (
         "--- Git tasks.\nM.clone = {\n  skip = function(plugin)\n    return false\n  end,\n"

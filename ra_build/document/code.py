@@ -1303,6 +1303,8 @@ class _Walker:
         kind = node.type
         if self.g.module in _OWN_NAMING or kind in _OWN_KINDS or (self.g.module, kind) in _OWN_PAIRS:
             return self.own_name(node)
+        if self.g.module == "tree_sitter_scala" and kind in _SCALA_TESTS:
+            return self.scala_test_name(node)
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
         if kind in _DEFAULT_VALUES and "export_statement" in self.g.wrappers:  # `export default …`
@@ -1767,6 +1769,9 @@ class _Walker:
         if node.type in _OBJECT_HOLDERS or node.type == "object":
             value = self.class_value(node) if node.type in _OBJECT_HOLDERS else None
             return value.child_by_field_name("body") if value is not None else self.object_of(node)
+        if self.g.module == "tree_sitter_scala" and node.type in _SCALA_TESTS:  # `describe("x") {…}`
+            block = node.child_by_field_name("arguments" if node.type == "call_expression" else "right")
+            return block if block is not None and block.type == "block" else None
         if node.type == "call_expression":  # JavaScript: describe("x", () => { … })
             return self.test_function_body(node)
         if node.type == "call":  # Ruby: describe "x" do … end
@@ -1799,6 +1804,13 @@ class _Walker:
     def leaf_test(self, node: tree_sitter.Node) -> bool:
         """Whether `node` is a test case (`it`, `test`: one chunk, however many functions it
         defines inside) rather than a group of them (`describe`, `context`: a container)."""
+        if self.g.module == "tree_sitter_scala" and node.type in _SCALA_TESTS:
+            if node.type == "infix_expression":  # `"x" should "y" in {…}`; `"x" when {…}` groups
+                operator = node.child_by_field_name("operator")
+                return operator is not None and self.text(operator) in _SCALA_TEST_CASES
+            call = node.child_by_field_name("function")  # `describe("x")` of `describe("x") {…}`
+            word = call.child_by_field_name("function") if call is not None else None
+            return word is not None and self.text(word).lower() not in _TEST_GROUPS  # `Feature("x")`
         if node.type not in ("call_expression", "call"):
             return False
         function = node.child_by_field_name("function") or node.child_by_field_name("method")
@@ -1831,6 +1843,45 @@ class _Walker:
         else:
             return None
         return _test_slug(title)
+
+    def scala_test_name(self, node: tree_sitter.Node) -> str | None:
+        """A Scala test's or group's name: its title made a slug — munit's and ScalaTest's
+        `test("reverses twice")`, `describe("A Stack")`, `it("pops")` before a `{…}` block, or
+        the words of `"A Stack" should "pop values" in {…}`, `it should "throw" in {…}`,
+        `"A Stack" when {…}`, `"empty" - {…}` (FlatSpec, WordSpec, FreeSpec) — else None."""
+        if node.type == "call_expression":
+            call, block = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+            word = call.child_by_field_name("function") if call is not None else None
+            if call is None or block is None or block.type != "block" or word is None:
+                return None
+            if word.type != "identifier" or self.text(word).lower() not in _SCALA_TEST_CALLS:
+                return None
+            arguments = call.child_by_field_name("arguments")
+            titles = arguments.named_children if arguments is not None else []
+            title = titles[0] if titles else None
+            if title is None or title.type != "string":
+                return None
+            return _test_slug(_scala_string(self.text(title)))
+        block, operator = node.child_by_field_name("right"), node.child_by_field_name("operator")
+        if block is None or block.type != "block" or operator is None:
+            return None
+        if self.text(operator) not in _SCALA_TEST_VERBS:
+            return None
+        words: list[str] = []
+        said = False  # a title holds a string: `x should {…}` is a call, no test
+        stack = [node.child_by_field_name("left")]
+        while stack:
+            part = stack.pop()
+            if part is None:
+                continue
+            if part.type == "string":
+                words.append(_scala_string(self.text(part)))
+                said = True
+            elif part.type == "infix_expression":  # `"A Stack" should "pop"`, `"x" taggedAs (Slow)`
+                stack += reversed([part.child_by_field_name(f) for f in ("left", "operator", "right")])
+            elif part.type == "identifier" and self.text(part) in _SCALA_TEST_WORDS:
+                words.append(self.text(part))
+        return _test_slug(" ".join(words)) if said else None
 
     def grouped_type(
         self, spec: tree_sitter.Node, start: int, prefix: str, crumbs: tuple[str, ...]
@@ -1953,6 +2004,22 @@ _TEST_CALLS = frozenset({
 _TEST_GROUPS = frozenset({
     "describe", "context", "suite", "feature", "shared_examples", "shared_context", "shared_examples_for",
 })  # fmt: skip
+# Scala: munit's and ScalaTest's test calls before a `{…}` block (`test("x") {…}`, FeatureSpec's
+# `Scenario("x")`), the words between the titles of the infix styles (`"x" should "y" in {…}`) and
+# what ends a test rather than a group there (`in`, `ignore`; `"x" when {…}` groups)
+_SCALA_TESTS = frozenset({"call_expression", "infix_expression"})
+_SCALA_TEST_CALLS = _TEST_CALLS | {"property", "ignore", "they", "scenario", "feature"}
+_SCALA_TEST_CASES = frozenset({"in", "ignore", "is"})
+_SCALA_TEST_VERBS = _SCALA_TEST_CASES | {"should", "must", "can", "when", "which", "that", "-"}
+_SCALA_TEST_WORDS = _SCALA_TEST_VERBS - {"in", "ignore", "is", "-"} | {"it", "they"}
+
+
+def _scala_string(text: str) -> str:
+    """A Scala string literal's text without its quotes (`"x"`, `\"\"\"x\"\"\"`)."""
+    quotes = '"""' if text.startswith('"""') else '"'
+    return text.removeprefix(quotes).removesuffix(quotes)
+
+
 _TEST_SLUG_CHARS = 60
 _NOT_SLUG = re.compile(r"[^\w.#]+|\.{2,}")  # letters of any script, digits, `_`, `#`, one `.`
 

@@ -337,10 +337,15 @@ GRAMMARS: dict[str, Grammar] = {
             "package_object": "object",
             "given_definition": "object",  # `given intShow: Show[Int] with …` (code._Walker.name_of)
             "extension_definition": "extension",  # Scala 3: `extension (s: String)` and its defs
+            # munit's and ScalaTest's tests: `test("x") {…}`, `describe("x") {…}`, `"x" should
+            # "y" in {…}`, `"x" when {…}`: named by their titles (code._Walker.scala_test_name)
+            "call_expression": "test",
+            "infix_expression": "test",
         },
         containers=frozenset(
             {"class_definition", "object_definition", "trait_definition", "enum_definition"}
             | {"package_object", "given_definition", "extension_definition"}
+            | {"call_expression", "infix_expression"}  # a group of tests: `describe`, `"x" when {…}`
         ),
         bodies=frozenset({"template_body", "enum_body", "with_template_body"}),
         attached=frozenset({"comment", "block_comment"}),
