@@ -716,6 +716,26 @@ PIECES = {
         'class K {\n  @SuppressWarnings("x")\n  static final int BIT = 1;\n}\n',
         "\n",
     ],
+    "m.lua": [
+        "local M = {}\n",
+        "function M.f(a)\n  return a\nend\n",
+        "do\n  local c = {}\n  function M.get(k) return c[k] end\nend -- do\n",
+        'if _VERSION == "5.1" then\n  function M.len(t) return #t end\nelse\n  M.len = rawlen\nend\n',
+        'describe("stack", function()\n  it("pops", function()\n    x()\n  end)\nend)\n',
+        'for _, db in ipairs(dbs) do\n  it("runs on " .. db, function() end)\nend\n',
+        "return M\n",
+        "\n",
+    ],
+    "m.scala": [
+        "class S extends munit.FunSuite {\n",
+        '  test("adds") {\n    assert(1 + 1 == 2)\n  }\n',
+        '  "A stack" should "pop" in {\n    pop()\n  }\n',
+        '  describe("x") {\n    it("y") { z }\n  }\n',
+        "  def f(a: Int) = a\n",
+        "}\n",
+        "object O {\n  val x = 1\n}\n",
+        "\n",
+    ],
     "m.yaml": ["key: 1\n", "# note\nlist:\n  - a\n", "nested:\n  inner: 2\n", "---\n", "\n", "- item\n"],
     "m.toml": ["a = 1\n", "[table]\nb = 2\n", "# note\n", "\n", "[[arr]]\nc = 3\n"],
 }
@@ -750,12 +770,12 @@ def test_every_line_of_a_code_file_with_words_is_in_some_chunk_and_every_range_s
         covered.update(range(chunk.line_start, chunk.line_end + 1))
     lines = data.decode("utf-8-sig").replace("\r\n", "\n").split("\n")
     for number, line in enumerate(lines, start=1):
-        # what only closes (Ruby's `end`; C's and C#'s `#endif`, `#else` alone after a blank line)
-        # is, as a closing bracket, never a chunk of its own
+        # what only closes (Ruby's `end`, Lua's `end)`; C's and C#'s `#endif`, `#else` alone after a
+        # blank line) is, as a closing bracket, never a chunk of its own
         directive = path.endswith((".c", ".h", ".cpp", ".cs")) and re.fullmatch(
             r"\s*#\s*(?:endif|else|endregion)\b.*", line
         )
-        if re.search(r"\w", line) and line.strip() != "end" and not directive:
+        if re.search(r"\w", line) and not re.fullmatch(r"\s*end[)\]},;]*", line) and not directive:
             assert number in covered, (path, number, line, text)
 
 

@@ -1532,6 +1532,41 @@ def test_a_lua_table_of_functions_holds_them_as_its_methods() -> None:
     assert chunks["M.clone.skip"].body.endswith("  end,")  # the `,` after it is its own
 
 
+def test_busted_tests_are_tests_named_by_their_titles_and_a_loop_of_them_stands_in_its_place() -> None:
+    source = (
+        "local function new_stack() return {} end\n\n"
+        'describe("Stack", function()\n  it("pops in order", function()\n    assert.are.equal(2, new_stack():pop())\n'
+        '  end)\n\n  pending("grows")\nend)\n\n'
+        'for _, strategy in ipairs({ "postgres", "off" }) do\n  describe("proxy #" .. strategy, function()\n'
+        '    it("routes by host", function()\n      assert.res_status(200, get("/"))\n    end)\n  end)\nend -- for\n\n'
+        "lazy_teardown(function()\n  helpers.stop_kong()\nend)\n"
+    )
+    chunks = chunks_of("stack_spec.lua", source)
+    assert defined(chunks) == {
+        "new_stack": "function",
+        "stack": "test",
+        "stack.pops-in-order": "test",
+        "stack.pending": "block",  # a title with no function is no test
+        "proxy-#": "test",
+        "proxy-#.routes-by-host": "test",
+        "lazy_teardown": "block",  # a hook, not a test
+    }  # had been blocks `describe` and `_`
+    assert chunks["stack"].title == 'describe("Stack", function()'
+    assert chunks["proxy-#"].line_start == 11  # the loop's head opens it
+
+
+def test_lua_functions_defined_in_a_do_block_or_an_if_are_definitions() -> None:
+    source = (
+        "local M = {}\n\ndo\n  local store = {}\n\n  function M.get(key)\n    return store[key]\n  end\nend\n\n"
+        'if _VERSION == "Lua 5.1" then\n  function M.rawlen(t)\n    return #t\n  end\nelse\n'
+        "  M.rawlen = rawlen\nend\n\nif debug then\n  print(1)\nend\n\nreturn M\n"
+    )
+    chunks = chunks_of("compat.lua", source)
+    assert defined(chunks) == {"M.get": "function", "M.rawlen": "function", "M": "block"}  # had been none
+    assert (chunks["M.get"].line_start, chunks["M.rawlen"].line_start) == (6, 11)  # the `if … then` opens it
+    assert chunks["M"].body.startswith("else\n  M.rawlen = rawlen\nend")  # a branch that defines none
+
+
 def test_a_zig_const_struct_holds_its_functions_and_declares_its_fields() -> None:
     source = (
         'const std = @import("std");\n\n/// A point.\npub const Point = struct {\n    x: f32,\n    y: f32,\n\n'

@@ -127,8 +127,9 @@ CHUNKER_VERSION = (
     # it; no title holds a directive; 89: a C# `#if … #endif` that splits an `else` chain is read
     # without its directive lines; 90: a long Python module docstring is the block `__doc__`;
     # 91: a Kotlin modifier word used as a name is parsed as a name
-    # 92: Scala's munit and ScalaTest tests are tests
-    92
+    # 92: Scala's munit and ScalaTest tests are tests; 93: busted's tests are tests, and Lua's
+    # functions in a `do`, an `if` or a loop are definitions
+    93
 )
 
 

@@ -275,6 +275,19 @@ _OPENING = frozenset({"preproc_if", "preproc_ifdef"})  # their first line opens;
 # shell: `if [ -n "$ZSH_VERSION" ]; then f() {…}`), `fi` closes what precedes
 _SHELL_WORDS = {"if": _OPENS, "then": _OPENS, "elif": _OPENS, "else": _OPENS, "fi": _CLOSES}
 _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
+# …and Lua's, whose `if`, `do … end` and loops define functions as often (`if _VERSION == "Lua
+# 5.1" then function M.rawlen(t) … end end`, `do local cache = {} function M.get(k) … end end`,
+# `for _, db in ipairs(strategies) do describe("proxy #" .. db, function() … end) end`)
+_SHELL_WORDS |= {"elseif": _OPENS, "do": _OPENS, "for": _OPENS, "while": _OPENS, "in": _OPENS, "end": _CLOSES}
+_LUA_FUNCTION = "function_definition"  # a Lua function value: `function (a) … end`
+_TRAILING_COMMENT = re.compile(rb"\s(?:#|--).*$")  # `end  # if`, `end -- for flavor`: after a closing word
+_LUA_BRANCHING = frozenset(
+    {"if_statement", "elseif_statement", "else_statement", "do_statement", "for_statement", "while_statement"}
+)
+# the head of a conditional (`#if X`'s name and condition, a Lua `for`'s clause) opens what follows
+# in these (`#elif X`'s closes what precedes)
+_HEAD_FIELDS = ("name", "condition", "clause")
+_OPENING_HEADS = _OPENING | _SHELL_CONDITIONS | _LUA_BRANCHING
 # C#'s directives that mark code rather than choose it: `#region x` and `#pragma warning disable X`
 # open what follows, `#endregion` and `#pragma warning restore X` close what precedes
 _DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"})
@@ -774,6 +787,7 @@ class _Walker:
         self.source = source
         self.masked = source if masked is None else masked  # what was parsed (`_MACROS`)
         self.directives: set[int] = set()  # the ids of `#if`'s names and conditions: never a name
+        self.dropped_row = -1  # the row of a closing `end` in no chunk (`close`): its comment is in none
 
     def text(self, node: tree_sitter.Node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -826,6 +840,8 @@ class _Walker:
             if role == _OPENS:  # `#if X`, `#ifndef GUARD`: the start of what follows, like a comment
                 self.directives.add(node.id)
                 pending.append(node)
+                continue
+            if kind in attached and node.start_point.row == self.dropped_row:
                 continue
             if kind in attached and not pending and (last := self.trailing(node, out, gaps)):
                 # `x = 1  # why`, `#endif  // GUARD`: a comment on the line its statement ends on
@@ -907,6 +923,9 @@ class _Walker:
         last = out[-1] if out and not gaps[-1] and not out[-1].children else None
         if last is not None and self.source.count(b"\n", last.span.end, node.start_byte) <= 1:
             _extend(last, node.end_byte)
+        elif node.type == "end" and not pending and not gaps[-1]:
+            self.dropped_row = node.end_point.row  # a Lua loop's `end` after a group of tests: a
+            return  # closing bracket, no statement's start (nor is `-- for` after it)
         else:
             gaps[-1].append(self.span_of(node))
 
@@ -1012,8 +1031,8 @@ class _Walker:
                 elif kind in _SHELL_WORDS:
                     condition = condition and kind != "then"
                     yield node, _SHELL_WORDS[kind]
-            elif conditional and (condition or parent.field_name_for_child(k) in ("name", "condition")):
-                yield node, _OPENS if parent.type in _OPENING or parent.type in _SHELL_CONDITIONS else _CLOSES
+            elif conditional and (condition or parent.field_name_for_child(k) in _HEAD_FIELDS):
+                yield node, _OPENS if parent.type in _OPENING_HEADS else _CLOSES
             elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(kind)):
                 yield node, _STATEMENT
 
@@ -1093,9 +1112,9 @@ class _Walker:
         """Whether a run of statements is only `#else`, `#endif` or `#endregion` lines and
         brackets (`}  // namespace leveldb` too), in a language with such directives: never a
         chunk of its own."""
-        if self.g.module == "tree_sitter_elixir":  # the `else` and `end` of an `if` that defines
+        if self.g.module in ("tree_sitter_elixir", "tree_sitter_lua"):  # an `if`'s `else` and `end`
             return all(
-                line.strip() in (b"", b"else", b"end")
+                _TRAILING_COMMENT.sub(b"", line).strip() in (b"", b"else", b"end")
                 for line in self.source[span.start : span.end].split(b"\n")
             )
         text = self.source[span.start : span.end]
@@ -1108,6 +1127,8 @@ class _Walker:
     def opened(self, node: tree_sitter.Node) -> bool:
         """Whether what a conditional holds stands in its place: always, but for a shell `if`,
         only one that defines a function in a branch (else it is a statement like a loop)."""
+        if node.type in _LUA_BRANCHING and self.g.module == "tree_sitter_lua":
+            return self.lua_defines(node)
         if node.type not in _SHELL_CONDITIONS:
             return True
         branches = [node, *(c for c in node.named_children if c.type in ("elif_clause", "else_clause"))]
@@ -1305,6 +1326,8 @@ class _Walker:
             return self.own_name(node)
         if self.g.module == "tree_sitter_scala" and kind in _SCALA_TESTS:
             return self.scala_test_name(node)
+        if self.g.module == "tree_sitter_lua" and kind == "function_call":
+            return self.lua_test_name(node)
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
         if kind in _DEFAULT_VALUES and "export_statement" in self.g.wrappers:  # `export default …`
@@ -1557,6 +1580,52 @@ class _Walker:
         fields = (f.child_by_field_name("value") for f in table.named_children if f.type == "field")
         return table if any(v is not None and v.type == "function_definition" for v in fields) else None
 
+    def lua_defines(self, node: tree_sitter.Node) -> bool:
+        """Whether a Lua `if`, `do` or loop defines a function or a test in its blocks (not in
+        a function's body): what it holds then stands in its place."""
+        stack = [node]
+        while stack:
+            for child in stack.pop().named_children:
+                if child.type == "block" or child.type in _LUA_BRANCHING:
+                    stack.append(child)
+                elif child.type == "function_call":
+                    if self.lua_test_function(child) is not None:
+                        return True
+                elif child.type == "function_declaration":
+                    return True
+                elif (inner := self.unwrap(child)) is not None and inner.type == "assignment_statement":
+                    values = inner.named_children[-1].named_children if inner.named_children else []
+                    if self.lua_table(inner) is not None or any(v.type == _LUA_FUNCTION for v in values):
+                        return True  # `M.get = function (k) … end`, a table of functions
+        return False
+
+    def lua_test_function(self, call: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The function of a busted test or group (`it("pops", function() … end)`): its last
+        argument, after a title; None for any other call."""
+        word = call.child_by_field_name("name")
+        arguments = call.child_by_field_name("arguments")
+        given = arguments.named_children if arguments is not None else []
+        if word is None or self.text(word) not in _TEST_CALLS | _LUA_TEST_GROUPS or len(given) < 2:
+            return None
+        title = given[0]
+        titled = title.type == "string" or (title.type == "binary_expression" and b'"' in (title.text or b""))
+        return given[-1] if titled and given[-1].type == _LUA_FUNCTION else None
+
+    def lua_test_name(self, call: tree_sitter.Node) -> str | None:
+        """A busted test's or group's name (`describe`, `insulate`, `it`, `pending` with a title
+        and a function): its title made a slug, the strings of a joined one (`"proxy #" ..
+        strategy` is `proxy`); None for any other call."""
+        if self.lua_test_function(call) is None:
+            return None
+        arguments = call.child_by_field_name("arguments")
+        title = arguments.named_children[0] if arguments is not None else None
+        strings = [title] if title is not None and title.type == "string" else []
+        while title is not None and title.type == "binary_expression":  # `"a" .. b .. "c"`
+            strings += [c for c in title.named_children if c.type == "string"]
+            title = next((c for c in title.named_children if c.type == "binary_expression"), None)
+        contents = [c.child_by_field_name("content") for c in strings]
+        return _test_slug(" ".join(self.text(c) for c in contents if c is not None))
+
     def elixir_word(self, node: tree_sitter.Node) -> str:
         """The word an Elixir call begins with (`defmodule`, `def`, `use`), or ""."""
         target = node.child_by_field_name("target")
@@ -1781,6 +1850,9 @@ class _Walker:
             return node
         if node.type == "assignment_statement":  # Lua: a table of functions
             return self.lua_table(node)
+        if node.type == "function_call":  # Lua: describe("x", function() … end)
+            function = self.lua_test_function(node)
+            return function.child_by_field_name("body") if function is not None else None
         return node.child_by_field_name("body") or next(
             (c for c in node.named_children if c.type in self.g.bodies), None
         )
@@ -1811,6 +1883,9 @@ class _Walker:
             call = node.child_by_field_name("function")  # `describe("x")` of `describe("x") {…}`
             word = call.child_by_field_name("function") if call is not None else None
             return word is not None and self.text(word).lower() not in _TEST_GROUPS  # `Feature("x")`
+        if node.type == "function_call" and self.g.module == "tree_sitter_lua":
+            word = node.child_by_field_name("name")
+            return word is not None and self.text(word) not in _TEST_GROUPS | _LUA_TEST_GROUPS
         if node.type not in ("call_expression", "call"):
             return False
         function = node.child_by_field_name("function") or node.child_by_field_name("method")
@@ -1962,7 +2037,7 @@ class _Walker:
                 end, body = arrow
             else:
                 end = min(end, self.source.find(b"=>", start, node.end_byte) % (node.end_byte + 1))
-        if kind in ("call_expression", "call") and (inner := self.body_of(node)) is not None:
+        if kind in _TEST_CALL_NODES and (inner := self.body_of(node)) is not None:
             end = inner.start_byte  # a test block: `it("does x", () =>`, `it "does x" do`
         if kind in self.g.containers and end - start < SIGNATURE_CHARS * 4:
             heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
@@ -1970,7 +2045,7 @@ class _Walker:
         head = self.source[start:end]
         if b"\n" in head:  # over several lines: perhaps a comment between its parameters
             head = self.uncommented(node, start, end)
-        if (body is None and kind not in ("call_expression", "call")) or kind in (
+        if (body is None and kind not in _TEST_CALL_NODES) or kind in (
             "type_declaration",
             "struct_item",
             "enum_item",
@@ -2008,6 +2083,8 @@ _TEST_GROUPS = frozenset({
 # `Scenario("x")`), the words between the titles of the infix styles (`"x" should "y" in {…}`) and
 # what ends a test rather than a group there (`in`, `ignore`; `"x" when {…}` groups)
 _SCALA_TESTS = frozenset({"call_expression", "infix_expression"})
+_LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
+_TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call"})  # a test block's call
 _SCALA_TEST_CALLS = _TEST_CALLS | {"property", "ignore", "they", "scenario", "feature"}
 _SCALA_TEST_CASES = frozenset({"in", "ignore", "is"})
 _SCALA_TEST_VERBS = _SCALA_TEST_CASES | {"should", "must", "can", "when", "which", "that", "-"}

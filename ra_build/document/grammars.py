@@ -358,9 +358,19 @@ GRAMMARS: dict[str, Grammar] = {
             "function_declaration": "function",  # `function M.add(a, b)`, `function M:send(x)`
             "assignment_statement": "function",  # `M.sub = function (a, b) … end` (code._Walker.name_of)
             "field": "method",  # in a table of functions: `M.git = { run = function (self) … end }`
+            # busted's `describe("x", function() … end)`, `it("y", …)`: named by their titles
+            "function_call": "test",
         },
-        containers=frozenset({"assignment_statement"}),  # a table of functions (code._Walker.lua_table)
+        # a table of functions (code._Walker.lua_table), a group of tests
+        containers=frozenset({"assignment_statement", "function_call"}),
         wrappers=frozenset({"variable_declaration"}),  # `local f = function (x) … end`
+        # an `if`, `do` or loop that defines functions or tests: what it holds stands in its
+        # place (code._Walker.lua_defines), its head opening it and its `end` closing it
+        conditionals=frozenset(
+            {"if_statement", "elseif_statement", "else_statement", "do_statement", "for_statement"}
+            | {"while_statement"}
+        ),
+        flattened=frozenset({"block"}),
     ),
     "zig": Grammar(
         "tree_sitter_zig",
