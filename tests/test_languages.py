@@ -311,6 +311,49 @@ def test_rspec_and_minitest_blocks_are_chunks_named_by_their_titles() -> None:
     assert chunks["RoutingTest.renders-inline"].depth == 2
 
 
+def test_shoulda_should_and_rspec_example_blocks_are_tests_and_one_liners_are_not() -> None:
+    source = (
+        "class TestSite < Minitest::Test\n"
+        '  context "creating sites" do\n    should "have an empty tag hash" do\n      assert_equal({}, tags)\n'
+        "    end\n  end\nend\n\n"
+        'describe "cart" do\n  it { should be_empty }\n\n  example "adds an item" do\n    add(1)\n  end\nend\n'
+    )
+    chunks = chunks_of("test_site.rb", source)
+    assert defined(chunks) == {
+        "TestSite": "class",
+        "TestSite.creating-sites": "test",
+        "TestSite.creating-sites.have-an-empty-tag-hash": "test",  # had been part of its context
+        "cart": "test",
+        "cart.adds-an-item": "test",  # had been a block named `example`
+    }
+
+
+def test_a_ruby_operator_method_is_named_by_its_operator() -> None:
+    source = "class Plugin\n  def <=>(other)\n    priority <=> other.priority\n  end\n\n  def <<(x)\n    add(x)\n  end\nend\n"
+    assert list(chunks_of("plugin.rb", source)) == [
+        "",
+        "Plugin",
+        "Plugin.<=>",
+        "Plugin.<<",
+    ]  # `<=>` had been ``
+
+
+def test_pest_tests_in_php_are_tests_named_by_their_titles() -> None:
+    source = (
+        "<?php\n\nfunction cart(): Cart\n{\n    return new Cart();\n}\n\n"
+        "test('adds an item', function () {\n    expect(cart()->count())->toBe(1);\n});\n\n"
+        "describe('checkout', function () {\n    it('charges the card', fn () => expect(pay())->toBeTrue());\n});\n"
+    )
+    chunks = chunks_of("CartTest.php", source)
+    assert defined(chunks) == {
+        "cart": "function",
+        "adds-an-item": "test",
+        "checkout": "test",
+        "checkout.charges-the-card": "test",
+    }  # had been blocks named `test` and `toBeTrue`
+    assert chunks["adds-an-item"].title == "test('adds an item', function ()"
+
+
 # ── Java ───────────────────────────────────────────────────────────────────────────────────────
 
 JAVA = """\

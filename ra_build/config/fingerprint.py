@@ -128,8 +128,9 @@ CHUNKER_VERSION = (
     # without its directive lines; 90: a long Python module docstring is the block `__doc__`;
     # 91: a Kotlin modifier word used as a name is parsed as a name
     # 92: Scala's munit and ScalaTest tests are tests; 93: busted's tests are tests, and Lua's
-    # functions in a `do`, an `if` or a loop are definitions
-    93
+    # functions in a `do`, an `if` or a loop are definitions; 94: Pest's tests, shoulda's `should`
+    # and RSpec's `example` are tests, a Ruby operator method is named by its operator
+    94
 )
 
 

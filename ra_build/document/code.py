@@ -1328,6 +1328,9 @@ class _Walker:
             return self.scala_test_name(node)
         if self.g.module == "tree_sitter_lua" and kind == "function_call":
             return self.lua_test_name(node)
+        if kind == "function_call_expression":  # PHP
+            function = self.php_test_function(node)
+            return _test_slug(_php_string(self.text(function[0]))) if function is not None else None
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
         if kind in _DEFAULT_VALUES and "export_statement" in self.g.wrappers:  # `export default …`
@@ -1456,9 +1459,10 @@ class _Walker:
             kind = "class"  # JavaScript: `module.exports = class Router {…}`, `const Store = class {…}`
         elif syntax == "assignment_statement" and self.lua_table(node) is not None:
             kind = "object"  # Lua: a table of functions
-        # `V<T>::get` → `V.get`, `'foo'` (a TypeScript module) → `foo`
+        # `V<T>::get` → `V.get`, `'foo'` (a TypeScript module) → `foo`; Ruby's `<=>` stays
         display = name
-        while "<" in display and (bare := _TEMPLATE_ARGS.sub("", display)) != display:
+        templated = _HAS_WORD.search(display) is not None
+        while templated and "<" in display and (bare := _TEMPLATE_ARGS.sub("", display)) != display:
             display = bare
         display = display.replace("::", ".").strip("'\"`")
         if self.g.module == "tree_sitter_lua" and ":" in display:  # Lua: `function M:send(x)`
@@ -1579,6 +1583,20 @@ class _Walker:
             return None
         fields = (f.child_by_field_name("value") for f in table.named_children if f.type == "field")
         return table if any(v is not None and v.type == "function_definition" for v in fields) else None
+
+    def php_test_function(self, call: tree_sitter.Node) -> tuple[tree_sitter.Node, tree_sitter.Node] | None:
+        """A Pest test's or group's title string and function (`test('adds an item', function
+        () {…})`, `it('x', fn () => …)`), or None for any other call."""
+        word = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        listed = arguments.named_children if arguments is not None else []
+        given = [a.named_children[0] for a in listed if a.named_children]
+        if word is None or word.type != "name" or self.text(word) not in _TEST_CALLS or len(given) < 2:
+            return None
+        title, function = given[0], given[-1]
+        if title.type not in ("string", "encapsed_string") or function.type not in _PHP_FUNCTIONS:
+            return None
+        return title, function
 
     def lua_defines(self, node: tree_sitter.Node) -> bool:
         """Whether a Lua `if`, `do` or loop defines a function or a test in its blocks (not in
@@ -1850,6 +1868,9 @@ class _Walker:
             return node
         if node.type == "assignment_statement":  # Lua: a table of functions
             return self.lua_table(node)
+        if node.type == "function_call_expression":  # PHP: describe('x', function () { … })
+            function = self.php_test_function(node)
+            return function[1].child_by_field_name("body") if function is not None else None
         if node.type == "function_call":  # Lua: describe("x", function() … end)
             function = self.lua_test_function(node)
             return function.child_by_field_name("body") if function is not None else None
@@ -1883,6 +1904,9 @@ class _Walker:
             call = node.child_by_field_name("function")  # `describe("x")` of `describe("x") {…}`
             word = call.child_by_field_name("function") if call is not None else None
             return word is not None and self.text(word).lower() not in _TEST_GROUPS  # `Feature("x")`
+        if node.type == "function_call_expression":  # PHP: `describe` groups, `it` and `test` do not
+            word = node.child_by_field_name("function")
+            return word is not None and self.text(word) not in _TEST_GROUPS
         if node.type == "function_call" and self.g.module == "tree_sitter_lua":
             word = node.child_by_field_name("name")
             return word is not None and self.text(word) not in _TEST_GROUPS | _LUA_TEST_GROUPS
@@ -2075,6 +2099,7 @@ _TITLED_TESTS = frozenset({"TEST_CASE", "SCENARIO", "TEST_CASE_METHOD", "TEMPLAT
 _TEST_CALLS = frozenset({
     "describe", "context", "it", "test", "specify", "suite", "scenario", "feature", "shared_examples",
     "shared_context", "shared_examples_for",
+    "should", "example",  # shoulda-context's `should "x" do` (jekyll's tests), RSpec's `example`
 })  # fmt: skip
 _TEST_GROUPS = frozenset({
     "describe", "context", "suite", "feature", "shared_examples", "shared_context", "shared_examples_for",
@@ -2084,7 +2109,15 @@ _TEST_GROUPS = frozenset({
 # what ends a test rather than a group there (`in`, `ignore`; `"x" when {…}` groups)
 _SCALA_TESTS = frozenset({"call_expression", "infix_expression"})
 _LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
-_TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call"})  # a test block's call
+_TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call", "function_call_expression"})
+_PHP_FUNCTIONS = frozenset({"anonymous_function", "arrow_function"})  # a Pest test's function
+
+
+def _php_string(text: str) -> str:
+    """A PHP string literal's text without its quotes (`'x'`, `"x"`)."""
+    return text[1:-1] if len(text) > 1 and text[0] in "'\"" and text[-1] == text[0] else text
+
+
 _SCALA_TEST_CALLS = _TEST_CALLS | {"property", "ignore", "they", "scenario", "feature"}
 _SCALA_TEST_CASES = frozenset({"in", "ignore", "is"})
 _SCALA_TEST_VERBS = _SCALA_TEST_CASES | {"should", "must", "can", "when", "which", "that", "-"}

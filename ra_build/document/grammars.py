@@ -274,6 +274,9 @@ GRAMMARS: dict[str, Grammar] = {
             "enum_declaration": "enum",
             "function_definition": "function",
             "method_declaration": "method",
+            # Pest's `test('adds', function () {…})`, `describe('x', …)`, `it('y', fn () => …)`:
+            # named by their titles (code._Walker.php_test_name)
+            "function_call_expression": "test",
         },
         containers=frozenset(
             {
@@ -282,9 +285,11 @@ GRAMMARS: dict[str, Grammar] = {
                 "interface_declaration",
                 "trait_declaration",
                 "enum_declaration",
+                "function_call_expression",  # Pest's `describe`
             }
         ),
         bodies=frozenset({"declaration_list", "compound_statement", "enum_declaration_list"}),
+        wrappers=frozenset({"expression_statement"}),  # `test(…);`
     ),
     "kotlin": Grammar(
         "tree_sitter_kotlin",
