@@ -1557,6 +1557,33 @@ def test_scala_tests_of_munit_and_scalatest_are_tests_named_by_their_titles() ->
     assert (test.line_start, test.line_end, test.title) == (4, 6, 'test("reverse twice is identity")')
 
 
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("Old.swift", "func live() {}\n\n/*\nstruct OldTests {\n    func testA() {}\n}\n*/\n"),
+        ("old.scala", "def live() = 1\n\n/*def old(x: Int) = {\n  val y = x\n  y\n}*/\n"),
+        ("old.lua", "local function live() end\n\n--[[\nfunction M.old()\nend\n]]\n"),
+        ("old.ts", "function live() {}\n\n/*\nexport function old() {}\n*/\n"),
+    ],
+)
+def test_commented_out_code_is_a_comment_not_the_definition_it_holds(path: str, source: str) -> None:
+    chunks = chunks_of(path, source)
+    assert list(chunks)[-1] == "comment"  # had been `OldTests`, `val`, `M`, `old`
+
+
+def test_a_part_is_titled_by_its_code_not_by_a_block_comment_above_it() -> None:
+    source = (
+        "export type Shape = {\n"
+        + "".join(
+            f"\t/*\n\tThe {i}th field, which holds a number of widgets.\n\t*/\n\tfield{i}: number;\n"
+            for i in range(40)
+        )
+        + "};\n"
+    )
+    chunks = chunks_of("shape.ts", source)
+    assert chunks["Shape.2"].title.startswith("type Shape (part 2: field")  # not `The 12th field, …`
+
+
 def test_a_lua_table_of_functions_holds_them_as_its_methods() -> None:
     source = (
         "--- Git tasks.\nM.clone = {\n  skip = function(plugin)\n    return false\n  end,\n"

@@ -129,8 +129,9 @@ CHUNKER_VERSION = (
     # 91: a Kotlin modifier word used as a name is parsed as a name
     # 92: Scala's munit and ScalaTest tests are tests; 93: busted's tests are tests, and Lua's
     # functions in a `do`, an `if` or a loop are definitions; 94: Pest's tests, shoulda's `should`
-    # and RSpec's `example` are tests, a Ruby operator method is named by its operator
-    94
+    # and RSpec's `example` are tests, a Ruby operator method is named by its operator; 95: no
+    # block or part is named or titled by what a block comment holds
+    95
 )
 
 

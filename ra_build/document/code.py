@@ -3149,7 +3149,10 @@ _DIRECTIVE_BYTES = re.compile(_DIRECTIVE.pattern.encode())  # `_DIRECTIVE`, of b
 
 def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
     """The first line of `text` that is code (not a comment or an attribute), shortened: what a
-    part's title shows of where it begins."""
+    part's title shows of where it begins. What a block comment holds is no code (`/* struct
+    OldTests {…} */`, Lua's `--[[ … ]]`: commented-out code names nothing)."""
+    if "/*" in text or "--[" in text:
+        text = _BLOCK_COMMENT.sub(lambda m: "\n" * m[0].count("\n"), text)
     for line in text.split("\n"):
         stripped = line.strip()
         if stripped.startswith("@"):  # `@get:JvmName("name") val name: String`: the code after them
@@ -3163,6 +3166,8 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
     return ""
 
 
+_LUA_BRACKETS = re.compile(r"^\[=*\[|\]=*\]$")
+_BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)|--\[(=*)\[.*?(?:\]\1\]|\Z)", re.S)
 _LEADING_ANNOTATIONS = re.compile(r"^(?:@[\w.:]+(?:\([^()]*\))?\s+)+")
 
 
@@ -3176,6 +3181,7 @@ def _comment_words(text: str) -> str:
     """The first line of a comment's words, without its markers (`/**`, `*`, `//`, `#`)."""
     for line in text.split("\n"):
         words = line.strip().lstrip("})/*#!-; \t").strip().removesuffix("*/").strip()
+        words = _LUA_BRACKETS.sub("", words).strip()  # Lua's `--[[ Notes ]]`
         if words:
             return words[:SIGNATURE_CHARS]
     return _first_line_of(text)
