@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -277,6 +278,42 @@ def test_a_file_that_parses_to_nothing_is_cut_at_blank_lines_with_a_warning() ->
     assert doc is not None
     assert doc.chunks[1].body == "}}} not go {{{\n\n((( still not"
     assert any("blank lines" in w for w in doc.warnings)
+
+
+# a `]` alone in a Kotlin `do {` block, found by mutating timber's Timber.kt: tree-sitter-kotlin's
+# error recovery took 33 s over these 700 bytes and made six million empty nodes
+RUNAWAY_KOTLIN = (
+    "      return if (tag.length <= MAX_TAG_LENGTH || Build.VERSION.SDK_INT >= 26) {\n"
+    "        newline = if (newline != -1) newline else length\n"
+    "          val end = Math.min(newline, i + MAX_LOG_LENGTH)\n]\n          if (priority == Log.ASSERT) {\n"
+    "    @JvmStatic override fun v(t: Throwable?, @NonNls message: String?, vararg args: Any?) {\n"
+    "      treeArray.forEach { it.v(t, message, *args) }\n    }\n\n    /** Log a verbose exception. */\n"
+    "    @JvmStatic override fun v(t: Throwable?) {\n      treeArray.forEach { it.v(t) }\n    }\n\n"
+    "    /** Log a debug message with optional format args. */\n"
+    "    @JvmStatic override fun d(@NonNls message: String?, vararg args: Any?) {\n"
+    "      treeArray.forEach { it.d(message, *args) }"
+)
+
+
+@pytest.fixture
+def quick_timeout(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Parsers that give up after half a second (grammars.PARSE_TIMEOUT_S), for this test only."""
+    from ra_build.document import grammars
+
+    monkeypatch.setattr(grammars, "PARSE_TIMEOUT_S", 0.5)
+    grammars.parser_for.cache_clear()
+    yield
+    grammars.parser_for.cache_clear()
+
+
+@pytest.mark.usefixtures("quick_timeout")
+def test_a_parse_that_runs_away_is_given_up_and_the_file_cut_at_blank_lines_with_a_warning() -> None:
+    doc, _ = chunk_file("src", "Timber.kt", RUNAWAY_KOTLIN.encode())
+    assert doc is not None
+    assert doc.warnings == ("syntax errors tree-sitter could not settle in time: chunked at blank lines",)
+    assert "".join(c.body for c in doc.chunks[1:]).replace("\n", "") == RUNAWAY_KOTLIN.replace("\n", "")
+    healthy, _ = chunk_file("src", "Ok.kt", b"fun ok() = 1\n")  # the same parser, within its time
+    assert healthy is not None and [c.slug for c in healthy.chunks] == ["", "ok"]
 
 
 def test_generated_and_minified_files_are_recognised() -> None:

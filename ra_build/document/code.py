@@ -743,6 +743,10 @@ def grammar_of(path: str, language: str) -> str:
     return "tsx" if path.lower().endswith(".tsx") else language
 
 
+_GAVE_UP = "syntax errors tree-sitter could not settle in time: chunked at blank lines"
+_NODES_PER_BYTE = 20  # a parse tree holds a node for every 3-10 bytes; more is a recovery run away
+
+
 def parse_code(encoded: bytes, language: str) -> Parsed:
     """The definitions, header and blocks of a code file's UTF-8 bytes."""
     warnings: list[str] = []
@@ -760,7 +764,14 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
         masked = _MODIFIER_NAME.sub(_renamed, masked)
     if language == "csharp" and b"#if" in encoded:
         masked = _else_groups_blanked(_BODY_CHOICE.sub(_blank_directives, encoded))
-    root = parser.parse(masked).root_node
+    try:
+        root = parser.parse(masked).root_node
+    except ValueError:  # its timeout passed (grammars.parser_for)
+        parser.reset()  # else the next file's parse would resume this one
+        return Parsed([], [], _paragraphs(encoded), [_GAVE_UP])
+    if root.descendant_count > _NODES_PER_BYTE * len(encoded) + 10_000:
+        # an error recovery that fills the tree with empty nodes (millions for a few hundred bytes)
+        return Parsed([], [], _paragraphs(encoded), [_GAVE_UP])
     if language in DATA_GRAMMARS:
         parsed = _data_entries(root, encoded, language)
         if root.has_error:  # a broken data file: its lines, not a partial tree that drops some

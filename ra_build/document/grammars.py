@@ -560,9 +560,19 @@ class GrammarMissing(Exception):
     """The grammar package of a language is not installed."""
 
 
+# how long one file's parse may take before tree-sitter gives up on it (`parser_for`): a
+# megabyte of code parses in a tenth of a second; a few hundred bytes that a grammar's error
+# recovery cannot settle had taken tree-sitter-kotlin 33 s and six million nodes (a `]` alone
+# inside a `do {` block)
+PARSE_TIMEOUT_S = 10.0
+
+
 @cache
 def parser_for(language: str) -> tree_sitter.Parser:
-    """A parser for `language` (cached: one per process and language)."""
+    """A parser for `language` (cached: one per process and language) that gives up a parse
+    after `PARSE_TIMEOUT_S` (its `parse` raises ValueError)."""
+    import warnings
+
     import tree_sitter
 
     if language in GRAMMARS:
@@ -573,4 +583,8 @@ def parser_for(language: str) -> tree_sitter.Parser:
         grammar = importlib.import_module(module)
     except ImportError as exc:
         raise GrammarMissing(f"the tree-sitter grammar {module} is not installed") from exc
-    return tree_sitter.Parser(tree_sitter.Language(getattr(grammar, function)()))
+    parser = tree_sitter.Parser(tree_sitter.Language(getattr(grammar, function)()))
+    with warnings.catch_warnings():  # the 0.25 bindings' timeout (its successor, a progress
+        warnings.simplefilter("ignore", DeprecationWarning)  # callback, is no option for bytes)
+        parser.timeout_micros = int(PARSE_TIMEOUT_S * 1_000_000)
+    return parser
