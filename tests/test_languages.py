@@ -1719,6 +1719,28 @@ def test_an_elixir_module_holds_its_functions_with_their_doc_and_spec() -> None:
     assert chunks["MyApp.Cache.Entry.new"].parent_id == "src:cache.ex#MyApp.Cache.Entry"
 
 
+def test_an_elixir_doc_stays_with_its_function_across_phoenix_attrs_and_blank_lines() -> None:
+    source = (
+        'defmodule MyAppWeb.CoreComponents do\n  use Phoenix.Component\n\n  def flash(assigns), do: ~H""\n\n'
+        '  @doc """\n  Renders an input.\n  """\n  attr :id, :any, default: nil\n  slot :inner_block\n\n'
+        '  def input(assigns) do\n    ~H"<input id={@id} />"\n  end\n\n'
+        '  @doc """\n  Applies the given filter.\n  """\n\n  def filter(value, filter), do: {value, filter}\n\n'
+        '  @doc "Checks a thing."\n  @callback check(term) :: boolean\n\n  def other(x), do: x\nend\n'
+    )
+    chunks = chunks_of("core_components.ex", source)
+    assert defined(chunks) == {
+        "MyAppWeb.CoreComponents": "module",
+        "MyAppWeb.CoreComponents.flash": "function",
+        "MyAppWeb.CoreComponents.input": "function",
+        "MyAppWeb.CoreComponents.filter": "function",
+        "MyAppWeb.CoreComponents.check": "block",  # a callback's doc stays with it, not the def below
+        "MyAppWeb.CoreComponents.other": "function",
+    }  # the docs had been blocks named `Renders`, `Applies`
+    assert chunks["MyAppWeb.CoreComponents.input"].line_start == 6  # its `@doc`, then `attr` and `slot`
+    assert chunks["MyAppWeb.CoreComponents.filter"].line_start == 16
+    assert chunks["MyAppWeb.CoreComponents.other"].line_start == 25
+
+
 def test_the_clauses_of_one_elixir_function_are_one_chunk() -> None:
     chunks = chunks_of("cache.ex", ELIXIR)
     expired = chunks["MyApp.Cache.expired?"]

@@ -131,8 +131,9 @@ CHUNKER_VERSION = (
     # functions in a `do`, an `if` or a loop are definitions; 94: Pest's tests, shoulda's `should`
     # and RSpec's `example` are tests, a Ruby operator method is named by its operator; 95: no
     # block or part is named or titled by what a block comment holds; 96: a parse that runs away
-    # (over 10 s, twenty nodes a byte) is given up and the file cut at blank lines
-    96
+    # (over 10 s, twenty nodes a byte) is given up and the file cut at blank lines; 97: an Elixir
+    # `@doc` joins its def across blank lines and Phoenix's `attr` and `slot`
+    97
 )
 
 

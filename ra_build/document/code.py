@@ -266,6 +266,10 @@ _END_MACRO = re.compile(
 _CLOSER_BYTES = frozenset(b" \t\r\n{}()[];,")
 _OPENERS = (b"{", b"[", b"(")  # a line of one of these is never where a definition is cut
 _DOC_COMMENTS = (b"/**", b"///", b"##", b"---")  # comments that document what follows, blank lines or not
+_ELIXIR_DOCS = (b"@doc", b"@typedoc", b"@spec")  # …and Elixir's attributes that do
+# calls that declare what the function after them takes: Phoenix.Component's `attr` and `slot`,
+# between a component's `@doc` and its `def` (every generated app's `core_components.ex`)
+_ELIXIR_DECLARING = frozenset({"attr", "slot"})
 _LICENSE = re.compile(rb"@license|copyright|SPDX-License|licensed under", re.IGNORECASE)  # …but the file
 # a statement's role in its run (`_Walker.statements`): a statement, or a preprocessor directive
 # that opens what follows (`#if X`) or closes what precedes it (`#else`, `#endif`)
@@ -1162,6 +1166,8 @@ class _Walker:
         (Ruby's `private`) — not a `//!` comment, Rust's and Zig's doc of the module it is in."""
         if kind in self.g.attached:
             return not self.source.startswith(b"//!", node.start_byte)
+        if kind == "call" and self.g.module == "tree_sitter_elixir":  # Phoenix's `attr :id, :any`
+            return self.elixir_word(node) in _ELIXIR_DECLARING
         return self.label(node)
 
     def label(self, node: tree_sitter.Node) -> bool:
@@ -1197,7 +1203,14 @@ class _Walker:
             or self.label(c)
             or c.id in self.directives
             for c in pending
-        )
+        ) and not self.documents_next(pending[-1])
+
+    def documents_next(self, node: tree_sitter.Node) -> bool:
+        """Whether an Elixir statement documents the function after it, blank lines or not: its
+        `@doc` (a heredoc of its own), `@spec`, `@typedoc`, and Phoenix's `attr` and `slot`."""
+        if node.type == "unary_operator":
+            return self.source.startswith(_ELIXIR_DOCS, node.start_byte)
+        return node.type == "call" and self.elixir_word(node) in _ELIXIR_DECLARING
 
     def span_of(self, node: tree_sitter.Node) -> Span:
         """A statement's stretch, with the `;` the grammar leaves outside it (a TypeScript
