@@ -740,6 +740,7 @@ PIECES = {
         'describe "thing" do\n',
         '  it "works" do\n    x\n  end\n',
         "X = <<~EOS\n  text\nEOS\n",
+        "if defined?(Y)\n  def g\n    1\n  end\n  # :nocov:\nelse\n  def g; end\nend\n",
         "\n",
     ],
     "m.java": [

@@ -328,6 +328,31 @@ def test_shoulda_should_and_rspec_example_blocks_are_tests_and_one_liners_are_no
     }
 
 
+def test_ruby_and_php_definitions_in_an_if_are_definitions_whose_branch_head_opens_them() -> None:
+    ruby = (
+        "module Utils\n  if defined?(OpenSSL.fixed_length_secure_compare)\n    def secure_compare(a, b)\n"
+        "      OpenSSL.fixed_length_secure_compare(a, b)\n    end\n    # :nocov:\n  else\n"
+        "    def secure_compare(a, b)\n      a == b\n    end\n  end\n\n  if verbose\n    puts 1\n  end\nend\n"
+    )
+    chunks = chunks_of("utils.rb", ruby)
+    assert defined(chunks) == {
+        "Utils": "module",
+        "Utils.secure_compare": "method",
+        "Utils.secure_compare-1": "method",
+        "Utils.verbose": "block",  # an `if` that defines nothing stays a statement
+    }  # had been one block named `defined`
+    first, second = chunks["Utils.secure_compare"], chunks["Utils.secure_compare-1"]
+    assert (first.line_start, first.line_end, second.line_start, second.line_end) == (2, 5, 6, 11)
+    php = (
+        "<?php\n\nif (! function_exists('tap')) {\n    function tap($value, callable $callback)\n    {\n"
+        "        $callback($value);\n        return $value;\n    }\n}\n\nif (false) {\n    final class Shim {}\n}\n"
+    )
+    assert defined(chunks_of("helpers.php", php)) == {
+        "tap": "function",
+        "Shim": "class",
+    }  # had been in the file's header
+
+
 def test_a_ruby_operator_method_is_named_by_its_operator() -> None:
     source = "class Plugin\n  def <=>(other)\n    priority <=> other.priority\n  end\n\n  def <<(x)\n    add(x)\n  end\nend\n"
     assert list(chunks_of("plugin.rb", source)) == [

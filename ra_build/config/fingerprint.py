@@ -132,8 +132,9 @@ CHUNKER_VERSION = (
     # and RSpec's `example` are tests, a Ruby operator method is named by its operator; 95: no
     # block or part is named or titled by what a block comment holds; 96: a parse that runs away
     # (over 10 s, twenty nodes a byte) is given up and the file cut at blank lines; 97: an Elixir
-    # `@doc` joins its def across blank lines and Phoenix's `attr` and `slot`
-    97
+    # `@doc` joins its def across blank lines and Phoenix's `attr` and `slot`; 98: Ruby's and
+    # PHP's definitions in an `if` are definitions
+    98
 )
 
 

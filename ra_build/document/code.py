@@ -183,6 +183,7 @@ _KEYWORDS = frozenset(
         "final",
         "readonly",
         "local",
+        "defined",  # Ruby's `if defined?(X)`, C's `#if defined(X)`
         # C and C++: directives, specifiers and keywords a declaration may begin with
         "ifndef",
         "ifdef",
@@ -283,6 +284,7 @@ _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
 # 5.1" then function M.rawlen(t) … end end`, `do local cache = {} function M.get(k) … end end`,
 # `for _, db in ipairs(strategies) do describe("proxy #" .. db, function() … end) end`)
 _SHELL_WORDS |= {"elseif": _OPENS, "do": _OPENS, "for": _OPENS, "while": _OPENS, "in": _OPENS, "end": _CLOSES}
+_SHELL_WORDS |= {"elsif": _OPENS, "unless": _OPENS}  # Ruby's
 _LUA_FUNCTION = "function_definition"  # a Lua function value: `function (a) … end`
 _TRAILING_COMMENT = re.compile(rb"\s(?:#|--).*$")  # `end  # if`, `end -- for flavor`: after a closing word
 _LUA_BRANCHING = frozenset(
@@ -291,7 +293,15 @@ _LUA_BRANCHING = frozenset(
 # the head of a conditional (`#if X`'s name and condition, a Lua `for`'s clause) opens what follows
 # in these (`#elif X`'s closes what precedes)
 _HEAD_FIELDS = ("name", "condition", "clause")
-_OPENING_HEADS = _OPENING | _SHELL_CONDITIONS | _LUA_BRANCHING
+# Ruby's and PHP's branches that may define what stands in their place, as Lua's do
+_RUBY_BRANCHING = frozenset({"if", "unless", "elsif", "else"})
+_PHP_BRANCHING = frozenset({"if_statement", "else_clause", "else_if_clause"})
+_BRANCHING = {
+    "tree_sitter_lua": _LUA_BRANCHING,
+    "tree_sitter_ruby": _RUBY_BRANCHING,
+    "tree_sitter_php": _PHP_BRANCHING,
+}
+_OPENING_HEADS = _OPENING | _SHELL_CONDITIONS | _LUA_BRANCHING | _RUBY_BRANCHING | _PHP_BRANCHING
 # C#'s directives that mark code rather than choose it: `#region x` and `#pragma warning disable X`
 # open what follows, `#endregion` and `#pragma warning restore X` close what precedes
 _DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"})
@@ -934,8 +944,12 @@ class _Walker:
         definition, that definition (not a container: its text ends at its first member); else
         it is a statement of the run before it, as the comments `pending` above it are."""
         self.directives.add(node.id)
-        gaps[-1].extend(map(self.span_of, pending))
         last = out[-1] if out and not gaps[-1] and not out[-1].children else None
+        if last is not None and node.type == "end" and pending and self.adjacent(last.span.end, pending):
+            _extend(last, node.end_byte)  # a Ruby `if`'s `end` after a comment below its last def
+            return
+        gaps[-1].extend(map(self.span_of, pending))
+        last = last if not pending else None
         if last is not None and self.source.count(b"\n", last.span.end, node.start_byte) <= 1:
             _extend(last, node.end_byte)
         elif node.type == "end" and not pending and not gaps[-1]:
@@ -943,6 +957,14 @@ class _Walker:
             return  # closing bracket, no statement's start (nor is `-- for` after it)
         else:
             gaps[-1].append(self.span_of(node))
+
+    def adjacent(self, end: int, pending: list[tree_sitter.Node]) -> bool:
+        """Whether the comments `pending` follow `end` line after line, no blank line between."""
+        for node in pending:
+            if node.type not in self.g.attached or self.source[end : node.start_byte].count(b"\n") > 1:
+                return False
+            end = node.end_byte
+        return True
 
     def role_of(self, node: tree_sitter.Node, kind: str, role: str) -> str:
         """What a statement does to its neighbours: a macro alone on its line, a stray `;` and C#'s
@@ -1142,8 +1164,8 @@ class _Walker:
     def opened(self, node: tree_sitter.Node) -> bool:
         """Whether what a conditional holds stands in its place: always, but for a shell `if`,
         only one that defines a function in a branch (else it is a statement like a loop)."""
-        if node.type in _LUA_BRANCHING and self.g.module == "tree_sitter_lua":
-            return self.lua_defines(node)
+        if node.type in _BRANCHING.get(self.g.module, ()):
+            return self.branch_defines(node)
         if node.type not in _SHELL_CONDITIONS:
             return True
         branches = [node, *(c for c in node.named_children if c.type in ("elif_clause", "else_clause"))]
@@ -1622,14 +1644,20 @@ class _Walker:
             return None
         return title, function
 
-    def lua_defines(self, node: tree_sitter.Node) -> bool:
-        """Whether a Lua `if`, `do` or loop defines a function or a test in its blocks (not in
-        a function's body): what it holds then stands in its place."""
+    def branch_defines(self, node: tree_sitter.Node) -> bool:
+        """Whether a branch (a Lua `if`, `do` or loop, a Ruby `if`, a PHP `if`) defines a function,
+        a class or a test in its blocks (not in a function's body): what it holds then stands in
+        its place."""
+        lua = self.g.module == "tree_sitter_lua"
         stack = [node]
         while stack:
             for child in stack.pop().named_children:
-                if child.type == "block" or child.type in _LUA_BRANCHING:
+                if child.type in self.g.flattened or child.type in self.g.conditionals:
                     stack.append(child)
+                elif not lua:
+                    inner = self.unwrap(child)
+                    if inner is not None and self.name_of(inner) is not None:
+                        return True
                 elif child.type == "function_call":
                     if self.lua_test_function(child) is not None:
                         return True

@@ -262,6 +262,10 @@ GRAMMARS: dict[str, Grammar] = {
         containers=frozenset({"class", "module", "singleton_class", "call"}),
         bodies=frozenset({"body_statement", "block_body"}),
         labels=frozenset({"private", "protected", "public", "module_function"}),
+        # an `if` or `unless` that defines methods (`if defined?(OpenSSL) def secure_compare …
+        # else def secure_compare …`): what it holds stands in its place (code._Walker.branch_defines)
+        conditionals=frozenset({"if", "unless", "elsif", "else"}),
+        flattened=frozenset({"then"}),
     ),
     "php": Grammar(
         "tree_sitter_php",
@@ -290,6 +294,10 @@ GRAMMARS: dict[str, Grammar] = {
         ),
         bodies=frozenset({"declaration_list", "compound_statement", "enum_declaration_list"}),
         wrappers=frozenset({"expression_statement"}),  # `test(…);`
+        # an `if` that defines functions or classes (`if (! function_exists('tap')) { function
+        # tap(…) {…} }`): what it holds stands in its place (code._Walker.branch_defines)
+        conditionals=frozenset({"if_statement", "else_clause", "else_if_clause"}),
+        flattened=frozenset({"compound_statement"}),
     ),
     "kotlin": Grammar(
         "tree_sitter_kotlin",
