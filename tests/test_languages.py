@@ -1627,6 +1627,27 @@ def test_a_lua_table_of_functions_holds_them_as_its_methods() -> None:
     assert chunks["M.clone.skip"].body.endswith("  end,")  # the `,` after it is its own
 
 
+def test_a_scala_instance_of_an_anonymous_class_holds_its_defs_as_methods() -> None:
+    source = (
+        "object OptionInstances {\n  implicit val optionMonad: Monad[Option] = new Monad[Option] {\n"
+        "    def pure[A](a: A): Option[A] = Some(a)\n\n    def flatMap[A, B](fa: Option[A])(f: A => Option[B]) =\n"
+        "      fa.flatMap(f)\n  }\n\n  implicit def ord: Ordering[Int] = new Ordering[Int] {\n"
+        "    def compare(a: Int, b: Int) = a - b\n  }\n\n  val limit = 3\n\n"
+        "  def f(a: Int): Int = {\n    def inner(b: Int) = b\n    inner(a)\n  }\n}\n"
+    )
+    chunks = chunks_of("Instances.scala", source)
+    assert defined(chunks) == {
+        "OptionInstances": "object",
+        "OptionInstances.optionMonad": "object",
+        "OptionInstances.optionMonad.pure": "method",
+        "OptionInstances.optionMonad.flatMap": "method",
+        "OptionInstances.ord": "method",
+        "OptionInstances.ord.compare": "method",
+        "OptionInstances.limit": "block",
+        "OptionInstances.f": "method",  # a local def is no member
+    }  # the instances' defs had been blocks `optionMonad`, `optionMonad.2`
+
+
 def test_busted_tests_are_tests_named_by_their_titles_and_a_loop_of_them_stands_in_its_place() -> None:
     source = (
         "local function new_stack() return {} end\n\n"

@@ -1372,6 +1372,10 @@ class _Walker:
             return self.own_name(node)
         if self.g.module == "tree_sitter_scala" and kind in _SCALA_TESTS:
             return self.scala_test_name(node)
+        if kind == "val_definition":  # Scala: an instance of functions (`val m = new Monad[Option] {…}`)
+            pattern = node.child_by_field_name("pattern")
+            instance = self.scala_instance(node)
+            return self.text(pattern) if pattern is not None and instance is not None else None
         if self.g.module == "tree_sitter_lua" and kind == "function_call":
             return self.lua_test_name(node)
         if kind == "function_call_expression":  # PHP
@@ -1908,6 +1912,8 @@ class _Walker:
         if node.type in _OBJECT_HOLDERS or node.type == "object":
             value = self.class_value(node) if node.type in _OBJECT_HOLDERS else None
             return value.child_by_field_name("body") if value is not None else self.object_of(node)
+        if self.g.module == "tree_sitter_scala" and node.type in _SCALA_INSTANCES:
+            return self.scala_instance(node)  # `= new Monad[Option] { def pure … }`, else no members
         if self.g.module == "tree_sitter_scala" and node.type in _SCALA_TESTS:  # `describe("x") {…}`
             block = node.child_by_field_name("arguments" if node.type == "call_expression" else "right")
             return block if block is not None and block.type == "block" else None
@@ -2033,6 +2039,17 @@ class _Walker:
             elif part.type == "identifier" and self.text(part) in _SCALA_TEST_WORDS:
                 words.append(self.text(part))
         return _test_slug(" ".join(words)) if said else None
+
+    def scala_instance(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The body of the instance a Scala `val` or `def` is (`= new Monad[Option] { def pure …
+        }`) when it defines functions: where its methods are; else None."""
+        value = node.child_by_field_name("value" if node.type == "val_definition" else "body")
+        if value is None or value.type != "instance_expression":
+            return None
+        body = next((c for c in value.named_children if c.type == "template_body"), None)
+        if body is None or not any(c.type == "function_definition" for c in body.named_children):
+            return None
+        return body
 
     def grouped_type(
         self, spec: tree_sitter.Node, start: int, prefix: str, crumbs: tuple[str, ...]
@@ -2160,6 +2177,7 @@ _TEST_GROUPS = frozenset({
 # `Scenario("x")`), the words between the titles of the infix styles (`"x" should "y" in {…}`) and
 # what ends a test rather than a group there (`in`, `ignore`; `"x" when {…}` groups)
 _SCALA_TESTS = frozenset({"call_expression", "infix_expression"})
+_SCALA_INSTANCES = frozenset({"val_definition", "function_definition"})  # `= new T { def … }`
 _LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
 _TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call", "function_call_expression"})
 _PHP_FUNCTIONS = frozenset({"anonymous_function", "arrow_function"})  # a Pest test's function

@@ -354,11 +354,15 @@ GRAMMARS: dict[str, Grammar] = {
             # "y" in {…}`, `"x" when {…}`: named by their titles (code._Walker.scala_test_name)
             "call_expression": "test",
             "infix_expression": "test",
+            # `implicit val optionMonad: Monad[Option] = new Monad[Option] { def pure … }`: an
+            # instance whose defs are its methods (code._Walker.scala_instance)
+            "val_definition": "object",
         },
         containers=frozenset(
             {"class_definition", "object_definition", "trait_definition", "enum_definition"}
             | {"package_object", "given_definition", "extension_definition"}
             | {"call_expression", "infix_expression"}  # a group of tests: `describe`, `"x" when {…}`
+            | {"val_definition", "function_definition"}  # `= new T { def … }`
         ),
         bodies=frozenset({"template_body", "enum_body", "with_template_body"}),
         attached=frozenset({"comment", "block_comment"}),
