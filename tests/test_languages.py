@@ -693,6 +693,19 @@ def test_cpp_test_macros_are_tests_named_by_their_suite_and_case_or_their_title(
     }
 
 
+def test_a_shell_function_whose_output_is_redirected_where_it_is_defined_is_a_definition() -> None:
+    source = (
+        "test_tick () {\n\ttest_tick=$((test_tick + 60))\n}\n\n# Runs a command that must fail.\n"
+        'test_must_fail () {\n\t"$@" 2>&7 && return 1\n\treturn 0\n} 7>&2 2>&4\n'
+    )
+    chunks = chunks_of("test-lib-functions.sh", source)
+    assert defined(chunks) == {"test_tick": "function", "test_must_fail": "function"}  # had been a block
+    assert (chunks["test_must_fail"].line_start, chunks["test_must_fail"].body.endswith("} 7>&2 2>&4")) == (
+        5,
+        True,
+    )
+
+
 def test_a_shell_function_defined_in_an_elif_branch_takes_its_condition() -> None:
     source = 'if [ -n "$A" ]; then\n  f() {\n    a\n  }\nelif [ -n "$B" ]; then\n  f() {\n    b\n  }\nfi\n'
     chunks = chunks_of("s.sh", source)

@@ -133,8 +133,9 @@ CHUNKER_VERSION = (
     # block or part is named or titled by what a block comment holds; 96: a parse that runs away
     # (over 10 s, twenty nodes a byte) is given up and the file cut at blank lines; 97: an Elixir
     # `@doc` joins its def across blank lines and Phoenix's `attr` and `slot`; 98: Ruby's and
-    # PHP's definitions in an `if` are definitions; 99: a Scala `new T { def … }` holds its defs
-    99
+    # PHP's definitions in an `if` are definitions; 99: a Scala `new T { def … }` holds its defs;
+    # 100: a shell function redirected where it is defined is a definition
+    100
 )
 
 

@@ -419,6 +419,9 @@ GRAMMARS: dict[str, Grammar] = {
         # function defined per shell in `if … else … fi`: what they hold stands where they do
         conditionals=frozenset({"if_statement", "elif_clause", "else_clause"}),
         flattened=frozenset({"compound_statement"}),
+        # a function whose output is redirected where it is defined (`f () { … } 7>&2 2>&4`: git's
+        # test-lib `test_must_fail`)
+        wrappers=frozenset({"redirected_statement"}),
     ),
 }
 # data formats: one chunk per top-level key or table (code._data_entries; YAML is read by its
