@@ -895,6 +895,19 @@ def test_a_long_ruby_heredoc_stays_with_its_statement() -> None:
 # ── found in review ────────────────────────────────────────────────────────────────────────────
 
 
+def test_a_static_macro_line_that_defines_a_function_does_not_swallow_the_functions_after_it() -> None:
+    source = (
+        'static GIT_PATH_FUNC(git_path_bisect_names, "BISECT_NAMES")\n'
+        'static GIT_PATH_FUNC(git_path_bisect_terms, "BISECT_TERMS")\n\n'
+        "static void read_bisect_paths(struct strvec *array)\n{\n\tFILE *fp = xfopen(git_path_bisect_names(), \"r\");\n"
+        "\tfclose(fp);\n}\n\nstatic int other(void)\n{\n\treturn 0;\n}\n\n#if defined(_MSC_VER)\n"
+        '#pragma optimize("", off)\n#endif\n'
+    )
+    chunks = chunks_of("bisect.c", source)
+    assert list(chunks) == ["", "read_bisect_paths", "other", "_MSC_VER"]  # had been `GIT_PATH_FUNC`, `defined`
+    assert chunks["read_bisect_paths"].title == "static void read_bisect_paths(struct strvec *array)"
+
+
 def test_a_macro_in_a_define_or_a_return_type_is_not_blanked() -> None:
     chunks = chunks_of("a.c", "#define BUF_SIZE sizeof(struct s)\nSIZE_T get_size(void) {\n  return 1;\n}\n")
     assert chunks["get_size"].title == "SIZE_T get_size(void)"

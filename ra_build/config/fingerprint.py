@@ -134,8 +134,9 @@ CHUNKER_VERSION = (
     # (over 10 s, twenty nodes a byte) is given up and the file cut at blank lines; 97: an Elixir
     # `@doc` joins its def across blank lines and Phoenix's `attr` and `slot`; 98: Ruby's and
     # PHP's definitions in an `if` are definitions; 99: a Scala `new T { def … }` holds its defs;
-    # 100: a shell function redirected where it is defined is a definition
-    100
+    # 100: a shell function redirected where it is defined is a definition; 101: a `static` macro
+    # line alone is blanked in C and C++
+    101
 )
 
 

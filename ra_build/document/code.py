@@ -535,10 +535,11 @@ _ANNOTATION_WORDS = (
 # (`FMT_CONSTEXPR inline auto f()`, `SDS_API void g()`: an attribute). On fmt's sources this
 # leaves 277 of tree-sitter's 740 error nodes
 _MACROS = re.compile(
-    # alone on its line, but a test's head (`TEST_F(Suite, Case)`, `TEST_CASE("x")` above its `{`:
-    # `_TEST_MACROS`, `_TITLED_TESTS`)
-    rb"(?P<lone>^[ \t]*(?!(?:TEST_[FP]|TYPED_TEST(?:_P)?|BOOST_AUTO_TEST_CASE|TEST_CASE(?:_METHOD)?|SCENARIO"
-    rb"|TEMPLATE_TEST_CASE)\()"
+    # alone on its line (`static` before it too: git's `static GIT_PATH_FUNC(git_path_x, "X")`,
+    # which defines a function the grammar cannot see), but a test's head (`TEST_F(Suite, Case)`,
+    # `TEST_CASE("x")` above its `{`: `_TEST_MACROS`, `_TITLED_TESTS`)
+    rb"(?P<lone>^[ \t]*(?:static[ \t]+)?"
+    rb"(?!(?:TEST_[FP]|TYPED_TEST(?:_P)?|BOOST_AUTO_TEST_CASE|TEST_CASE(?:_METHOD)?|SCENARIO|TEMPLATE_TEST_CASE)\()"
     rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*\r?$)"
     # the first word of a statement before its block: `SPDLOG_TRY {` (a `try` the grammar cannot
     # expand; the block stays a block)
