@@ -353,6 +353,22 @@ def test_ruby_and_php_definitions_in_an_if_are_definitions_whose_branch_head_ope
     }  # had been in the file's header
 
 
+def test_sorbet_sigs_and_thor_descs_join_the_ruby_method_below_them() -> None:
+    source = (
+        "class Cli < Thor\n  extend T::Sig\n\n  sig { params(name: String).returns(Integer) }\n  def greet(name)\n"
+        '    name.size\n  end\n\n  desc "build PATH", "Builds the site"\n  method_option :port, type: :numeric\n'
+        "  def build(path)\n    Site.new(path).build\n  end\nend\n"
+    )
+    chunks = chunks_of("cli.rb", source)
+    assert defined(chunks) == {
+        "Cli": "class",
+        "Cli.greet": "method",
+        "Cli.build": "method",
+    }  # no `Cli.desc` block
+    assert (chunks["Cli.greet"].line_start, chunks["Cli.build"].line_start) == (4, 9)
+    assert chunks["Cli.build"].title == "def build(path)"
+
+
 def test_a_ruby_operator_method_is_named_by_its_operator() -> None:
     source = "class Plugin\n  def <=>(other)\n    priority <=> other.priority\n  end\n\n  def <<(x)\n    add(x)\n  end\nend\n"
     assert list(chunks_of("plugin.rb", source)) == [
@@ -899,12 +915,17 @@ def test_a_static_macro_line_that_defines_a_function_does_not_swallow_the_functi
     source = (
         'static GIT_PATH_FUNC(git_path_bisect_names, "BISECT_NAMES")\n'
         'static GIT_PATH_FUNC(git_path_bisect_terms, "BISECT_TERMS")\n\n'
-        "static void read_bisect_paths(struct strvec *array)\n{\n\tFILE *fp = xfopen(git_path_bisect_names(), \"r\");\n"
+        'static void read_bisect_paths(struct strvec *array)\n{\n\tFILE *fp = xfopen(git_path_bisect_names(), "r");\n'
         "\tfclose(fp);\n}\n\nstatic int other(void)\n{\n\treturn 0;\n}\n\n#if defined(_MSC_VER)\n"
         '#pragma optimize("", off)\n#endif\n'
     )
     chunks = chunks_of("bisect.c", source)
-    assert list(chunks) == ["", "read_bisect_paths", "other", "_MSC_VER"]  # had been `GIT_PATH_FUNC`, `defined`
+    assert list(chunks) == [
+        "",
+        "read_bisect_paths",
+        "other",
+        "_MSC_VER",
+    ]  # had been `GIT_PATH_FUNC`, `defined`
     assert chunks["read_bisect_paths"].title == "static void read_bisect_paths(struct strvec *array)"
 
 

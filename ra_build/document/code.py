@@ -271,6 +271,9 @@ _ELIXIR_DOCS = (b"@doc", b"@typedoc", b"@spec")  # …and Elixir's attributes th
 # calls that declare what the function after them takes: Phoenix.Component's `attr` and `slot`,
 # between a component's `@doc` and its `def` (every generated app's `core_components.ex`)
 _ELIXIR_DECLARING = frozenset({"attr", "slot"})
+# Ruby's calls that describe the method after them, as a decorator does: Sorbet's signature and
+# Thor's command help and options
+_RUBY_DECORATING = frozenset({"sig", "desc", "long_desc", "method_option", "method_options", "option"})
 _LICENSE = re.compile(rb"@license|copyright|SPDX-License|licensed under", re.IGNORECASE)  # …but the file
 # a statement's role in its run (`_Walker.statements`): a statement, or a preprocessor directive
 # that opens what follows (`#if X`) or closes what precedes it (`#else`, `#endif`)
@@ -1191,6 +1194,13 @@ class _Walker:
             return not self.source.startswith(b"//!", node.start_byte)
         if kind == "call" and self.g.module == "tree_sitter_elixir":  # Phoenix's `attr :id, :any`
             return self.elixir_word(node) in _ELIXIR_DECLARING
+        if (
+            kind == "call"
+            and self.g.module == "tree_sitter_ruby"
+            and node.child_by_field_name("receiver") is None
+        ):
+            method = node.child_by_field_name("method")  # Sorbet's `sig { … }`, Thor's `desc "x", "y"`
+            return method is not None and self.text(method) in _RUBY_DECORATING
         return self.label(node)
 
     def label(self, node: tree_sitter.Node) -> bool:
