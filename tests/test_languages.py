@@ -369,6 +369,24 @@ def test_sorbet_sigs_and_thor_descs_join_the_ruby_method_below_them() -> None:
     assert chunks["Cli.build"].title == "def build(path)"
 
 
+def test_a_ruby_class_made_by_struct_new_or_class_new_holds_its_methods() -> None:
+    source = (
+        "module Geometry\n  UNIT = 1.0\n\n  Point = Struct.new(:x, :y) do\n    def distance_to(other)\n"
+        "      Math.hypot(x - other.x, y - other.y)\n    end\n  end\n\n  PrintHelp = Class.new(Base) do\n"
+        "    def call; end\n  end\n\n  Pair = Struct.new(:a, :b)\nend\n"
+    )
+    chunks = chunks_of("geometry.rb", source)
+    assert defined(chunks) == {
+        "Geometry": "module",  # with `UNIT = 1.0`, before its first member
+        "Geometry.Point": "class",
+        "Geometry.Point.distance_to": "method",
+        "Geometry.PrintHelp": "class",
+        "Geometry.PrintHelp.call": "method",
+        "Geometry.Pair": "block",  # no methods: a statement
+    }  # had been statements of the module
+    assert chunks["Geometry.Point"].title == "Point = Struct.new(:x, :y) do"
+
+
 def test_a_ruby_operator_method_is_named_by_its_operator() -> None:
     source = "class Plugin\n  def <=>(other)\n    priority <=> other.priority\n  end\n\n  def <<(x)\n    add(x)\n  end\nend\n"
     assert list(chunks_of("plugin.rb", source)) == [

@@ -273,6 +273,7 @@ _ELIXIR_DOCS = (b"@doc", b"@typedoc", b"@spec")  # …and Elixir's attributes th
 _ELIXIR_DECLARING = frozenset({"attr", "slot"})
 # Ruby's calls that describe the method after them, as a decorator does: Sorbet's signature and
 # Thor's command help and options
+_RUBY_CLASS_MAKERS = frozenset({("Struct", "new"), ("Class", "new"), ("Data", "define"), ("Module", "new")})
 _RUBY_DECORATING = frozenset({"sig", "desc", "long_desc", "method_option", "method_options", "option"})
 _LICENSE = re.compile(rb"@license|copyright|SPDX-License|licensed under", re.IGNORECASE)  # …but the file
 # a statement's role in its run (`_Walker.statements`): a statement, or a preprocessor directive
@@ -1383,6 +1384,9 @@ class _Walker:
             return self.own_name(node)
         if self.g.module == "tree_sitter_scala" and kind in _SCALA_TESTS:
             return self.scala_test_name(node)
+        if kind == "assignment" and self.g.module == "tree_sitter_ruby":  # `Point = Struct.new(:x) do`
+            left = node.child_by_field_name("left")
+            return self.text(left) if left is not None and self.ruby_class_body(node) is not None else None
         if kind == "val_definition":  # Scala: an instance of functions (`val m = new Monad[Option] {…}`)
             pattern = node.child_by_field_name("pattern")
             instance = self.scala_instance(node)
@@ -1930,6 +1934,8 @@ class _Walker:
             return block if block is not None and block.type == "block" else None
         if node.type == "call_expression":  # JavaScript: describe("x", () => { … })
             return self.test_function_body(node)
+        if node.type == "assignment" and self.g.module == "tree_sitter_ruby":
+            return self.ruby_class_body(node)
         if node.type == "call":  # Ruby: describe "x" do … end
             block = node.child_by_field_name("block")
             return block.child_by_field_name("body") if block is not None else None
@@ -2051,6 +2057,24 @@ class _Walker:
                 words.append(self.text(part))
         return _test_slug(" ".join(words)) if said else None
 
+    def ruby_class_body(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The body of the class a Ruby constant is made (`Point = Struct.new(:x, :y) do … end`,
+        `Class.new(Base) do`, `Data.define(:x) do`) when it defines methods, else None."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or left.type != "constant" or right is None or right.type != "call":
+            return None
+        receiver, method = right.child_by_field_name("receiver"), right.child_by_field_name("method")
+        if (
+            receiver is None
+            or method is None
+            or (self.text(receiver), self.text(method)) not in _RUBY_CLASS_MAKERS
+        ):
+            return None
+        block = right.child_by_field_name("block")
+        body = block.child_by_field_name("body") if block is not None else None
+        methods = body.named_children if body is not None else []
+        return body if any(c.type in ("method", "singleton_method") for c in methods) else None
+
     def scala_instance(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The body of the instance a Scala `val` or `def` is (`= new Monad[Option] { def pure …
         }`) when it defines functions: where its methods are; else None."""
@@ -2141,8 +2165,10 @@ class _Walker:
                 end, body = arrow
             else:
                 end = min(end, self.source.find(b"=>", start, node.end_byte) % (node.end_byte + 1))
-        if kind in _TEST_CALL_NODES and (inner := self.body_of(node)) is not None:
-            end = inner.start_byte  # a test block: `it("does x", () =>`, `it "does x" do`
+        if (kind in _TEST_CALL_NODES or kind == "assignment") and (inner := self.body_of(node)) is not None:
+            end = (
+                inner.start_byte
+            )  # a test block: `it("does x", () =>`, `it "does x" do`; `X = Struct.new do`
         if kind in self.g.containers and end - start < SIGNATURE_CHARS * 4:
             heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
             end = min([end, *(h for h in heads if h > start)])  # a comment is no signature

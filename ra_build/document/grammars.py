@@ -258,8 +258,11 @@ GRAMMARS: dict[str, Grammar] = {
             "singleton_method": "method",
             "singleton_class": "class",
             "call": "test",  # `describe "x" do`, `it "does y" do`, `test "z" do`: a test block
+            # `Point = Struct.new(:x, :y) do … end`, `Class.new(Base) do`: a class
+            # (code._Walker.ruby_class_body)
+            "assignment": "class",
         },
-        containers=frozenset({"class", "module", "singleton_class", "call"}),
+        containers=frozenset({"class", "module", "singleton_class", "call", "assignment"}),
         bodies=frozenset({"body_statement", "block_body"}),
         labels=frozenset({"private", "protected", "public", "module_function"}),
         # an `if` or `unless` that defines methods (`if defined?(OpenSSL) def secure_compare …
