@@ -740,6 +740,17 @@ def test_a_shell_function_whose_output_is_redirected_where_it_is_defined_is_a_de
     )
 
 
+def test_zsh_expansions_bash_has_not_do_not_lose_the_functions_after_them() -> None:
+    source = (
+        'function gccd() {\n  local repo="${${@[(r)(ssh://*|git://*)]}:-$_}"\n  cd "${${repo:t}%.git/#}"\n}\n\n'
+        'function gdv() {\n  git diff -w "$@" | view -\n}\n\n'
+        'function ggu() {\n  print -l ${(j:,:)remotes} "${commands[(I)git]}"\n  git pull --rebase origin "$1"\n}\n'
+    )
+    chunks = chunks_of("git.plugin.zsh", source)
+    assert defined(chunks) == {"gccd": "function", "gdv": "function", "ggu": "function"}  # had been one block
+    assert "${${@[(r)(ssh://*|git://*)]}:-$_}" in chunks["gccd"].body  # the text is the file's own
+
+
 def test_a_shell_function_defined_in_an_elif_branch_takes_its_condition() -> None:
     source = 'if [ -n "$A" ]; then\n  f() {\n    a\n  }\nelif [ -n "$B" ]; then\n  f() {\n    b\n  }\nfi\n'
     chunks = chunks_of("s.sh", source)

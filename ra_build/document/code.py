@@ -762,6 +762,39 @@ def grammar_of(path: str, language: str) -> str:
     return "tsx" if path.lower().endswith(".tsx") else language
 
 
+def _zsh_expansions_blanked(source: bytes) -> bytes:
+    """`source` with what zsh's parameter expansions hold blanked (`_`), where bash has no such
+    expansion: nested (`${${@[(r)ssh://*]}:-$_}`), with flags (`${(j:,:)list}`) or a subscript
+    flag (`${commands[(I)git]}`). tree-sitter-bash reads them as errors and loses the functions
+    after them (ohmyzsh's git plugin from `gccd` on); blanked, `${____}` is a plain expansion of
+    the same length, and the text ra keeps is the file's own."""
+    out: bytearray | None = None
+    at, size = 0, len(source)
+    while (start := source.find(b"${", at)) >= 0:
+        depth, end = 0, start
+        while end < size:
+            if source.startswith(b"${", end):
+                depth, end = depth + 1, end + 2
+                continue
+            byte = source[end]
+            if byte == 0x7D:  # }
+                depth -= 1
+                if depth == 0:
+                    break
+            elif byte == 0x0A:  # an expansion ends on its line
+                break
+            end += 1
+        if end >= size or source[end] != 0x7D:
+            at = start + 2
+            continue
+        inner = source[start + 2 : end]
+        if b"${" in inner or inner.startswith(b"(") or b"[(" in inner:
+            out = bytearray(source) if out is None else out
+            out[start + 2 : end] = b"_" * (end - start - 2)
+        at = end + 1
+    return source if out is None else bytes(out)
+
+
 _GAVE_UP = "syntax errors tree-sitter could not settle in time: chunked at blank lines"
 _NODES_PER_BYTE = 20  # a parse tree holds a node for every 3-10 bytes; more is a recovery run away
 
@@ -783,6 +816,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
         masked = _MODIFIER_NAME.sub(_renamed, masked)
     if language == "csharp" and b"#if" in encoded:
         masked = _else_groups_blanked(_BODY_CHOICE.sub(_blank_directives, encoded))
+    if language == "bash" and b"${" in encoded:
+        masked = _zsh_expansions_blanked(encoded)
     try:
         root = parser.parse(masked).root_node
     except ValueError:  # its timeout passed (grammars.parser_for)
