@@ -744,10 +744,17 @@ def test_zsh_expansions_bash_has_not_do_not_lose_the_functions_after_them() -> N
     source = (
         'function gccd() {\n  local repo="${${@[(r)(ssh://*|git://*)]}:-$_}"\n  cd "${${repo:t}%.git/#}"\n}\n\n'
         'function gdv() {\n  git diff -w "$@" | view -\n}\n\n'
-        'function ggu() {\n  print -l ${(j:,:)remotes} "${commands[(I)git]}"\n  git pull --rebase origin "$1"\n}\n'
+        'function ggu() {\n  print -l ${(j:,:)remotes} "${commands[(I)git]}"\n  git pull --rebase origin "$1"\n}\n\n'
+        'function gdw() { git diff --word-diff "$@" }\nfunction gdnolock() {\n  git diff "$@"\n}\n'
     )
     chunks = chunks_of("git.plugin.zsh", source)
-    assert defined(chunks) == {"gccd": "function", "gdv": "function", "ggu": "function"}  # had been one block
+    assert defined(chunks) == {
+        "gccd": "function",
+        "gdv": "function",
+        "ggu": "function",
+        "gdw": "function",
+        "gdnolock": "function",  # after a one-line function with no `;` before its `}`
+    }  # had been one block
     assert "${${@[(r)(ssh://*|git://*)]}:-$_}" in chunks["gccd"].body  # the text is the file's own
 
 

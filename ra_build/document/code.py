@@ -762,6 +762,13 @@ def grammar_of(path: str, language: str) -> str:
     return "tsx" if path.lower().endswith(".tsx") else language
 
 
+# a function on one line whose `}` follows its last command with no `;` (zsh's, not bash's:
+# ohmyzsh's `function gdv() { git diff -w "$@" | view - }`, which lost the functions after it)
+_ZSH_ONE_LINER = re.compile(
+    rb"^([ \t]*(?:function[ \t]+)?[\w:.-]+[ \t]*\(\)[ \t]*\{[^\n]*[^;&\s])[ \t](\}[ \t]*\r?)$", re.M
+)
+
+
 def _zsh_expansions_blanked(source: bytes) -> bytes:
     """`source` with what zsh's parameter expansions hold blanked (`_`), where bash has no such
     expansion: nested (`${${@[(r)ssh://*]}:-$_}`), with flags (`${(j:,:)list}`) or a subscript
@@ -818,6 +825,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
         masked = _else_groups_blanked(_BODY_CHOICE.sub(_blank_directives, encoded))
     if language == "bash" and b"${" in encoded:
         masked = _zsh_expansions_blanked(encoded)
+    if language == "bash" and b"()" in encoded:
+        masked = _ZSH_ONE_LINER.sub(rb"\1;\2", masked)  # `f() { cmd }`: `f() { cmd;}`, the same length
     try:
         root = parser.parse(masked).root_node
     except ValueError:  # its timeout passed (grammars.parser_for)
