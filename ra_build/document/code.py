@@ -951,16 +951,8 @@ class _Walker:
                     gaps[-1].append(Span(inner.end_byte - 1, end))  # its tail: `})(jQuery, window);`
                 continue
             if kind == "type_declaration" and len(specs := _type_specs(node)) > 1:
-                # Go's `type ( A struct{…}; B interface{…} )`: a chunk per type
-                start = pending[0].start_byte if pending else node.start_byte
-                if pending and self.apart(pending, node):
-                    gaps[-1].extend(map(self.span_of, pending))
-                    start = node.start_byte
+                self.add_types(node, specs, pending, prefix, crumbs, out, gaps)
                 pending = []
-                for k, spec in enumerate(specs):
-                    own = _comments_before(spec) if k else start
-                    out.append(self.grouped_type(spec, own, prefix, crumbs))
-                    gaps.append([])
                 continue
             target = self.unwrap(node)
             name = self.name_of(target) if target is not None else None
@@ -981,6 +973,27 @@ class _Walker:
             gaps.append([])
         # comments after the last statement: no definition follows to take them
         gaps[-1].extend(map(self.span_of, pending))
+
+    def add_types(
+        self,
+        node: tree_sitter.Node,
+        specs: list[tree_sitter.Node],
+        pending: list[tree_sitter.Node],
+        prefix: str,
+        crumbs: tuple[str, ...],
+        out: list[Definition],
+        gaps: list[list[Span]],
+    ) -> None:
+        """Go's `type ( A struct{…}; B interface{…} )`: a chunk per type, the comments `pending`
+        above the group with the first."""
+        start = pending[0].start_byte if pending else node.start_byte
+        if pending and self.apart(pending, node):
+            gaps[-1].extend(map(self.span_of, pending))
+            start = node.start_byte
+        for k, spec in enumerate(specs):
+            own = _comments_before(spec) if k else start
+            out.append(self.grouped_type(spec, own, prefix, crumbs))
+            gaps.append([])
 
     def close(
         self,
@@ -1454,34 +1467,8 @@ class _Walker:
             return None  # Rust: `mod context;` says where a module is; its file defines it
         if kind == "namespace_definition" and node.child_by_field_name("body") is None:
             return None  # PHP's `namespace App;`: a statement of the header, not a container
-        if kind == "assignment_expression":  # CommonJS: `app.use = function use(fn) {…}`
-            value = node.child_by_field_name("right")
-            target = node.child_by_field_name("left")
-            while value is not None and value.type == "assignment_expression":  # a = b.c = function
-                value = value.child_by_field_name("right")
-            if value is None or target is None or target.type not in ("identifier", "member_expression"):
-                return None
-            if value.type not in _FUNCTION_VALUES and self.object_of(node) is None:
-                return None
-            return _assigned_name(self.text(target), value, self)
-        if kind in ("lexical_declaration", "variable_declaration"):
-            for declarator in node.named_children:
-                value = declarator.child_by_field_name("value")
-                name = declarator.child_by_field_name("name")
-                if value is not None and name is not None and _a_function(value) is not None:
-                    return self.text(name)
-            declarator = self.object_of(node)
-            while declarator is not None and declarator.type != "variable_declarator":
-                declarator = declarator.parent  # through `as const`
-            name = declarator.child_by_field_name("name") if declarator is not None else None
-            return self.text(name) if name is not None and name.type == "identifier" else None
-        if kind == "pair":  # in an object: a key whose value is a function, or an object of them
-            key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
-            if key is None or value is None or key.type not in ("property_identifier", "string"):
-                return None
-            if value.type not in _FUNCTION_VALUES and self.object_of(node) is None:
-                return None
-            return self.text(key).strip("'\"")
+        if kind in _JS_VALUES:  # `app.use = function use(fn) {…}`, `const f = () => …`, `{ f() {…} }`
+            return self.js_value_name(node, kind)
         if kind == "type_declaration":  # Go: type X struct {…}
             spec = next((c for c in node.named_children if c.type in ("type_spec", "type_alias")), None)
             named = spec.child_by_field_name("name") if spec is not None else None
@@ -1533,6 +1520,39 @@ class _Walker:
             declarator = declarator.child_by_field_name("declarator") or next(
                 iter(declarator.named_children), None
             )
+        return None
+
+    def js_value_name(self, node: tree_sitter.Node, kind: str) -> str | None:
+        """The name of a JavaScript definition that is a value: a CommonJS assignment, a declared
+        function or object of them, an object's key whose value is a function; else None."""
+        if kind == "assignment_expression":  # CommonJS: `app.use = function use(fn) {…}`
+            value = node.child_by_field_name("right")
+            target = node.child_by_field_name("left")
+            while value is not None and value.type == "assignment_expression":  # a = b.c = function
+                value = value.child_by_field_name("right")
+            if value is None or target is None or target.type not in ("identifier", "member_expression"):
+                return None
+            if value.type not in _FUNCTION_VALUES and self.object_of(node) is None:
+                return None
+            return _assigned_name(self.text(target), value, self)
+        if kind in ("lexical_declaration", "variable_declaration"):
+            for declarator in node.named_children:
+                value = declarator.child_by_field_name("value")
+                name = declarator.child_by_field_name("name")
+                if value is not None and name is not None and _a_function(value) is not None:
+                    return self.text(name)
+            declarator = self.object_of(node)
+            while declarator is not None and declarator.type != "variable_declarator":
+                declarator = declarator.parent  # through `as const`
+            name = declarator.child_by_field_name("name") if declarator is not None else None
+            return self.text(name) if name is not None and name.type == "identifier" else None
+        if kind == "pair":  # in an object: a key whose value is a function, or an object of them
+            key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
+            if key is None or value is None or key.type not in ("property_identifier", "string"):
+                return None
+            if value.type not in _FUNCTION_VALUES and self.object_of(node) is None:
+                return None
+            return self.text(key).strip("'\"")
         return None
 
     def definition(
@@ -2257,6 +2277,7 @@ _TEST_GROUPS = frozenset({
 # Scala: munit's and ScalaTest's test calls before a `{…}` block (`test("x") {…}`, FeatureSpec's
 # `Scenario("x")`), the words between the titles of the infix styles (`"x" should "y" in {…}`) and
 # what ends a test rather than a group there (`in`, `ignore`; `"x" when {…}` groups)
+_JS_VALUES = frozenset({"assignment_expression", "lexical_declaration", "variable_declaration", "pair"})
 _SCALA_TESTS = frozenset({"call_expression", "infix_expression"})
 _SCALA_INSTANCES = frozenset({"val_definition", "function_definition"})  # `= new T { def … }`
 _LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
