@@ -1692,6 +1692,18 @@ def test_a_part_is_titled_by_its_code_not_by_a_block_comment_above_it() -> None:
     assert chunks["Shape.2"].title.startswith("type Shape (part 2: field")  # not `The 12th field, …`
 
 
+def test_a_lua_local_function_value_or_table_is_titled_from_its_local() -> None:
+    source = (
+        "local noop = function() end\n\nlocal failureMt = {\n  __index = {},\n"
+        "  __tostring = function(e) return tostring(e.message) end,\n}\n"
+    )
+    chunks = chunks_of("core.lua", source)
+    assert (chunks["noop"].title, chunks["failureMt"].title) == (
+        "local noop = function()",
+        "local failureMt = {",
+    )
+
+
 def test_a_lua_table_of_functions_holds_them_as_its_methods() -> None:
     source = (
         "--- Git tasks.\nM.clone = {\n  skip = function(plugin)\n    return false\n  end,\n"
@@ -1868,6 +1880,17 @@ def test_an_elixir_doc_stays_with_its_function_across_phoenix_attrs_and_blank_li
     assert chunks["MyAppWeb.CoreComponents.input"].line_start == 6  # its `@doc`, then `attr` and `slot`
     assert chunks["MyAppWeb.CoreComponents.filter"].line_start == 16
     assert chunks["MyAppWeb.CoreComponents.other"].line_start == 25
+
+
+def test_a_long_elixir_doc_in_a_sigil_is_titled_by_its_first_line() -> None:
+    lines = "".join(
+        f"  Line {i} of what validations returns, and why it is kept in order.\n" for i in range(12)
+    )
+    source = f'defmodule Cs do\n  @doc ~S"""\n  Returns the validations.\n\n{lines}  """\n  def validations(cs), do: cs\nend\n'
+    chunks = chunks_of("changeset.ex", source)
+    assert (
+        chunks["Cs.validations.1"].title == "def validations(cs) (part 1: Returns the validations.)"
+    )  # not `~S"""`
 
 
 def test_the_clauses_of_one_elixir_function_are_one_chunk() -> None:

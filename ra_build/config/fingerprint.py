@@ -137,8 +137,9 @@ CHUNKER_VERSION = (
     # 100: a shell function redirected where it is defined is a definition; 101: a `static` macro
     # line alone is blanked in C and C++; 102: Ruby's `sig` and Thor's `desc` join their method;
     # 103: a Ruby `X = Struct.new do … end` is a class holding its methods; 104: zsh's nested and
-    # flagged expansions are blanked before parsing
-    104
+    # flagged expansions are blanked before parsing; 105: a Lua `local x = …` titled from its
+    # `local`, an Elixir `@doc ~S"""` part by its first line
+    105
 )
 
 

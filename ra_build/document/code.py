@@ -2206,6 +2206,8 @@ class _Walker:
             text = " ".join(head.split()).rstrip(",").strip()
             return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1].rstrip() + "…"
         if kind in ("field", "assignment_statement") and self.g.module == "tree_sitter_lua":
+            if node.parent is not None and node.parent.type == "variable_declaration":
+                start = node.parent.start_byte  # `local noop = function ()`: from its `local`
             value = node.child_by_field_name("value") or node.named_children[-1].named_children[0]
             given = value.child_by_field_name("parameters")  # `run = function (self)`
             return (
@@ -2214,7 +2216,7 @@ class _Walker:
                     .decode("utf-8", "replace")
                     .split()
                 )
-                or self.text(node).split("\n", 1)[0]
+                or self.source[start : node.end_byte].decode("utf-8", "replace").split("\n", 1)[0]
             )
         if kind in _DEFAULT_VALUES and (exported := _exported(node)) is not None:
             # JavaScript (no other grammar has an export_statement)
@@ -3314,7 +3316,7 @@ def _first_statement_line(body: tree_sitter.Node | None, attached: frozenset[str
     return -1 if first is None else first.start_byte - first.start_point.column
 
 
-_COMMENT_STARTS = ("//", "#", "/*", "*", "--", '"""', "'''", "@")
+_COMMENT_STARTS = ("//", "#", "/*", "*", "--", '"""', "'''", "@", '~S"""', '~s"""')  # `@doc ~S"""`
 _DIRECTIVE = re.compile(r"#\s*(?:define|include|if|ifdef|ifndef|else|elif|endif|pragma|undef|error)\b")
 _DIRECTIVE_BYTES = re.compile(_DIRECTIVE.pattern.encode())  # `_DIRECTIVE`, of bytes
 
