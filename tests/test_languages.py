@@ -387,6 +387,22 @@ def test_a_ruby_class_made_by_struct_new_or_class_new_holds_its_methods() -> Non
     assert chunks["Geometry.Point"].title == "Point = Struct.new(:x, :y) do"
 
 
+def test_a_ruby_block_of_attr_readers_or_aliases_is_named_by_the_first_name_it_declares() -> None:
+    source = (
+        "class Response\n  def initialize(status)\n    @status = status\n  end\n\n"
+        "  attr_reader :status, :headers\n  alias_method :code, :status\n\n  def ok?\n    status == 200\n  end\n\n"
+        "  alias_method :success?, :ok?\nend\n"
+    )
+    assert list(chunks_of("response.rb", source)) == [
+        "",
+        "Response",
+        "Response.initialize",
+        "Response.status",  # had been `attr_reader`
+        "Response.ok?",
+        "Response.success?",  # had been `alias_method`
+    ]
+
+
 def test_a_ruby_operator_method_is_named_by_its_operator() -> None:
     source = "class Plugin\n  def <=>(other)\n    priority <=> other.priority\n  end\n\n  def <<(x)\n    add(x)\n  end\nend\n"
     assert list(chunks_of("plugin.rb", source)) == [

@@ -138,8 +138,9 @@ CHUNKER_VERSION = (
     # line alone is blanked in C and C++; 102: Ruby's `sig` and Thor's `desc` join their method;
     # 103: a Ruby `X = Struct.new do … end` is a class holding its methods; 104: zsh's nested and
     # flagged expansions are blanked before parsing; 105: a Lua `local x = …` titled from its
-    # `local`, an Elixir `@doc ~S"""` part by its first line
-    105
+    # `local`, an Elixir `@doc ~S"""` part by its first line; 106: a Ruby
+    # block of `attr_reader`s or `alias_method`s is named by the first name it declares
+    106
 )
 
 

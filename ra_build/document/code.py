@@ -273,6 +273,11 @@ _ELIXIR_DOCS = (b"@doc", b"@typedoc", b"@spec")  # …and Elixir's attributes th
 _ELIXIR_DECLARING = frozenset({"attr", "slot"})
 # Ruby's calls that describe the method after them, as a decorator does: Sorbet's signature and
 # Thor's command help and options
+# Ruby's calls that declare names: a block they begin is named by the first (`_Walker.ruby_declared`)
+_RUBY_DECLARING = frozenset({
+    "attr_reader", "attr_writer", "attr_accessor", "alias_method", "define_method", "attr",
+    "delegate", "module_function", "private_constant",
+})  # fmt: skip
 _RUBY_CLASS_MAKERS = frozenset({("Struct", "new"), ("Class", "new"), ("Data", "define"), ("Module", "new")})
 _RUBY_DECORATING = frozenset({"sig", "desc", "long_desc", "method_option", "method_options", "option"})
 _LICENSE = re.compile(rb"@license|copyright|SPDX-License|licensed under", re.IGNORECASE)  # …but the file
@@ -1338,6 +1343,8 @@ class _Walker:
             return "__doc__"  # a module docstring too long for the file's node: not its first word
         if node.type == "macro_invocation" and self.g.module == "tree_sitter_rust":
             return self.macro_declared(node)
+        if node.type == "call" and self.g.module == "tree_sitter_ruby" and (said := self.ruby_declared(node)):
+            return said
         if node.type in _EXPORTING and self.g.module in _JAVASCRIPT_MODULES and (said := _export_list(node)):
             return said
         if (
@@ -2120,6 +2127,17 @@ class _Walker:
             elif part.type == "identifier" and self.text(part) in _SCALA_TEST_WORDS:
                 words.append(self.text(part))
         return _test_slug(" ".join(words)) if said else None
+
+    def ruby_declared(self, call: tree_sitter.Node) -> str:
+        """The first name a Ruby call declares (`attr_reader :status, :headers`: `status`;
+        `alias_method :code, :status`: `code`; `define_method("x")`: `x`), or ""."""
+        method, arguments = call.child_by_field_name("method"), call.child_by_field_name("arguments")
+        if method is None or arguments is None or self.text(method) not in _RUBY_DECLARING:
+            return ""
+        first = arguments.named_children[0] if arguments.named_children else None
+        if first is None or first.type not in ("simple_symbol", "string"):
+            return ""
+        return self.text(first).lstrip(":").strip("'\"")
 
     def ruby_class_body(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The body of the class a Ruby constant is made (`Point = Struct.new(:x, :y) do … end`,
