@@ -2025,6 +2025,24 @@ def test_csharp_members_inside_an_if_directive_are_definitions() -> None:
     assert chunks["Formatter.FormatDateOnly"].defines == "method"
 
 
+def test_javascript_tests_generated_in_a_loop_or_an_if_are_tests() -> None:
+    source = (
+        "describe('math', () => {\n  for (const n of [1, 2, 3]) {\n    it(`squares ${n}`, () => {\n"
+        "      expect(n * n).toBeGreaterThan(0);\n    });\n  }\n\n  if (process.platform !== 'win32') {\n"
+        "    test('uses a unix socket', () => {\n      expect(sock()).toBe(true);\n    });\n  }\n\n"
+        "  if (debug) {\n    log(1);\n  }\n});\n\n{\n  const local = 1;\n  use(local);\n}\n"
+    )
+    chunks = chunks_of("math.test.ts", source)
+    assert defined(chunks) == {
+        "math": "test",
+        "math.squares-n": "test",  # had been a block named `n`
+        "math.uses-a-unix-socket": "test",
+        "math.debug": "block",  # an `if` that defines no test stays a statement
+        "local": "block",  # and so does a bare block
+    }
+    assert (chunks["math.squares-n"].line_start, chunks["math.uses-a-unix-socket"].line_start) == (2, 8)
+
+
 def test_a_playwright_describe_group_holds_its_tests() -> None:
     source = 'test.describe("Forms", () => {\n  test("posts to a loader", async ({ page }) => {\n    await page.goto("/");\n  });\n});\n'
     assert chunks_of("forms.spec.ts", source)["forms.posts-to-a-loader"].defines == "test"

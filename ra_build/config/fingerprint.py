@@ -139,8 +139,9 @@ CHUNKER_VERSION = (
     # 103: a Ruby `X = Struct.new do … end` is a class holding its methods; 104: zsh's nested and
     # flagged expansions are blanked before parsing; 105: a Lua `local x = …` titled from its
     # `local`, an Elixir `@doc ~S"""` part by its first line; 106: a Ruby
-    # block of `attr_reader`s or `alias_method`s is named by the first name it declares
-    106
+    # block of `attr_reader`s or `alias_method`s is named by the first name it declares; 107: JavaScript
+    # tests in a loop or an `if` are tests
+    107
 )
 
 

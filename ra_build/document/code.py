@@ -301,16 +301,22 @@ _LUA_BRANCHING = frozenset(
 )
 # the head of a conditional (`#if X`'s name and condition, a Lua `for`'s clause) opens what follows
 # in these (`#elif X`'s closes what precedes)
-_HEAD_FIELDS = ("name", "condition", "clause")
+_HEAD_FIELDS = ("name", "condition", "clause", "left", "right", "kind", "initializer", "increment")
 # Ruby's and PHP's branches that may define what stands in their place, as Lua's do
 _RUBY_BRANCHING = frozenset({"if", "unless", "elsif", "else"})
 _PHP_BRANCHING = frozenset({"if_statement", "else_clause", "else_if_clause"})
+# …and JavaScript's loops, `if`s and bare blocks (tests generated `for (const n of cases)`)
+_JS_BRANCHING = frozenset(
+    {"for_statement", "for_in_statement", "if_statement", "else_clause", "statement_block"}
+)
 _BRANCHING = {
+    "tree_sitter_javascript": _JS_BRANCHING,
+    "tree_sitter_typescript": _JS_BRANCHING,
     "tree_sitter_lua": _LUA_BRANCHING,
     "tree_sitter_ruby": _RUBY_BRANCHING,
     "tree_sitter_php": _PHP_BRANCHING,
 }
-_OPENING_HEADS = _OPENING | _SHELL_CONDITIONS | _LUA_BRANCHING | _RUBY_BRANCHING | _PHP_BRANCHING
+_OPENING_HEADS = _OPENING | _SHELL_CONDITIONS | frozenset().union(*_BRANCHING.values())
 # C#'s directives that mark code rather than choose it: `#region x` and `#pragma warning disable X`
 # open what follows, `#endregion` and `#pragma warning restore X` close what precedes
 _DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"})
