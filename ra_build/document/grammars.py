@@ -98,8 +98,8 @@ _JS = {
     "wrappers": frozenset({"export_statement", "ambient_declaration", "expression_statement"})
     | {"as_expression", "satisfies_expression", "parenthesized_expression"},
     "attached": frozenset({"comment", "decorator"}),
-    # a loop or an `if` that defines tests or functions (`for (const n of cases) { it(`squares
-    # ${n}`, …) }`): what it holds stands in its place (code._Walker.branch_defines)
+    # a loop or an `if` that defines tests or functions (`for (const n of cases) { it(…) }`):
+    # what it holds stands in its place (code._Walker.branch_defines)
     "conditionals": frozenset({"for_statement", "for_in_statement", "if_statement", "else_clause"}),
     "flattened": frozenset({"statement_block"}),
 }
