@@ -981,6 +981,17 @@ def test_a_static_macro_line_that_defines_a_function_does_not_swallow_the_functi
     assert chunks["read_bisect_paths"].title == "static void read_bisect_paths(struct strvec *array)"
 
 
+def test_a_c_struct_keeps_its_name_when_a_typedef_of_the_same_name_comes_first() -> None:
+    source = "typedef struct connection connection;\n\nstruct connection {\n  int fd;\n};\n\ntypedef struct foo foo_t;\n"
+    chunks = chunks_of("connection.h", source)
+    assert chunks["connection"].defines == "struct"  # had been `connection-1`, the typedef `connection`
+    assert chunks["foo_t"].defines == "type"  # an alias of another name is a type of its own
+    opaque = chunks_of("ssl.h", "typedef struct redisSSLContext redisSSLContext;\n\nint f(void);\n")
+    assert (
+        opaque["redisSSLContext"].defines == "type"
+    )  # defined in another file: the typedef is what there is
+
+
 def test_a_macro_in_a_define_or_a_return_type_is_not_blanked() -> None:
     chunks = chunks_of("a.c", "#define BUF_SIZE sizeof(struct s)\nSIZE_T get_size(void) {\n  return 1;\n}\n")
     assert chunks["get_size"].title == "SIZE_T get_size(void)"

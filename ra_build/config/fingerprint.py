@@ -140,8 +140,9 @@ CHUNKER_VERSION = (
     # flagged expansions are blanked before parsing; 105: a Lua `local x = …` titled from its
     # `local`, an Elixir `@doc ~S"""` part by its first line; 106: a Ruby
     # block of `attr_reader`s or `alias_method`s is named by the first name it declares; 107: JavaScript
-    # tests in a loop or an `if` are tests
-    107
+    # tests in a loop or an `if` are tests; 108: a C `typedef struct X X;`
+    # before `struct X {…}` is no definition of its own
+    108
 )
 
 

@@ -1472,6 +1472,8 @@ class _Walker:
             return self.default_name(node)
         if kind in _FORWARD and node.child_by_field_name("body") is None:
             return None  # C, C++: `class basic_format_arg;` declares, the definition is elsewhere
+        if kind == "type_definition" and self.forward_alias(node):
+            return None  # C: `typedef struct connection connection;` before `struct connection {…}`
         if kind == "enum_constant" and node.child_by_field_name("body") is None:
             return None  # Java: a constant without a body of its own is a statement of its enum
         if kind == "function_definition" and (test := self.macro_test(node)):
@@ -1534,6 +1536,20 @@ class _Walker:
                 iter(declarator.named_children), None
             )
         return None
+
+    def forward_alias(self, node: tree_sitter.Node) -> bool:
+        """Whether a C `typedef` names a struct, union or enum of its own name that the same file
+        defines (`typedef struct connection connection;` before `struct connection {…}`): that
+        definition is what the name is. (An opaque one, defined in another file, stays a type.)"""
+        declared, declarator = node.child_by_field_name("type"), node.child_by_field_name("declarator")
+        if declared is None or declarator is None or declared.type not in _FORWARD:
+            return False
+        tag = declared.child_by_field_name("name")
+        if declared.child_by_field_name("body") is not None or tag is None or tag.text != declarator.text:
+            return False
+        keyword = declared.children[0].text or b"struct"  # `struct`, `union`, `enum`
+        defined = re.compile(rb"\b" + re.escape(keyword) + rb"\s+" + re.escape(tag.text or b"") + rb"\s*\{")
+        return defined.search(self.source) is not None
 
     def js_value_name(self, node: tree_sitter.Node, kind: str) -> str | None:
         """The name of a JavaScript definition that is a value: a CommonJS assignment, a declared
