@@ -1731,6 +1731,18 @@ def test_a_lua_local_function_value_or_table_is_titled_from_its_local() -> None:
     )
 
 
+def test_a_lua_module_returned_as_a_factory_function_holds_its_functions() -> None:
+    source = (
+        'local function is_callable(f) return type(f) == "function" end\n\nreturn function()\n'
+        "  local busted = {}\n\n  function busted.subscribe(channel, fn)\n    return busted.mediator:subscribe(channel, fn)\n"
+        "  end\n\n  function busted.publish(channel, ...)\n    return busted.mediator:publish(channel, ...)\n  end\n\n"
+        "  return busted\nend\n"
+    )
+    chunks = chunks_of("core.lua", source)
+    assert (chunks["busted.subscribe"].defines, chunks["busted.publish"].defines) == ("function", "function")
+    assert chunks["busted"].title == "return function()"  # the wrapper's head: a statement
+
+
 def test_a_lua_table_of_functions_holds_them_as_its_methods() -> None:
     source = (
         "--- Git tasks.\nM.clone = {\n  skip = function(plugin)\n    return false\n  end,\n"

@@ -141,8 +141,9 @@ CHUNKER_VERSION = (
     # `local`, an Elixir `@doc ~S"""` part by its first line; 106: a Ruby
     # block of `attr_reader`s or `alias_method`s is named by the first name it declares; 107: JavaScript
     # tests in a loop or an `if` are tests; 108: a C `typedef struct X X;`
-    # before `struct X {…}` is no definition of its own
-    108
+    # before `struct X {…}` is no definition of its own; 109: a Lua
+    # `return function () … end` module holds its functions
+    109
 )
 
 

@@ -951,11 +951,12 @@ class _Walker:
                 self.members(inner, prefix, crumbs, out, gaps, top=top, lead=[*pending, *head])
                 pending = []
                 continue
-            if top and kind == "expression_statement" and (inner := _wrapped_body(node)) is not None:
+            if top and (wrapped := self.wrapped_body(node, kind)) is not None:
                 # JavaScript's module wrappers, `(function () { … })()` and UMD's `(function (root,
-                # factory) { … })(this, function () { … })`: the functions inside stand where they
-                # do; the wrapper's head, through the `{` of the body, is a statement
-                gaps[-1] += [*map(self.span_of, pending), Span(self.start_of(node), inner.start_byte + 1)]
+                # factory) { … })(this, function () { … })`, Lua's `return function () … end`: the
+                # functions inside stand where they do; the wrapper's head is a statement
+                inner, head_end = wrapped
+                gaps[-1] += [*map(self.span_of, pending), Span(self.start_of(node), head_end)]
                 pending = []
                 self.members(inner, prefix, crumbs, out, gaps, top=top)
                 if _BYTES_WORD.search(self.source, inner.end_byte, end := _end_of(node)):
@@ -984,6 +985,21 @@ class _Walker:
             gaps.append([])
         # comments after the last statement: no definition follows to take them
         gaps[-1].extend(map(self.span_of, pending))
+
+    def wrapped_body(self, node: tree_sitter.Node, kind: str) -> tuple[tree_sitter.Node, int] | None:
+        """The body of the function a top-level statement wraps a module in, and where the
+        wrapper's head ends: JavaScript's `(function () {` (`_wrapped_body`), Lua's `return
+        function ()` (busted's core, a factory of its module); else None."""
+        if kind == "expression_statement" and (inner := _wrapped_body(node)) is not None:
+            return inner, inner.start_byte + 1  # through the body's `{`
+        if kind != "return_statement" or self.g.module != "tree_sitter_lua":
+            return None
+        values = node.named_children[0].named_children if node.named_children else []
+        function = values[0] if len(values) == 1 and values[0].type == _LUA_FUNCTION else None
+        body = function.child_by_field_name("body") if function is not None else None
+        if body is None or not any(c.type == "function_declaration" for c in body.named_children):
+            return None
+        return body, body.start_byte
 
     def add_types(
         self,
