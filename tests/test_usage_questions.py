@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ra_query.search.pipeline import USAGE_CODE_SHARE, asks_how_to_use
+from ra_query.search.pipeline import USAGE_CODE_SHARE, WHERE_CODE_SHARE, asks_how_to_use, asks_where_in_code
 from tests.conftest import build, run_cmd
 
 
@@ -84,3 +84,54 @@ def test_explain_says_a_usage_question_gives_code_no_head_start(tmp_path: Path, 
     run = run_cmd("ra-query", "search", "--explain", "how do I retry a request", cwd=kb, home=home)
     assert run.code == 0, run.err
     assert "asks how to use it: code's boost 1 (× 0.8)" in run.out + run.err
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "where is the retry delay computed",
+        "Where does it pick the subcommand?",
+        "where are the headers parsed",
+        "which function parses the header",
+        "Which part decides the identity key of a job?",
+    ],
+)
+def test_a_question_of_where_in_the_code_is_recognised(query: str) -> None:
+    assert asks_where_in_code(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how do I retry a request",
+        "where can I find the changelog",  # where in the docs
+        "somewhere is the retry delay computed",
+        "which version added retries",
+        "retry delay",
+    ],
+)
+def test_a_question_that_does_not_ask_where_in_the_code_is_not_one(query: str) -> None:
+    assert not asks_where_in_code(query)
+
+
+def test_a_where_question_weighs_code_against_the_docs_by_the_where_share(tmp_path: Path, home: Path) -> None:
+    kb = _built(tmp_path, home)
+
+    def scores(query: str) -> dict[str, float]:
+        run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", query, cwd=kb, home=home)
+        assert run.code == 0, run.err
+        return {r["kind"]: r["score"] for r in json.loads(run.out)["queries"][0]["results"]}
+
+    # the same words once stop words are left out (`how`, `where`): only code's boost differs
+    works = scores("how is a request retried when the server fails")
+    where = scores("where is a request retried when the server fails")
+    assert where["code"] / where["docs"] == pytest.approx(
+        works["code"] / works["docs"] * WHERE_CODE_SHARE, rel=1e-3
+    )
+
+
+def test_explain_says_a_where_question_gives_code_a_further_head_start(tmp_path: Path, home: Path) -> None:
+    kb = _built(tmp_path, home)
+    run = run_cmd("ra-query", "search", "--explain", "where is a request retried", cwd=kb, home=home)
+    assert run.code == 0, run.err
+    assert "asks where in the code: code's boost 1.625 (× 1.3)" in run.out + run.err

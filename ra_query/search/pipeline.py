@@ -92,6 +92,15 @@ _ASKS_FOR_TYPE = re.compile(
 # → 1.0, no head start). Six codebases' 143 docs and 390 code questions (bench/tune_code.py):
 # docs 0.594 → 0.643 by words, 0.706 → 0.741 hybrid; code 0.559 → 0.556, 0.608 → 0.613
 USAGE_CODE_SHARE = 0.8
+# a question of where in the code something is done (`where is …`, `where does it …`, `which
+# function …`): code's boost is times this (bench/tune_code.py: 1.2-1.5 all find more definitions;
+# at 1.3 the two sets written after it was chosen gained 0.621 → 0.650, docs questions −1 of 159)
+WHERE_CODE_SHARE = 1.3
+_WHERE = re.compile(
+    r"^\W*(?:where\s+(?:is|are|was|does|do|did)\b"
+    r"|which\s+(?:function|method|part|code|piece|class|routine|object|type|module|file)s?\b)",
+    re.IGNORECASE,
+)
 _USAGE = re.compile(
     r"^\W*(?:how\s+(?:do|can|could|should|would)\s+(?:i|we)|(?:can|could|should)\s+(?:i|we)|"
     r"is\s+there\s+(?:a|any)\s+way|do\s+(?:i|we)\s+need|how\s+to|"
@@ -147,6 +156,13 @@ def asks_for_a_type(text: str) -> bool:
     """Whether a query asks which class, struct, interface, enum, trait or type (`which exception
     class is raised …`, `what type holds …`): its types keep their weight (`type_weight`)."""
     return _ASKS_FOR_TYPE.search(text) is not None
+
+
+def asks_where_in_code(text: str) -> bool:
+    """Whether a query asks where in the code something is done (`where is the retry delay
+    computed`, `where does it pick the subcommand`, `which function parses the header`): code
+    answers it more often than prose about it does (`WHERE_CODE_SHARE`)."""
+    return _WHERE.match(text) is not None
 
 
 def asks_how_to_use(text: str) -> bool:
@@ -675,8 +691,9 @@ def _having_first(
 
 
 def _topic_params(params: SearchParams, text: str) -> tuple[SearchParams, list[str]]:
-    """A topic's params — the limits within bounds; for a question of how to use the software
-    (`asks_how_to_use`), code's boost times `USAGE_CODE_SHARE`: its docs answer it as often as its
+    """A topic's params — the limits within bounds; for a question of where in the code something
+    is done (`asks_where_in_code`), code's boost times `WHERE_CODE_SHARE`; for one of how to use
+    the software (`asks_how_to_use`), times `USAGE_CODE_SHARE`: its docs answer it as often as its
     code; for one that asks which class or type (`asks_for_a_type`), types at their full weight —
     and the --explain lines that say so."""
     params = params._replace(
@@ -685,6 +702,9 @@ def _topic_params(params: SearchParams, text: str) -> tuple[SearchParams, list[s
     if params.raw:
         return params, []
     said: list[str] = []
+    if asks_where_in_code(text):
+        params = params._replace(code_boost=params.code_boost * WHERE_CODE_SHARE)
+        said.append(f"asks where in the code: code's boost {params.code_boost:g} (× {WHERE_CODE_SHARE:g})")
     if asks_how_to_use(text):
         params = params._replace(code_boost=params.code_boost * USAGE_CODE_SHARE)
         said.append(f"asks how to use it: code's boost {params.code_boost:g} (× {USAGE_CODE_SHARE:g})")
