@@ -72,7 +72,7 @@ def test_a_usage_question_weighs_code_against_the_docs_by_the_usage_share(tmp_pa
         return {r["kind"]: r["score"] for r in json.loads(run.out)["queries"][0]["results"]}
 
     # the same words once stop words are left out: only code's boost differs
-    works = scores("how does it retry a request when the server fails")
+    works = scores("what retries a request when the server fails")  # neither a use nor a where question
     use = scores("how do I retry a request when the server fails")
     assert works["code"] / works["docs"] == pytest.approx(
         use["code"] / use["docs"] / USAGE_CODE_SHARE, rel=1e-3
@@ -94,16 +94,19 @@ def test_explain_says_a_usage_question_gives_code_no_head_start(tmp_path: Path, 
         "where are the headers parsed",
         "which function parses the header",
         "Which part decides the identity key of a job?",
+        "how does it pick the subcommand",  # how it works
+        "How are bursts of file events collapsed?",
     ],
 )
-def test_a_question_of_where_in_the_code_is_recognised(query: str) -> None:
+def test_a_question_of_where_in_the_code_or_how_it_works_is_recognised(query: str) -> None:
     assert asks_where_in_code(query)
 
 
 @pytest.mark.parametrize(
     "query",
     [
-        "how do I retry a request",
+        "how do I retry a request",  # how to use it
+        "how do we keep the old name",
         "where can I find the changelog",  # where in the docs
         "somewhere is the retry delay computed",
         "which version added retries",
@@ -123,7 +126,7 @@ def test_a_where_question_weighs_code_against_the_docs_by_the_where_share(tmp_pa
         return {r["kind"]: r["score"] for r in json.loads(run.out)["queries"][0]["results"]}
 
     # the same words once stop words are left out (`how`, `where`): only code's boost differs
-    works = scores("how is a request retried when the server fails")
+    works = scores("what retries a request when the server fails")
     where = scores("where is a request retried when the server fails")
     assert where["code"] / where["docs"] == pytest.approx(
         works["code"] / works["docs"] * WHERE_CODE_SHARE, rel=1e-3
@@ -134,4 +137,4 @@ def test_explain_says_a_where_question_gives_code_a_further_head_start(tmp_path:
     kb = _built(tmp_path, home)
     run = run_cmd("ra-query", "search", "--explain", "where is a request retried", cwd=kb, home=home)
     assert run.code == 0, run.err
-    assert "asks where in the code: code's boost 1.625 (× 1.3)" in run.out + run.err
+    assert "asks about the code: code's boost 1.625 (× 1.3)" in run.out + run.err

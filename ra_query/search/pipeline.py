@@ -92,13 +92,16 @@ _ASKS_FOR_TYPE = re.compile(
 # → 1.0, no head start). Six codebases' 143 docs and 390 code questions (bench/tune_code.py):
 # docs 0.594 → 0.643 by words, 0.706 → 0.741 hybrid; code 0.559 → 0.556, 0.608 → 0.613
 USAGE_CODE_SHARE = 0.8
-# a question of where in the code something is done (`where is …`, `where does it …`, `which
-# function …`): code's boost is times this (bench/tune_code.py: 1.2-1.5 all find more definitions;
-# at 1.3 the two sets written after it was chosen gained 0.621 → 0.650, docs questions −1 of 159)
+# a question of where in the code something is done or how it works (`where is …`, `which
+# function …`, `how does it …`): code's boost is times this (bench/tune_code.py: 1.2-1.5 all find
+# more definitions; at 1.3 the two sets written last gained 0.621 → 0.670, docs questions none lost)
 WHERE_CODE_SHARE = 1.3
 _WHERE = re.compile(
     r"^\W*(?:where\s+(?:is|are|was|does|do|did)\b"
-    r"|which\s+(?:function|method|part|code|piece|class|routine|object|type|module|file)s?\b)",
+    r"|which\s+(?:function|method|part|code|piece|class|routine|object|type|module|file)s?\b"
+    # how it works, not how to use it (`how does it pick …`, `how are bursts collapsed`; `how do I`
+    # is `asks_how_to_use`)
+    r"|how\s+(?:does|do|is|are|did|was)\s+(?!(?:i|we)\b))",
     re.IGNORECASE,
 )
 _USAGE = re.compile(
@@ -159,9 +162,9 @@ def asks_for_a_type(text: str) -> bool:
 
 
 def asks_where_in_code(text: str) -> bool:
-    """Whether a query asks where in the code something is done (`where is the retry delay
-    computed`, `where does it pick the subcommand`, `which function parses the header`): code
-    answers it more often than prose about it does (`WHERE_CODE_SHARE`)."""
+    """Whether a query asks where in the code something is done or how it works (`where is the
+    retry delay computed`, `which function parses the header`, `how does it pick the
+    subcommand`): code answers it more often than prose about it does (`WHERE_CODE_SHARE`)."""
     return _WHERE.match(text) is not None
 
 
@@ -704,7 +707,7 @@ def _topic_params(params: SearchParams, text: str) -> tuple[SearchParams, list[s
     said: list[str] = []
     if asks_where_in_code(text):
         params = params._replace(code_boost=params.code_boost * WHERE_CODE_SHARE)
-        said.append(f"asks where in the code: code's boost {params.code_boost:g} (× {WHERE_CODE_SHARE:g})")
+        said.append(f"asks about the code: code's boost {params.code_boost:g} (× {WHERE_CODE_SHARE:g})")
     if asks_how_to_use(text):
         params = params._replace(code_boost=params.code_boost * USAGE_CODE_SHARE)
         said.append(f"asks how to use it: code's boost {params.code_boost:g} (× {USAGE_CODE_SHARE:g})")
