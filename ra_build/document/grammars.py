@@ -286,7 +286,7 @@ GRAMMARS: dict[str, Grammar] = {
             "function_definition": "function",
             "method_declaration": "method",
             # Pest's `test('adds', function () {…})`, `describe('x', …)`, `it('y', fn () => …)`:
-            # named by their titles (code._Walker.php_test_name)
+            # named by their titles (code._Walker.php_test_function)
             "function_call_expression": "test",
         },
         containers=frozenset(
@@ -389,7 +389,7 @@ GRAMMARS: dict[str, Grammar] = {
         containers=frozenset({"assignment_statement", "function_call"}),
         wrappers=frozenset({"variable_declaration"}),  # `local f = function (x) … end`
         # an `if`, `do` or loop that defines functions or tests: what it holds stands in its
-        # place (code._Walker.lua_defines), its head opening it and its `end` closing it
+        # place (code._Walker.branch_defines), its head opening it and its `end` closing it
         conditionals=frozenset(
             {"if_statement", "elseif_statement", "else_statement", "do_statement", "for_statement"}
             | {"while_statement"}
