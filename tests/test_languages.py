@@ -1706,6 +1706,12 @@ def test_commented_out_code_is_a_comment_not_the_definition_it_holds(path: str, 
     assert list(chunks)[-1] == "comment"  # had been `OldTests`, `val`, `M`, `old`
 
 
+def test_a_glob_in_a_string_is_no_block_comment_for_a_title() -> None:
+    source = 'def f():\n    return 1\n\n\nINCLUDE = ["**/*.md", "**/*.py"]\nEXCLUDE = ["build/*/"]\n'
+    chunks = chunks_of("settings.py", source)
+    assert chunks["INCLUDE"].title == 'INCLUDE = ["**/*.md", "**/*.py"]'  # not cut at its `/*`
+
+
 def test_a_part_is_titled_by_its_code_not_by_a_block_comment_above_it() -> None:
     source = (
         "export type Shape = {\n"

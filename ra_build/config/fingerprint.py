@@ -142,8 +142,9 @@ CHUNKER_VERSION = (
     # block of `attr_reader`s or `alias_method`s is named by the first name it declares; 107: JavaScript
     # tests in a loop or an `if` are tests; 108: a C `typedef struct X X;`
     # before `struct X {…}` is no definition of its own; 109: a Lua
-    # `return function () … end` module holds its functions
-    109
+    # `return function () … end` module holds its functions; 110: only a block
+    # comment that begins a line hides what it holds from a title (not `"**/*.md"`)
+    110
 )
 
 

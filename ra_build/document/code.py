@@ -2287,10 +2287,9 @@ class _Walker:
                 end, body = arrow
             else:
                 end = min(end, self.source.find(b"=>", start, node.end_byte) % (node.end_byte + 1))
+        # a test block: `it("does x", () =>`, `it "does x" do`; Ruby's `X = Struct.new do`
         if (kind in _TEST_CALL_NODES or kind == "assignment") and (inner := self.body_of(node)) is not None:
-            end = (
-                inner.start_byte
-            )  # a test block: `it("does x", () =>`, `it "does x" do`; `X = Struct.new do`
+            end = inner.start_byte
         if kind in self.g.containers and end - start < SIGNATURE_CHARS * 4:
             heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
             end = min([end, *(h for h in heads if h > start)])  # a comment is no signature
@@ -2332,10 +2331,11 @@ _TEST_CALLS = frozenset({
 _TEST_GROUPS = frozenset({
     "describe", "context", "suite", "feature", "shared_examples", "shared_context", "shared_examples_for",
 })  # fmt: skip
+# JavaScript's definitions that are values, named by `_Walker.js_value_name`
+_JS_VALUES = frozenset({"assignment_expression", "lexical_declaration", "variable_declaration", "pair"})
 # Scala: munit's and ScalaTest's test calls before a `{…}` block (`test("x") {…}`, FeatureSpec's
 # `Scenario("x")`), the words between the titles of the infix styles (`"x" should "y" in {…}`) and
 # what ends a test rather than a group there (`in`, `ignore`; `"x" when {…}` groups)
-_JS_VALUES = frozenset({"assignment_expression", "lexical_declaration", "variable_declaration", "pair"})
 _SCALA_TESTS = frozenset({"call_expression", "infix_expression"})
 _SCALA_INSTANCES = frozenset({"val_definition", "function_definition"})  # `= new T { def … }`
 _LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
@@ -3397,7 +3397,8 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
 
 
 _LUA_BRACKETS = re.compile(r"^\[=*\[|\]=*\]$")
-_BLOCK_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)|--\[(=*)\[.*?(?:\]\1\]|\Z)", re.S)
+# a block comment that begins a line (not a `/*` inside a string: `"**/*.md"`)
+_BLOCK_COMMENT = re.compile(r"^[ \t]*(?:/\*.*?(?:\*/|\Z)|--\[(=*)\[.*?(?:\]\1\]|\Z))", re.S | re.M)
 _LEADING_ANNOTATIONS = re.compile(r"^(?:@[\w.:]+(?:\([^()]*\))?\s+)+")
 
 
