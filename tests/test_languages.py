@@ -403,6 +403,27 @@ def test_a_ruby_block_of_attr_readers_or_aliases_is_named_by_the_first_name_it_d
     ]
 
 
+def test_rspec_tests_generated_in_a_loop_are_tests_the_loop_head_opening_the_first() -> None:
+    source = (
+        'describe "cookies" do\n  it "sets a cookie" do\n    expect(1).to eq(1)\n  end\n\n'
+        '  [nil, false].each do |value|\n    it "omits same_site for #{value.inspect}" do\n'
+        "      expect(value).to be_falsey\n    end\n  end\n\n"
+        '  %w[-v --version].each do |option|\n    describe option do\n      it "prints the version" do\n'
+        "        expect(run(option)).to include(VERSION)\n      end\n    end\n  end\n\n"
+        "  [1, 2].each { |n| puts n }\nend\n"
+    )
+    chunks = chunks_of("cookies_spec.rb", source)
+    assert defined(chunks) == {
+        "cookies": "test",
+        "cookies.sets-a-cookie": "test",
+        "cookies.omits-same_site-for-#-value.inspect": "test",  # had been a block named `nil`
+        "cookies.option": "test",
+        "cookies.option.prints-the-version": "test",
+        "cookies.each": "block",  # a loop that defines no test stays a statement
+    }
+    assert chunks["cookies.omits-same_site-for-#-value.inspect"].line_start == 6  # the loop's head
+
+
 def test_a_ruby_operator_method_is_named_by_its_operator() -> None:
     source = "class Plugin\n  def <=>(other)\n    priority <=> other.priority\n  end\n\n  def <<(x)\n    add(x)\n  end\nend\n"
     assert list(chunks_of("plugin.rb", source)) == [

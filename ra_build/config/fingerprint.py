@@ -143,8 +143,9 @@ CHUNKER_VERSION = (
     # tests in a loop or an `if` are tests; 108: a C `typedef struct X X;`
     # before `struct X {…}` is no definition of its own; 109: a Lua
     # `return function () … end` module holds its functions; 110: only a block
-    # comment that begins a line hides what it holds from a title (not `"**/*.md"`)
-    110
+    # comment that begins a line hides what it holds from a title (not `"**/*.md"`); 111: Ruby's
+    # tests in an `each` loop are tests
+    111
 )
 
 

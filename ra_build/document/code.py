@@ -278,6 +278,10 @@ _RUBY_DECLARING = frozenset({
     "attr_reader", "attr_writer", "attr_accessor", "alias_method", "define_method", "attr",
     "delegate", "module_function", "private_constant",
 })  # fmt: skip
+# Ruby's iterators whose block may generate tests (`%w[get post].each do |verb| it "…" do`)
+_RUBY_ITERATORS = frozenset(
+    {"each", "each_with_index", "each_pair", "each_key", "times", "each_slice", "product"}
+)
 _RUBY_CLASS_MAKERS = frozenset({("Struct", "new"), ("Class", "new"), ("Data", "define"), ("Module", "new")})
 _RUBY_DECORATING = frozenset({"sig", "desc", "long_desc", "method_option", "method_options", "option"})
 _LICENSE = re.compile(rb"@license|copyright|SPDX-License|licensed under", re.IGNORECASE)  # …but the file
@@ -941,12 +945,11 @@ class _Walker:
                     pending = []
                 pending.append(node)
                 continue
-            if (kind in _TRANSPARENT or _anonymous_namespace(node)) and (
-                inner := node.child_by_field_name("body")
-            ) is not None:
-                # C++ `extern "C" { … }` and `namespace { … }`, Ruby `class << self … end`: what
-                # they hold is defined where they stand; their head opens what follows
-                head = [c for c in node.children if c.end_byte <= inner.start_byte]
+            if (inner := self.transparent_body(node, kind)) is not None:
+                # C++ `extern "C" { … }` and `namespace { … }`, Ruby `class << self … end` and a
+                # loop of tests (`[nil, false].each do |v| it "…" do`): what they hold is defined
+                # where they stand; their head opens what follows
+                head = _head_of(node, inner)
                 self.directives.update(c.id for c in head)
                 self.members(inner, prefix, crumbs, out, gaps, top=top, lead=[*pending, *head])
                 pending = []
@@ -985,6 +988,21 @@ class _Walker:
             gaps.append([])
         # comments after the last statement: no definition follows to take them
         gaps[-1].extend(map(self.span_of, pending))
+
+    def transparent_body(self, node: tree_sitter.Node, kind: str) -> tree_sitter.Node | None:
+        """The body of a statement whose definitions stand where it does (`_TRANSPARENT`, an
+        anonymous C++ namespace, a Ruby loop whose block defines tests: `%w[a b].each do |name|
+        it "…" do`), or None."""
+        if kind in _TRANSPARENT or _anonymous_namespace(node):
+            return node.child_by_field_name("body")
+        if kind != "call" or self.g.module != "tree_sitter_ruby" or self.name_of(node) is not None:
+            return None
+        method, block = node.child_by_field_name("method"), node.child_by_field_name("block")
+        if method is None or block is None or self.text(method) not in _RUBY_ITERATORS:
+            return None
+        body = block.child_by_field_name("body")
+        tests = body.named_children if body is not None else []
+        return body if any(c.type == "call" and self.test_name(c) is not None for c in tests) else None
 
     def wrapped_body(self, node: tree_sitter.Node, kind: str) -> tuple[tree_sitter.Node, int] | None:
         """The body of the function a top-level statement wraps a module in, and where the
@@ -2544,6 +2562,23 @@ def _end_of(node: tree_sitter.Node) -> int:
     ):
         return after.end_byte
     return node.end_byte
+
+
+def _head_of(node: tree_sitter.Node, inner: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """What of `node` comes before `inner`, a node within it: its children before it, and those
+    of the child that holds it (a Ruby call's receiver and method, then its block's `do |v|`)."""
+    head: list[tree_sitter.Node] = []
+    holder: tree_sitter.Node | None = node
+    while holder is not None and holder != inner:
+        within = None
+        for child in holder.children:
+            if child.end_byte <= inner.start_byte:
+                head.append(child)
+            elif child.start_byte <= inner.start_byte:
+                within = child
+                break
+        holder = within
+    return head
 
 
 def _wrapped_body(statement: tree_sitter.Node) -> tree_sitter.Node | None:
