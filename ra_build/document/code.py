@@ -289,38 +289,34 @@ _LICENSE = re.compile(rb"@license|copyright|SPDX-License|licensed under", re.IGN
 # that opens what follows (`#if X`) or closes what precedes it (`#else`, `#endif`)
 _STATEMENT, _OPENS, _CLOSES = "statement", "opens", "closes"
 _OPENING = frozenset({"preproc_if", "preproc_ifdef"})  # their first line opens; `#else` closes
-# a shell `if`'s words: the condition and `then`, `else` open what follows (a function defined per
-# shell: `if [ -n "$ZSH_VERSION" ]; then f() {…}`), `fi` closes what precedes
-_SHELL_WORDS = {"if": _OPENS, "then": _OPENS, "elif": _OPENS, "else": _OPENS, "fi": _CLOSES}
+# the words of a branch whose definitions stand in its place: a shell `if`'s (`if`, `then`,
+# `else` open what follows: `if [ -n "$ZSH_VERSION" ]; then f() {…}`; `fi` closes what precedes),
+# Lua's (`if … then`, `do … end`, loops: `if _VERSION == "Lua 5.1" then function M.rawlen(t) … end
+# end`, `for _, db in ipairs(strategies) do describe("proxy #" .. db, function() … end) end`),
+# Ruby's (`elsif`, `unless`)
+_BRANCH_WORDS = {
+    "if": _OPENS, "then": _OPENS, "elif": _OPENS, "elseif": _OPENS, "elsif": _OPENS, "else": _OPENS,
+    "unless": _OPENS, "do": _OPENS, "for": _OPENS, "while": _OPENS, "in": _OPENS,
+    "fi": _CLOSES, "end": _CLOSES,
+}  # fmt: skip
 _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
-# …and Lua's, whose `if`, `do … end` and loops define functions as often (`if _VERSION == "Lua
-# 5.1" then function M.rawlen(t) … end end`, `do local cache = {} function M.get(k) … end end`,
-# `for _, db in ipairs(strategies) do describe("proxy #" .. db, function() … end) end`)
-_SHELL_WORDS |= {"elseif": _OPENS, "do": _OPENS, "for": _OPENS, "while": _OPENS, "in": _OPENS, "end": _CLOSES}
-_SHELL_WORDS |= {"elsif": _OPENS, "unless": _OPENS}  # Ruby's
 _LUA_FUNCTION = "function_definition"  # a Lua function value: `function (a) … end`
 _TRAILING_COMMENT = re.compile(rb"\s(?:#|--).*$")  # `end  # if`, `end -- for flavor`: after a closing word
-_LUA_BRANCHING = frozenset(
-    {"if_statement", "elseif_statement", "else_statement", "do_statement", "for_statement", "while_statement"}
-)
 # the head of a conditional (`#if X`'s name and condition, a Lua `for`'s clause) opens what follows
-# in these (`#elif X`'s closes what precedes)
+# where it is no preprocessor's `#elif X` (which closes what precedes)
 _HEAD_FIELDS = ("name", "condition", "clause", "left", "right", "kind", "initializer", "increment")
-# Ruby's and PHP's branches that may define what stands in their place, as Lua's do
-_RUBY_BRANCHING = frozenset({"if", "unless", "elsif", "else"})
-_PHP_BRANCHING = frozenset({"if_statement", "else_clause", "else_if_clause"})
-# …and JavaScript's loops, `if`s and bare blocks (tests generated `for (const n of cases)`)
-_JS_BRANCHING = frozenset(
-    {"for_statement", "for_in_statement", "if_statement", "else_clause", "statement_block"}
+# the languages whose branches (their grammar's `conditionals`: Lua's `if`, `do` and loops, Ruby's
+# and PHP's `if`, JavaScript's loops and `if`s, and its bare blocks) stand in their place only
+# when they define something (`_Walker.branch_defines`)
+_DEFINING_BRANCHES = frozenset(
+    {
+        "tree_sitter_javascript",
+        "tree_sitter_typescript",
+        "tree_sitter_lua",
+        "tree_sitter_ruby",
+        "tree_sitter_php",
+    }
 )
-_BRANCHING = {
-    "tree_sitter_javascript": _JS_BRANCHING,
-    "tree_sitter_typescript": _JS_BRANCHING,
-    "tree_sitter_lua": _LUA_BRANCHING,
-    "tree_sitter_ruby": _RUBY_BRANCHING,
-    "tree_sitter_php": _PHP_BRANCHING,
-}
-_OPENING_HEADS = _OPENING | _SHELL_CONDITIONS | frozenset().union(*_BRANCHING.values())
 # C#'s directives that mark code rather than choose it: `#region x` and `#pragma warning disable X`
 # open what follows, `#endregion` and `#pragma warning restore X` close what precedes
 _DIRECTIVES = frozenset({"preproc_region", "preproc_endregion", "preproc_pragma"})
@@ -1172,11 +1168,12 @@ class _Walker:
             elif conditional and not node.is_named:
                 if kind.startswith("#"):
                     yield node, _OPENS if k == 0 and parent.type in _OPENING else _CLOSES
-                elif kind in _SHELL_WORDS:
+                elif kind in _BRANCH_WORDS:
                     condition = condition and kind != "then"
-                    yield node, _SHELL_WORDS[kind]
+                    yield node, _BRANCH_WORDS[kind]
             elif conditional and (condition or parent.field_name_for_child(k) in _HEAD_FIELDS):
-                yield node, _OPENS if parent.type in _OPENING_HEADS else _CLOSES
+                opens = parent.type in _OPENING or parent.type in _SHELL_CONDITIONS
+                yield node, _OPENS if opens or self.g.module in _DEFINING_BRANCHES else _CLOSES
             elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(kind)):
                 yield node, _STATEMENT
 
@@ -1270,8 +1267,11 @@ class _Walker:
 
     def opened(self, node: tree_sitter.Node) -> bool:
         """Whether what a conditional holds stands in its place: always, but for a shell `if`,
-        only one that defines a function in a branch (else it is a statement like a loop)."""
-        if node.type in _BRANCHING.get(self.g.module, ()):
+        only one that defines a function in a branch (else it is a statement like a loop), and
+        for a branch of `_DEFINING_BRANCHES` only one that defines something (`branch_defines`)."""
+        if self.g.module in _DEFINING_BRANCHES and (
+            node.type in self.g.conditionals or node.type == "statement_block"
+        ):
             return self.branch_defines(node)
         if node.type not in _SHELL_CONDITIONS:
             return True
@@ -1499,7 +1499,7 @@ class _Walker:
             return self.lua_test_name(node)
         if kind == "function_call_expression":  # PHP
             function = self.php_test_function(node)
-            return _test_slug(_php_string(self.text(function[0]))) if function is not None else None
+            return _test_slug(_unquoted(self.text(function[0]))) if function is not None else None
         if kind in ("call_expression", "call"):  # a test block: `it("does x", …)`, `describe "y" do`
             return self.test_name(node)
         if kind in _DEFAULT_VALUES and "export_statement" in self.g.wrappers:  # `export default …`
@@ -2162,7 +2162,7 @@ class _Walker:
             title = titles[0] if titles else None
             if title is None or title.type != "string":
                 return None
-            return _test_slug(_scala_string(self.text(title)))
+            return _test_slug(_unquoted(self.text(title)))
         block, operator = node.child_by_field_name("right"), node.child_by_field_name("operator")
         if block is None or block.type != "block" or operator is None:
             return None
@@ -2176,7 +2176,7 @@ class _Walker:
             if part is None:
                 continue
             if part.type == "string":
-                words.append(_scala_string(self.text(part)))
+                words.append(_unquoted(self.text(part)))
                 said = True
             elif part.type == "infix_expression":  # `"A Stack" should "pop"`, `"x" taggedAs (Slow)`
                 stack += reversed([part.child_by_field_name(f) for f in ("left", "operator", "right")])
@@ -2361,21 +2361,18 @@ _TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call", "funct
 _PHP_FUNCTIONS = frozenset({"anonymous_function", "arrow_function"})  # a Pest test's function
 
 
-def _php_string(text: str) -> str:
-    """A PHP string literal's text without its quotes (`'x'`, `"x"`)."""
-    return text[1:-1] if len(text) > 1 and text[0] in "'\"" and text[-1] == text[0] else text
+def _unquoted(text: str) -> str:
+    """A string literal's text without its quotes: `'x'`, `"x"` (PHP), `\"\"\"x\"\"\"` (Scala)."""
+    quotes = '"""' if text.startswith('"""') and len(text) >= 6 else text[:1]
+    if quotes not in ('"""', '"', "'") or not text.endswith(quotes) or len(text) < 2 * len(quotes):
+        return text
+    return text[len(quotes) : len(text) - len(quotes)]
 
 
 _SCALA_TEST_CALLS = _TEST_CALLS | {"property", "ignore", "they", "scenario", "feature"}
 _SCALA_TEST_CASES = frozenset({"in", "ignore", "is"})
 _SCALA_TEST_VERBS = _SCALA_TEST_CASES | {"should", "must", "can", "when", "which", "that", "-"}
 _SCALA_TEST_WORDS = _SCALA_TEST_VERBS - {"in", "ignore", "is", "-"} | {"it", "they"}
-
-
-def _scala_string(text: str) -> str:
-    """A Scala string literal's text without its quotes (`"x"`, `\"\"\"x\"\"\"`)."""
-    quotes = '"""' if text.startswith('"""') else '"'
-    return text.removeprefix(quotes).removesuffix(quotes)
 
 
 _TEST_SLUG_CHARS = 60
