@@ -63,17 +63,21 @@ def _built(tmp_path: Path, home: Path) -> Path:
     return kb
 
 
+def _scores(kb: Path, home: Path, query: str) -> dict[str, float]:
+    """Each kind's score of `ra-query search --json` for `query` (no elbow: both kinds shown)."""
+    run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", query, cwd=kb, home=home)
+    assert run.code == 0, run.err
+    return {r["kind"]: r["score"] for r in json.loads(run.out)["queries"][0]["results"]}
+
+
 def test_a_usage_question_weighs_code_against_the_docs_by_the_usage_share(tmp_path: Path, home: Path) -> None:
     kb = _built(tmp_path, home)
 
-    def scores(query: str) -> dict[str, float]:
-        run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", query, cwd=kb, home=home)
-        assert run.code == 0, run.err
-        return {r["kind"]: r["score"] for r in json.loads(run.out)["queries"][0]["results"]}
-
     # the same words once stop words are left out: only code's boost differs
-    works = scores("what retries a request when the server fails")  # neither a use nor a where question
-    use = scores("how do I retry a request when the server fails")
+    works = _scores(
+        kb, home, "what retries a request when the server fails"
+    )  # neither a use nor a where question
+    use = _scores(kb, home, "how do I retry a request when the server fails")
     assert works["code"] / works["docs"] == pytest.approx(
         use["code"] / use["docs"] / USAGE_CODE_SHARE, rel=1e-3
     )
@@ -120,14 +124,9 @@ def test_a_question_that_does_not_ask_where_in_the_code_is_not_one(query: str) -
 def test_a_where_question_weighs_code_against_the_docs_by_the_where_share(tmp_path: Path, home: Path) -> None:
     kb = _built(tmp_path, home)
 
-    def scores(query: str) -> dict[str, float]:
-        run = run_cmd("ra-query", "search", "--json", "--cutoff-ratio", "0", query, cwd=kb, home=home)
-        assert run.code == 0, run.err
-        return {r["kind"]: r["score"] for r in json.loads(run.out)["queries"][0]["results"]}
-
     # the same words once stop words are left out (`how`, `where`): only code's boost differs
-    works = scores("what retries a request when the server fails")
-    where = scores("where is a request retried when the server fails")
+    works = _scores(kb, home, "what retries a request when the server fails")
+    where = _scores(kb, home, "where is a request retried when the server fails")
     assert where["code"] / where["docs"] == pytest.approx(
         works["code"] / works["docs"] * WHERE_CODE_SHARE, rel=1e-3
     )
