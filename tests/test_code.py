@@ -762,6 +762,7 @@ PIECES = {
         'describe("stack", function()\n  it("pops", function()\n    x()\n  end)\nend)\n',
         'for _, db in ipairs(dbs) do\n  it("runs on " .. db, function() end)\nend\n',
         "return M\n",
+        "  -- a note on what follows\n",
         "\n",
     ],
     "m.scala": [

@@ -1770,6 +1770,21 @@ def test_a_lua_module_returned_as_a_factory_function_holds_its_functions() -> No
     assert chunks["busted"].title == "return function()"  # the wrapper's head: a statement
 
 
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("m.lua", "local function a() end\n\n  -- Look ahead at the next token.\n\nlocal function b() end\n"),
+        (
+            "m.ex",
+            "defmodule M do\n  def a, do: 1\n\n  # Look ahead at the next token.\n\n  def b, do: 2\nend\n",
+        ),
+    ],
+)
+def test_a_comment_alone_between_definitions_is_kept_in_a_chunk(path: str, source: str) -> None:
+    chunks = chunks_of(path, source)
+    assert any("Look ahead at the next token." in c.body for c in chunks.values())  # not dropped as an `end`
+
+
 def test_a_lua_table_of_functions_holds_them_as_its_methods() -> None:
     source = (
         "--- Git tasks.\nM.clone = {\n  skip = function(plugin)\n    return false\n  end,\n"

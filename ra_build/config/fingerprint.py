@@ -144,8 +144,9 @@ CHUNKER_VERSION = (
     # before `struct X {…}` is no definition of its own; 109: a Lua
     # `return function () … end` module holds its functions; 110: only a block
     # comment that begins a line hides what it holds from a title (not `"**/*.md"`); 111: Ruby's
-    # tests in an `each` loop are tests
-    111
+    # tests in an `each` loop are tests; 112: a Lua or Elixir
+    # comment alone between definitions is kept (110 and 111 dropped an indented one)
+    112
 )
 
 

@@ -301,7 +301,6 @@ _BRANCH_WORDS = {
 }  # fmt: skip
 _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
 _LUA_FUNCTION = "function_definition"  # a Lua function value: `function (a) … end`
-_TRAILING_COMMENT = re.compile(rb"\s(?:#|--).*$")  # `end  # if`, `end -- for flavor`: after a closing word
 # the head of a conditional (`#if X`'s name and condition, a Lua `for`'s clause) opens what follows
 # where it is no preprocessor's `#elif X` (which closes what precedes)
 _HEAD_FIELDS = ("name", "condition", "clause", "left", "right", "kind", "initializer", "increment")
@@ -1254,10 +1253,8 @@ class _Walker:
         brackets (`}  // namespace leveldb` too), in a language with such directives: never a
         chunk of its own."""
         if self.g.module in ("tree_sitter_elixir", "tree_sitter_lua"):  # an `if`'s `else` and `end`
-            return all(
-                _TRAILING_COMMENT.sub(b"", line).strip() in (b"", b"else", b"end")
-                for line in self.source[span.start : span.end].split(b"\n")
-            )
+            lines = self.source[span.start : span.end].split(b"\n")
+            return all(line.strip() in (b"", b"else", b"end") for line in lines)
         text = self.source[span.start : span.end]
         ends = self.g.macros and b"END" in text  # `ABSL_NAMESPACE_END`, `G_END_DECLS` alone (`role_of`)
         if not self.g.directives or (b"#" not in text and b"//" not in text and not ends):
