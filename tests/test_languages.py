@@ -332,7 +332,7 @@ def test_ruby_and_php_definitions_in_an_if_are_definitions_whose_branch_head_ope
     ruby = (
         "module Utils\n  if defined?(OpenSSL.fixed_length_secure_compare)\n    def secure_compare(a, b)\n"
         "      OpenSSL.fixed_length_secure_compare(a, b)\n    end\n    # :nocov:\n  else\n"
-        "    def secure_compare(a, b)\n      a == b\n    end\n  end\n\n  if verbose\n    puts 1\n  end\nend\n"
+        "    def secure_compare(a, b)\n      a == b\n    end\n    # :nocov:\n  end\n\n  if verbose\n    puts 1\n  end\nend\n"
     )
     chunks = chunks_of("utils.rb", ruby)
     assert defined(chunks) == {
@@ -342,7 +342,12 @@ def test_ruby_and_php_definitions_in_an_if_are_definitions_whose_branch_head_ope
         "Utils.verbose": "block",  # an `if` that defines nothing stays a statement
     }  # had been one block named `defined`
     first, second = chunks["Utils.secure_compare"], chunks["Utils.secure_compare-1"]
-    assert (first.line_start, first.line_end, second.line_start, second.line_end) == (2, 5, 6, 11)
+    assert (first.line_start, first.line_end, second.line_start, second.line_end) == (
+        2,
+        5,
+        6,
+        12,
+    )  # its `end` too
     php = (
         "<?php\n\nif (! function_exists('tap')) {\n    function tap($value, callable $callback)\n    {\n"
         "        $callback($value);\n        return $value;\n    }\n}\n\nif (false) {\n    final class Shim {}\n}\n"
