@@ -1024,6 +1024,12 @@ def test_a_macro_in_a_define_or_a_return_type_is_not_blanked() -> None:
     assert "sizeof" not in chunks
 
 
+def test_a_type_macro_before_a_calling_convention_macro_stays_the_functions_type() -> None:
+    text = "static CURL_THREAD_RETURN_T CURL_STDCALL thrdslot_run(void *arg)\n{\n  return 0;\n}\n"
+    chunks = chunks_of("thrdpool.c", text)
+    assert chunks["thrdslot_run"].title == "static CURL_THREAD_RETURN_T CURL_STDCALL thrdslot_run(void *arg)"
+
+
 def test_the_head_of_an_anonymous_namespace_is_in_the_chunk_after_it() -> None:
     chunks = chunks_of("os.cc", "int g() { return 0; }\n\nnamespace {\nint f() { return 1; }\n}\n")
     assert chunks["f"].body.startswith("namespace {\nint f()")

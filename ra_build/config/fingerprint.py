@@ -145,8 +145,9 @@ CHUNKER_VERSION = (
     # `return function () … end` module holds its functions; 110: only a block
     # comment that begins a line hides what it holds from a title (not `"**/*.md"`); 111: Ruby's
     # tests in an `each` loop are tests; 112: a Lua or Elixir
-    # comment alone between definitions is kept (110 and 111 dropped an indented one)
-    112
+    # comment alone between definitions is kept (110 and 111 dropped an indented one); 113: a C
+    # return type macro before a calling convention (`CURL_THREAD_RETURN_T CURL_STDCALL f(…)`) stays
+    113
 )
 
 

@@ -543,6 +543,12 @@ _ANNOTATION_WORDS = (
     rb"|ATTRIBUTE|DECL_|_ATTR|PURE|COLD|HOT|ALIGN"
 )
 
+# a macro named as an attribute (`FMT_CONSTEXPR20`, `SDS_API`, `CURL_STDCALL`): never a type
+_ATTRIBUTE_MACRO = (
+    rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*?(?:CONSTEXPR|INLINE|API|EXPORT|NODISCARD|DEPRECATED|NORETURN|NOEXCEPT"
+    rb"|DLL|VISIBILITY|ALWAYS|FORCE|UNUSED|CDECL|STDCALL|EXTERN|DECL|ATTR)[A-Z0-9_]*"
+)
+
 # C and C++ macros the grammar cannot expand, blanked before parsing: a line that is one ALL_CAPS
 # macro with an underscore (`FMT_BEGIN_NAMESPACE`, `G_BEGIN_DECLS`, `FMT_PRAGMA_GCC(…)`: its
 # expansion opens or closes a scope), and such a macro before a declaration's words
@@ -563,8 +569,11 @@ _MACROS = re.compile(
     # constructor) — else `SIZE_T get_size(void)`'s type would be blanked
     rb"|(?:(?<=^)|(?<=[\s>)]))(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*"
     rb"(?=[ \t]+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]|~|[a-z_][\w:<>,]*[ \t*&]+[*&]*[A-Za-z_~]))"
-    rb"|[A-Z][A-Z0-9]*_[A-Z0-9_]*?(?:CONSTEXPR|INLINE|API|EXPORT|NODISCARD|DEPRECATED|NORETURN|NOEXCEPT"
-    rb"|DLL|VISIBILITY|ALWAYS|FORCE|UNUSED|CDECL|STDCALL|EXTERN|DECL|ATTR)[A-Z0-9_]*(?=[ \t]+[A-Za-z_~]))"
+    # …but not the return type before a calling convention and the name (`static
+    # CURL_THREAD_RETURN_T CURL_STDCALL thrdslot_run(void *arg)`): the convention goes, the type stays
+    rb"(?![ \t]+[A-Z][A-Z0-9]*_(?:STDCALL|CDECL|FASTCALL|WINAPI|CALLBACK|APIENTRY)"
+    rb"[ \t]+[*&]*[A-Za-z_]\w*[ \t]*\()"
+    rb"|" + _ATTRIBUTE_MACRO + rb"(?=[ \t]+[A-Za-z_~]))"
     # after a declaration's name or parameters, an annotation (`void Compact() LOCKS_EXCLUDED(mu_) {`,
     # `int count_ GUARDED_BY(mu_);`, on a line of its own below a long signature): the grammar
     # reads it as the name of a second declaration and the method after it as its body
