@@ -163,6 +163,31 @@ def test_a_run_of_documented_fields_is_cut_before_a_doc_comment_never_inside_one
         assert lines[-1].strip() != "/**" and lines[0].strip() in ("/**", "static final int LIMIT_0 = 0;")
 
 
+PARTS = Path(__file__).parent / "fixtures" / "parts"
+
+
+@pytest.mark.parametrize(
+    ("name", "symbol"),
+    [
+        ("super_len.py", "super_len"),
+        ("collect.go", "goCollector.Collect"),
+        ("Synchronized.kt", "SynchronizedObject.tryLock"),
+    ],
+)
+def test_no_part_ends_on_the_head_of_a_block_or_is_closing_brackets_alone(name: str, symbol: str) -> None:
+    parts = [c for c in chunks_of(name, (PARTS / name).read_text()) if c.slug.startswith(symbol)]
+    assert len(parts) > 1
+    for part in parts:
+        assert not part.body.rstrip().endswith((":", "{")), part.body  # `else:`, `case *counter:`
+        assert part.body.strip().strip("}); \n"), part.body
+
+
+def test_a_signature_above_a_line_over_the_budget_is_no_part_alone() -> None:
+    source = f'def test_render():\n    expected = "{"ab" * 450}"\n    assert render() == expected\n'
+    parts = [c for c in chunks_of("test_render.py", source) if c.depth > 0]
+    assert parts[0].body.startswith('def test_render():\n    expected = "abab')
+
+
 def test_a_definition_within_the_budget_stays_whole() -> None:
     source = "def small(a):\n    return a + 1\n"
     assert [c.slug for c in chunks_of("a.py", source)] == ["", "small"]
@@ -251,6 +276,8 @@ def test_a_definition_named_like_test_is_not_test_code(symbol: str) -> None:
         "Sources/SessionTests.swift", "timber/TimberTest.kt", "testdata/in.json", "tests/Unit/CacheTest.php",
         # Kotlin Multiplatform's and Android's test source sets
         "lua/path_spec.lua", "os/PathSpec.scala", "core/ParserSuite.scala", "okhttp/src/jvmTest/kotlin/CallTest.kt", "core/commonTest/src/Json.kt", "app/src/androidTest/java/A.kt",
+        # bats-core's tests, git's (sharness's) test scripts
+        "install.bats", "t/t0001-init.sh",
     ],
 )  # fmt: skip
 def test_a_test_file_is_known_by_its_folder_or_its_name_in_each_language(path: str) -> None:

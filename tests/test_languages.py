@@ -800,6 +800,51 @@ def test_zsh_expansions_bash_has_not_do_not_lose_the_functions_after_them() -> N
     assert "${${@[(r)(ssh://*|git://*)]}:-$_}" in chunks["gccd"].body  # the text is the file's own
 
 
+def test_bats_tests_are_tests_named_by_their_titles_beside_the_files_functions() -> None:
+    source = (
+        "#!/usr/bin/env bats\n\nsetup() {\n  load helper\n}\n\n"
+        '@test "no arguments prints usage" {\n  run bats\n  [ $status -eq 1 ]\n}\n\n'
+        "@test bats_version_lt {\n  run bats_version_lt 1.0 2.0\n}\n"
+    )
+    chunks = chunks_of("bats.bats", source)
+    assert defined(chunks) == {
+        "setup": "function",
+        "no-arguments-prints-usage": "test",
+        "bats_version_lt": "test",
+    }  # a .bats file had been read as markdown
+    assert chunks["no-arguments-prints-usage"].title == '@test "no arguments prints usage"'
+    assert (chunks["bats_version_lt"].line_start, chunks["bats_version_lt"].line_end) == (12, 14)
+
+
+def test_git_test_scripts_tests_are_tests_also_with_a_prerequisite_a_here_document_or_in_a_loop() -> None:
+    source = (
+        "test_description='branch'\n\n. ./test-lib.sh\n\n"
+        "test_expect_success 'prepare a repository' '\n\tgit init repo\n'\n\n"
+        "test_expect_success SYMLINKS 'follows a link' '\n\tln -s a b\n'\n\n"
+        "test_expect_success 'reads a script' - <<\\EOF\n\techo hi\nEOF\n\n"
+        'for mode in legacy subcommands\ndo\ntest_expect_failure "$mode: known breakage" "\n\tfalse\n"\ndone\n\n'
+        "test_done\n"
+    )
+    chunks = chunks_of("t/t3200-branch.sh", source)
+    tests = {slug: (c.line_start, c.line_end) for slug, c in chunks.items() if c.defines == "test"}
+    assert tests == {
+        "prepare-a-repository": (5, 7),
+        "follows-a-link": (9, 11),
+        "reads-a-script": (13, 15),
+        "mode-known-breakage": (17, 21),  # the loop's head is the test's
+    }
+    assert chunks["follows-a-link"].title == "test_expect_success SYMLINKS 'follows a link' '"
+
+
+def test_a_shell_loop_that_defines_nothing_stays_one_statement() -> None:
+    source = 'run() {\n  true\n}\n\nfor f in *.txt\ndo\n  echo "$f"\ndone\n'
+    chunks = chunks_of("s.sh", source)
+    assert [(slug, c.line_start, c.line_end) for slug, c in chunks.items() if slug] == [
+        ("run", 1, 3),
+        ("f", 5, 8),
+    ]
+
+
 def test_a_shell_function_defined_in_an_elif_branch_takes_its_condition() -> None:
     source = 'if [ -n "$A" ]; then\n  f() {\n    a\n  }\nelif [ -n "$B" ]; then\n  f() {\n    b\n  }\nfi\n'
     chunks = chunks_of("s.sh", source)
@@ -1058,6 +1103,20 @@ def test_rspec_describe_and_titles_in_any_script_are_test_blocks() -> None:
     assert js["пользователь.returns-for-empty-input"].title == "it('returns {} for empty input', () =>"
 
 
+def test_qunit_tests_are_tests_and_its_modules_with_a_callback_group_them() -> None:
+    source = (
+        "QUnit.module('Events');\n\nQUnit.test('on and trigger', function(assert) {\n  assert.expect(2);\n});\n\n"
+        "QUnit.module('Model', function(hooks) {\n  QUnit.test('initialize', function(assert) {\n"
+        "    assert.ok(1);\n  });\n});\n"
+    )
+    chunks = chunks_of("events.js", source)
+    assert {slug: c.defines for slug, c in chunks.items() if slug} == {
+        "on-and-trigger": "test",
+        "model": "test",
+        "model.initialize": "test",
+    }  # had been blocks
+
+
 def test_a_chained_commonjs_assignment_is_a_definition() -> None:
     chunks = chunks_of("app.js", "exports = module.exports = function createApp() {\n  return 1;\n};\n")
     assert "createApp" in chunks
@@ -1237,6 +1296,43 @@ def test_a_rust_macro_invocation_is_named_by_the_item_it_declares_not_an_attribu
     chunks = chunks_of("io.rs", text)
     assert {"ConnIo", "USAGE", "param_2"} <= set(chunks)
     assert "derive" not in chunks
+
+
+def test_rust_items_a_macro_wraps_are_definitions_in_a_file_and_in_an_impl() -> None:
+    text = (
+        "cfg_rt! {\n    pub fn spawn(f: u32) -> u32 {\n        spawn_inner(f)\n    }\n\n"
+        "    fn spawn_inner(f: u32) -> u32 {\n        f\n    }\n}\n\n"
+        "pub struct TcpListener {\n    io: u32,\n}\n\nimpl TcpListener {\n    cfg_net! {\n"
+        "        /// Binds.\n        pub async fn bind(addr: &str) -> TcpListener {\n"
+        "            TcpListener { io: 0 }\n        }\n    }\n\n"
+        "    pub fn accept(&self) -> u32 {\n        self.io\n    }\n}\n\n"
+        "cfg_io_util! {\n    pub trait AsyncReadExt {\n        fn read(&mut self) -> usize {\n"
+        "            0\n        }\n    }\n}\n"
+    )
+    chunks = chunks_of("spawn.rs", text)
+    assert {"spawn", "spawn_inner", "TcpListener.bind", "TcpListener.accept", "AsyncReadExt.read"} <= set(
+        chunks
+    )
+    assert chunks["TcpListener.bind"].body.startswith(
+        "    cfg_net! {\n        /// Binds."
+    )  # the file's own text
+    assert chunks["spawn"].title == "pub fn spawn(f: u32) -> u32"
+
+
+def test_a_rust_macro_that_wraps_a_macro_definition_is_that_macro_and_one_that_is_no_rust_stays_a_block() -> (
+    None
+):
+    text = (
+        "fn helper() {}\n\n#[cfg(doc)]\ndoc! {macro_rules! select {\n    ($($t:tt)*) => { unimplemented!() }\n}}\n\n"
+        "fn other() {}\n\nbitflags! {\n    pub struct Flags: u32 {\n        const A = 1;\n    }\n}\n"
+    )
+    chunks = chunks_of("select.rs", text)
+    assert "select" in chunks and "macro_rules" not in chunks  # had been a block named by the keyword
+    assert (chunks["Flags"].defines, chunks["Flags"].line_start, chunks["Flags"].line_end) == (
+        "block",
+        10,
+        14,
+    )
 
 
 def test_a_javascript_statement_that_exports_names_defined_above_is_named_exports_or_default() -> None:

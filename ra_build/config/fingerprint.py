@@ -146,8 +146,11 @@ CHUNKER_VERSION = (
     # comment that begins a line hides what it holds from a title (not `"**/*.md"`); 111: Ruby's
     # tests in an `each` loop are tests; 112: a Lua or Elixir
     # comment alone between definitions is kept (110 and 111 dropped an indented one); 113: a C
-    # return type macro before a calling convention (`CURL_THREAD_RETURN_T CURL_STDCALL f(…)`) stays
-    113
+    # return type macro before a calling convention (`CURL_THREAD_RETURN_T CURL_STDCALL f(…)`) stays;
+    # 114: bats' `@test` and git's `test_expect_success` are tests, a shell loop that defines is open;
+    # 115: QUnit's tests; a Rust macro that wraps items (`cfg_rt! { pub fn … }`) holds definitions;
+    # 116: no part ends on a block's head (`else:`, `case x:`), closing brackets or a signature alone
+    116
 )
 
 

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 from ra_build.document.grammars import (
     DATA_GRAMMARS,
     GRAMMARS,
+    SHELL_LOOPS,
     Grammar,
     GrammarMissing,
     parser_for,
@@ -303,7 +304,10 @@ _SHELL_CONDITIONS = frozenset({"if_statement", "elif_clause"})
 _LUA_FUNCTION = "function_definition"  # a Lua function value: `function (a) … end`
 # the head of a conditional (`#if X`'s name and condition, a Lua `for`'s clause) opens what follows
 # where it is no preprocessor's `#elif X` (which closes what precedes)
-_HEAD_FIELDS = ("name", "condition", "clause", "left", "right", "kind", "initializer", "increment")
+_HEAD_FIELDS = (
+    *("name", "condition", "clause", "left", "right", "kind", "initializer", "increment"),
+    *("variable", "value"),  # a shell `for`'s: `for mode in legacy subcommands`
+)
 # the languages whose branches (their grammar's `conditionals`: Lua's `if`, `do` and loops, Ruby's
 # and PHP's `if`, JavaScript's loops and `if`s, and its bare blocks) stand in their place only
 # when they define something (`_Walker.branch_defines`)
@@ -679,6 +683,71 @@ def _blank_directives(match: re.Match[bytes]) -> bytes:
     return _as_spaces(head) + body + _as_spaces(tail)
 
 
+# Rust: a macro invocation that wraps items (tokio's `cfg_rt! { pub fn spawn(…) {…} … }`, in an
+# `impl` too; `doc! {macro_rules! select {…}}`) holds definitions the grammar reads as tokens. Where
+# what it wraps begins as items do and parses as items alone, its head (`cfg_rt! {`) is read as a
+# comment of its length, which opens the first item, and its closing `}` (alone on its line) as a
+# space; what does not (`bitflags! { pub struct Flags: u32 {…} }`, `doc! {macro_rules! select
+# {…}}`) stays a block named by the item it declares (`_Walker.macro_declared`)
+_RUST_ITEM_START = re.compile(
+    rb"\s*(?:#!?\[|///|//!|/\*\*|(?:pub(?:\([^)\n]*\))?\s+)?(?:(?:async|unsafe|const|extern)\s+)*"
+    rb"(?:fn|struct|enum|trait|impl|mod|type|static|union|use|macro_rules!)\W)"
+)
+_RUST_ITEM_BODIES = frozenset({"impl_item", "trait_item", "mod_item", "foreign_mod_item"})
+_RUST_OPENINGS = 3  # rounds: a `cfg_net! {…}` in a `cfg_rt! {…}` is a macro once the outer one is open
+
+
+def _rust_items_opened(
+    parser: tree_sitter.Parser, root: tree_sitter.Node, masked: bytes
+) -> tuple[tree_sitter.Node, bytes]:
+    """The parse and text of a Rust file with its item-wrapping macros opened (`_RUST_ITEM_START`)."""
+    for _ in range(_RUST_OPENINGS):
+        out = bytearray(masked)
+        found = False
+        holders = [root]
+        while holders:
+            for node in holders.pop().named_children:
+                body = node.child_by_field_name("body")
+                if node.type in _RUST_ITEM_BODIES and body is not None:
+                    holders.append(body)
+                tokens = _item_tokens(parser, node, masked) if node.type == "macro_invocation" else None
+                if tokens is None:
+                    continue
+                head = tokens.start_byte + 1 - node.start_byte  # `cfg_rt! {`
+                out[node.start_byte : tokens.start_byte + 1] = (
+                    b"/*" + b" " * (head - 4) + b"*/" if head >= 4 else b" " * head
+                )
+                out[tokens.end_byte - 1 : tokens.end_byte] = b" "
+                found = True
+        if not found:
+            break
+        masked = bytes(out)
+        root = parser.parse(masked).root_node
+    return root, masked
+
+
+def _item_tokens(
+    parser: tree_sitter.Parser, node: tree_sitter.Node, masked: bytes
+) -> tree_sitter.Node | None:
+    """The `{…}` of a Rust macro invocation that wraps items (`_RUST_ITEM_START`), or None."""
+    tokens = node.named_children[-1] if node.named_children else None
+    if tokens is None or tokens.type != "token_tree" or masked[tokens.start_byte] != ord("{"):
+        return None
+    line = masked.rfind(b"\n", 0, tokens.end_byte - 1) + 1
+    if masked[line : tokens.end_byte - 1].strip():
+        return None  # `doc! {macro_rules! select {…}}`: its `}` is no line of its own to leave out
+    inner = masked[tokens.start_byte + 1 : tokens.end_byte - 1]
+    if not _RUST_ITEM_START.match(inner) or parser.parse(inner).root_node.has_error:
+        return None
+    return tokens
+
+
+def _bats_head(match: re.Match[bytes]) -> bytes:
+    """A bats test's head (`@test "title"`) as a function's of the same length (`_______()`)."""
+    head = match.group(1)
+    return match.group(0)[: match.start(1) - match.start()] + b"_" * (len(head) - 2) + b"()"
+
+
 def _as_spaces(text: bytes) -> bytes:
     """`text` with every character but a line break made a space."""
     return re.sub(rb"[^\r\n]", b" ", text)
@@ -846,8 +915,12 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
         masked = _zsh_expansions_blanked(encoded)
     if language == "bash" and b"()" in encoded:
         masked = _ZSH_ONE_LINER.sub(rb"\1;\2", masked)  # `f() { cmd }`: `f() { cmd;}`, the same length
+    if language == "bash" and b"@test" in encoded:
+        masked = _BATS_TESTS.sub(_bats_head, masked)
     try:
         root = parser.parse(masked).root_node
+        if language == "rust" and b"!" in encoded:
+            root, masked = _rust_items_opened(parser, root, masked)
     except ValueError:  # its timeout passed (grammars.parser_for)
         parser.reset()  # else the next file's parse would resume this one
         return Parsed([], [], _paragraphs(encoded), [_GAVE_UP])
@@ -1115,14 +1188,16 @@ class _Walker:
         out: list[Definition],
         gaps: list[list[Span]],
     ) -> None:
-        """Add a Catch2 test (`titled_test`) to `out`, with the comments `pending` above it."""
+        """Add a Catch2 or shell test (`titled_test`) to `out`, with the comments `pending` above it."""
         if pending and self.apart(pending, node):
             gaps[-1].extend(map(self.span_of, pending))
             pending = []
         title, block = test
         start = pending[0].start_byte if pending else node.start_byte
         span = Span(start, block.end_byte)
-        signature = " ".join(self.text(node).split())
+        head = self.source[node.start_byte : block.start_byte] if block.start_byte > node.start_byte else b""
+        head = head or self.source[node.start_byte : node.end_byte].split(b"\n", 1)[0]
+        signature = " ".join(head.decode(errors="replace").split())
         out.append(Definition("test", title, f"{prefix}{title}", signature, span, span.end,
                               crumbs=(*crumbs, title), syntax=block, attached=self.g.attached))  # fmt: skip
         gaps.append([])
@@ -1180,7 +1255,7 @@ class _Walker:
                     condition = condition and kind != "then"
                     yield node, _BRANCH_WORDS[kind]
             elif conditional and (condition or parent.field_name_for_child(k) in _HEAD_FIELDS):
-                opens = parent.type in _OPENING or parent.type in _SHELL_CONDITIONS
+                opens = parent.type in _OPENING or parent.type in _SHELL_CONDITIONS | SHELL_LOOPS
                 yield node, _OPENS if opens or self.g.module in _DEFINING_BRANCHES else _CLOSES
             elif node.is_named or (parent.type == "ERROR" and _HAS_WORD.search(kind)):
                 yield node, _STATEMENT
@@ -1279,6 +1354,10 @@ class _Walker:
             node.type in self.g.conditionals or node.type == "statement_block"
         ):
             return self.branch_defines(node)
+        if node.type in SHELL_LOOPS:
+            body = node.child_by_field_name("body")
+            inner = body.named_children if body is not None else []
+            return any(c.type == "function_definition" or self.shell_test(c) is not None for c in inner)
         if node.type not in _SHELL_CONDITIONS:
             return True
         branches = [node, *(c for c in node.named_children if c.type in ("elif_clause", "else_clause"))]
@@ -1722,8 +1801,10 @@ class _Walker:
         return found
 
     def titled_test(self, node: tree_sitter.Node) -> tuple[str, tree_sitter.Node] | None:
-        """A Catch2 test (`TEST_CASE("register drop", "[registry]")` and the `{…}` after it): its
-        title made a slug and its block, or None."""
+        """A Catch2 test (`TEST_CASE("register drop", "[registry]")` and the `{…}` after it), or
+        a shell test (`shell_test`): its title made a slug and its block, or None."""
+        if self.g.module == "tree_sitter_bash":
+            return self.shell_test(node)
         if node.type != "expression_statement" or not self.g.macros:  # C, C++: most statements stop here
             return None
         block = node.next_named_sibling
@@ -1740,6 +1821,26 @@ class _Walker:
         title = next((c for c in given.named_children if c.type == "string_literal"), None)
         slug = _test_slug(self.text(title)[1:-1]) if title is not None else None
         return (slug, block) if slug else None
+
+    def shell_test(self, node: tree_sitter.Node) -> tuple[str, tree_sitter.Node] | None:
+        """A bats test (`@test "title" {…}`, a function once `_BATS_TEST` blanked its head: its
+        body) or a git (sharness) test (`test_expect_success [PREREQ] 'title' '…'`, with its
+        script in quotes or a here-document: the command itself): its title's slug and block."""
+        if node.type == "function_definition":
+            head = _BATS_TEST.match(self.source, node.start_byte)
+            body = node.child_by_field_name("body")
+            slug = _test_slug(_unquoted(head.group(2).decode(errors="replace"))) if head is not None else ""
+            return (slug, body) if slug and body is not None else None
+        redirected = node.type == "redirected_statement" and node.named_children
+        command = node.named_children[0] if redirected else node
+        if command.type != "command":
+            return None
+        name = command.child_by_field_name("name")
+        if name is None or self.text(name) not in _SHELL_TEST_COMMANDS:
+            return None
+        title = next((c for c in command.named_children[1:] if c.type in ("raw_string", "string")), None)
+        slug = _test_slug(_unquoted(self.text(title))) if title is not None else ""
+        return (slug, node) if slug else None
 
     def macro_test(self, node: tree_sitter.Node) -> str:
         """The suite and case a C++ test macro's definition names (`TEST(Registry, RegisterDrop)`
@@ -2122,7 +2223,7 @@ class _Walker:
             return False
         function = node.child_by_field_name("function") or node.child_by_field_name("method")
         # Playwright's `test.describe(…)` (and `test.describe.serial`) groups as `describe` does
-        return function is not None and _TEST_GROUPS.isdisjoint(self.text(function).split("."))
+        return function is not None and _TEST_GROUPS.isdisjoint(_qunit(self.text(function)).split("."))
 
     def test_name(self, call: tree_sitter.Node) -> str | None:
         """A test block's name: its title string made a slug (`it("dispatches a GET")` →
@@ -2132,7 +2233,7 @@ class _Walker:
         receiver = call.child_by_field_name("receiver")
         if function is None or (receiver is not None and self.text(receiver) != "RSpec"):
             return None
-        word = self.text(function)
+        word = _qunit(self.text(function))
         if word.split(".", 1)[0] not in _TEST_CALLS or self.body_of(call) is None:
             return None
         arguments = call.child_by_field_name("arguments")
@@ -2345,6 +2446,14 @@ _CALLABLES = _SIGNATURES | {"function_definition", "function_declaration", "meth
 _FORWARD = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 # GoogleTest's macros that define a test: `TEST(Suite, Case) {…}` (`_Walker.macro_test`)
 _TEST_MACROS = frozenset({"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P", "BOOST_AUTO_TEST_CASE"})
+# shell tests (`_Walker.shell_test`): bats' `@test "title" {` (or `@test title {`), blanked
+# before parsing into a function's head of the same length (`_bats_head`: bash has no
+# `@test`), and git's (sharness's) test commands
+_BATS_TEST = re.compile(
+    rb"""[ \t]*(@test[ \t]+("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'{][^\n{]*?))(?=[ \t]*\{)"""
+)
+_BATS_TESTS = re.compile(_BATS_TEST.pattern, re.M)
+_SHELL_TEST_COMMANDS = frozenset({"test_expect_success", "test_expect_failure"})
 # Catch2's: `TEST_CASE("title", "[tag]") {…}`, a call and a block to the grammar (`_Walker.titled_test`)
 _TITLED_TESTS = frozenset({"TEST_CASE", "SCENARIO", "TEST_CASE_METHOD", "TEMPLATE_TEST_CASE"})
 _TEST_CALLS = frozenset({
@@ -2365,6 +2474,17 @@ _SCALA_INSTANCES = frozenset({"val_definition", "function_definition"})  # `= ne
 _LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
 _TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call", "function_call_expression"})
 _PHP_FUNCTIONS = frozenset({"anonymous_function", "arrow_function"})  # a Pest test's function
+
+
+def _qunit(word: str) -> str:
+    """A QUnit call's word as the other frameworks say it: `QUnit.module` groups as `describe`
+    does, `QUnit.test` (`QUnit.skip`, `QUnit.only`, `QUnit.todo`) is a `test`."""
+    if not word.startswith("QUnit."):
+        return word
+    return "describe" if word == "QUnit.module" else "test" if word[6:] in _QUNIT_TESTS else word
+
+
+_QUNIT_TESTS = frozenset({"test", "skip", "only", "todo"})
 
 
 def _unquoted(text: str) -> str:
@@ -2439,7 +2559,7 @@ def _adopt(definitions: list[Definition]) -> list[Definition]:
 _STRAY_BYTES = 3  # a statement this short may be a stray `;` or `};`
 # an item a Rust macro's tokens declare (`_Walker.macro_declared`)
 _RUST_ITEM = re.compile(
-    r"\b(?:struct|enum|union|trait|fn|type|mod|const|static(?:\s+ref)?)\s+([A-Za-z_]\w*)(?=\s*[<{(:;=])"
+    r"(?:\b(?:struct|enum|union|trait|fn|type|mod|const|static(?:\s+ref)?)|\bmacro_rules!)\s+([A-Za-z_]\w*)(?=\s*[<{(:;=])"
 )
 # what in a Rust macro's tokens names nothing: comments, strings and attributes (`#[derive(Debug)]`)
 _RUST_NOISE = re.compile(r'//[^\n]*|"(?:[^"\\]|\\.)*"|#!?\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]')
@@ -3244,7 +3364,27 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
             cut = max(even, key=lambda p: min(p - before.start, last.end - p))
             if cut < last.start:
                 merged[-2:] = [_trimmed(source, Span(before.start, cut)), Span(cut, last.end)]
-    return merged or [span]
+    return _glued_pieces(item, source, merged) or [span]
+
+
+_ONLY_CLOSERS = re.compile(rb"(?:[\s})\];,]|\bend\b)*")
+
+
+def _glued_pieces(item: Definition, source: bytes, pieces: list[Span]) -> list[Span]:
+    """`pieces` with a signature alone (a line over the budget right below it: `def test_render():`
+    above a 900-character string) joined to the piece after it, and a piece of closing brackets
+    alone (`    )`, `}\n};`) to the one before it: neither is a part of its own, whatever the budget."""
+    if len(pieces) > 1 and item.syntax is not None:
+        first = _first_statement_line(_body_within(item.syntax), item.attached)
+        if item.syntax.start_byte < pieces[0].end <= first:  # not a doc comment's own part
+            pieces = [Span(pieces[0].start, pieces[1].end), *pieces[2:]]
+    out: list[Span] = []
+    for piece in pieces:
+        if out and _ONLY_CLOSERS.fullmatch(source, piece.start, piece.end):
+            out[-1] = Span(out[-1].start, piece.end)
+        else:
+            out.append(piece)
+    return out
 
 
 def _cut_at(
@@ -3321,10 +3461,14 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: 
     # a child longer than what the span is over the budget by holds a cut too (`switch v {` whose
     # cases fit the budget in a function that does not, with its signature and doc comment)
     over = max(1, span.end - span.start - budget) if deep else budget
-    stack = [item.syntax]
+    # a node is glued to the head above it when it is the first thing after a `:` or `{` (or
+    # a comment that is): its first child is then no cut either (Python's `else:` and the block
+    # under it, Go's `case x:` and its statements), else a part would end on the head
+    stack: list[tuple[tree_sitter.Node, bool]] = [(item.syntax, False)]
     while stack:
-        node = stack.pop()
+        node, glued = stack.pop()
         previous: tree_sitter.Node | None = None
+        previous_glued = glued
         # each position a Node is asked for is a new Python object: each is asked for once
         for child in node.children:
             start, end = child.start_byte, child.end_byte
@@ -3336,13 +3480,16 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: 
             row, column = child.start_point
             line = start - column
             if previous is None:
-                cut = True
+                cut = not glued
+                glued_here = glued
             else:
                 last = _last_row(previous)
                 # a child on the line another ends on is no place to cut, nor one glued to a
                 # comment or attribute right above it, nor the first thing after a `case x:` or `{`
-                cut = last != row and not (last + 1 >= row and previous.type in attached)
-                cut = cut and previous.type not in (":", "{")
+                commented = last + 1 >= row and previous.type in attached
+                cut = last != row and not commented
+                glued_here = previous.type in (":", "{") or (commented and previous_glued)
+                cut = cut and not glued_here
             if (
                 cut
                 and low < line < high
@@ -3362,8 +3509,8 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: 
                 or child == body
                 or (node == body and child.type == "statement_list")
             ):
-                stack.append(child)
-            previous = child
+                stack.append((child, glued_here and child != body))
+            previous, previous_glued = child, glued_here
 
 
 def _comment_above(source: bytes, line: int) -> bool:
@@ -3477,8 +3624,9 @@ def _parts(source: bytes, span: Span, max_chars: int) -> list[Span]:
 def _line_break(source: bytes, start: int, limit: int) -> int:
     """Where to cut text at a line break before `limit`: the last blank line in the second half of
     [start, limit), else the last break before a comment that follows code (a field's `/**`),
-    else the last break not right below a comment (a comment stays with the line it is above),
-    else the last break; -1 when there is none."""
+    else the last break not right below a comment (a comment stays with the line it is above)
+    nor a line that opens a block (`case x:`, `else:`, `if x {`: a head stays with what it
+    opens), else the last break; -1 when there is none."""
     last = source.rfind(b"\n", start, limit)
     floor = start + (limit - start) // 2
     before_comment = below_code = -1
@@ -3488,7 +3636,7 @@ def _line_break(source: bytes, start: int, limit: int) -> int:
         below = source[at + 1 : _line_end(source, at + 1, limit)].strip()
         if not above or not below:
             return at  # a blank line
-        above_comment = above.startswith(_COMMENT_BYTES)
+        above_comment = above.startswith(_COMMENT_BYTES) or above.endswith(_HEAD_ENDS)
         if before_comment < 0 and not above_comment and below.startswith(_COMMENT_OPENERS):
             before_comment = at
         if below_code < 0 and not above_comment:
@@ -3498,6 +3646,7 @@ def _line_break(source: bytes, start: int, limit: int) -> int:
 
 
 _COMMENT_BYTES = (b"//", b"/*", b"* ", b"*/", b"#", b"--", b'"""', b"'''")
+_HEAD_ENDS = (b":", b"{")  # a line that opens a block: `case x:`, `else:`, `if x {`
 _COMMENT_OPENERS = (b"//", b"/*", b"#", b"--", b'"""', b"@")
 
 

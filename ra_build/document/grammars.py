@@ -104,6 +104,10 @@ _JS = {
     "flattened": frozenset({"statement_block"}),
 }
 
+# a shell loop: its statements stand in its place when it defines a function or a test
+# (code._Walker.opened)
+SHELL_LOOPS = frozenset({"for_statement", "c_style_for_statement", "while_statement"})
+
 GRAMMARS: dict[str, Grammar] = {
     "python": Grammar(
         "tree_sitter_python",
@@ -424,8 +428,9 @@ GRAMMARS: dict[str, Grammar] = {
         {"function_definition": "function"},
         # a script wrapped in `{ … }` (so that it runs only once downloaded whole: nvm.sh) or a
         # function defined per shell in `if … else … fi`: what they hold stands where they do
-        conditionals=frozenset({"if_statement", "elif_clause", "else_clause"}),
-        flattened=frozenset({"compound_statement"}),
+        # (and a loop that defines them: git's tests in `for mode in legacy subcommands; do … done`)
+        conditionals=frozenset({"if_statement", "elif_clause", "else_clause", *SHELL_LOOPS}),
+        flattened=frozenset({"compound_statement", "do_group"}),
         # a function whose output is redirected where it is defined (`f () { … } 7>&2 2>&4`: git's
         # test-lib `test_must_fail`)
         wrappers=frozenset({"redirected_statement"}),

@@ -118,7 +118,8 @@ DEFAULT_CODE_SEMANTIC_WEIGHT = 0.45
 # a test file, by the conventions of the languages ra chunks as code
 _TEST_PATH = re.compile(
     r"(?:^|/)(?:[Tt]ests?|__tests__|testdata|spec|[a-z]+Tests?)/|(?:^|/)test_[^/]*$|_test\.\w+$|_spec\.(?:rb|lua)$|"
-    r"\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.(?:java|cs|kt|php|swift)$|(?:Spec|Suite|Tests?)\.scala$"
+    r"\.(?:test|spec)\.[cm]?[jt]sx?$|Tests?\.(?:java|cs|kt|php|swift)$|(?:Spec|Suite|Tests?)\.scala$|"
+    r"\.bats$|(?:^|/)t/t\d{4}-[^/]*\.sh$"  # bats-core's; git's (sharness's) `t/t1234-name.sh`
 )
 
 # a program that shows how to use the code (`examples/basic/main.go`, chi's `_examples/`): code

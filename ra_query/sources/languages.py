@@ -52,6 +52,7 @@ CODE_EXTENSIONS: Final[dict[str, str]] = {
     "sh": "bash",
     "bash": "bash",
     "zsh": "bash",
+    "bats": "bash",  # bats-core's tests: `@test "title" {…}` (ra_build.document.code._BATS_TEST)
     "toml": "toml",
     "yaml": "yaml",
     "yml": "yaml",

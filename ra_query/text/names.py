@@ -86,6 +86,7 @@ _EXTENSIONS: Final = frozenset(
         "sh",
         "bash",
         "zsh",
+        "bats",
         "toml",
         "yaml",
         "yml",
