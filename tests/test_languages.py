@@ -1171,6 +1171,27 @@ def test_a_macro_between_class_and_its_name_leaves_the_class_its_members() -> No
     assert "MutexLock.Release" in chunks_of("mutex.h", text, header_language="cpp")
 
 
+def test_a_macro_that_stands_for_an_access_label_leaves_the_class_its_members() -> None:
+    text = (
+        "class iter_impl\n{\n  public:\n    iter_impl() = default;\n\n  JSON_PRIVATE_UNLESS_TESTED:\n"
+        "    /*\n    set the iterator to the first value\n    */\n    void set_begin() noexcept\n    {\n"
+        "        m_it = 0;\n    }\n\n  public:\n    bool valid() const\n    {\n        return true;\n    }\n};\n"
+    )
+    chunks = chunks_of("iter_impl.hpp", text)
+    assert {"iter_impl.set_begin", "iter_impl.valid"} <= set(chunks)  # the class had ended at the label
+
+
+def test_a_cpp_class_nested_in_a_class_is_a_definition_holding_its_methods() -> None:
+    text = (
+        "class Registry\n{\n  public:\n    void add(int id) { ids.push_back(id); }\n\n    class Iterator\n"
+        "    {\n      public:\n        bool next() { return ++pos < end; }\n    };\n\n"
+        "    int size() const { return n; }\n};\n"
+    )
+    chunks = chunks_of("registry.hpp", text)
+    assert chunks["Registry.Iterator"].defines == "class"  # had been a block
+    assert {"Registry.Iterator.next", "Registry.size"} <= set(chunks)
+
+
 def test_a_macro_that_closes_a_namespace_alone_after_a_blank_line_is_in_no_chunk() -> None:
     text = (
         "namespace absl {\nABSL_NAMESPACE_BEGIN\n\nint f() { return 1; }\n\n"
@@ -1429,6 +1450,30 @@ def test_a_python_module_docstring_too_long_for_the_files_node_is_named_doc() ->
     text = f'"""Allow bash-completion for argparse.\n\nNeeds argcomplete.\n{notes}"""\n\nimport os\n\n\ndef f():\n    return 1\n'
     chunks = chunks_of("_argcomplete.py", text)
     assert "__doc__" in chunks and "Needs" not in chunks
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a route after a `val`, read as the property's getter (ktor)
+        "class ServerTest {\n    fun testHello() = testApplication {\n        routing {\n"
+        '            val model = mapOf("id" to 1)\n            get("/") {\n                call.respond(model)\n'
+        "            }\n        }\n    }\n\n    fun testOther() {\n        check(true)\n    }\n}\n",
+        # an infix call named `get` (Exposed)
+        "class ServerTest {\n    fun testHello() {\n        val id = cities.insert {\n"
+        '            it[name] = "Belgrade"\n        } get cities.id\n    }\n\n    fun testOther() {\n        check(true)\n    }\n}\n',
+        # Kotlin 2: a `when` guard, a multi-dollar string, context parameters
+        "class ServerTest {\n    fun testHello(x: Any): String = when (x) {\n"
+        '        is String if x.isEmpty() -> "empty"\n        else -> "other"\n    }\n\n'
+        '    fun testOther() {\n        val p = $$"$.user"\n    }\n}\n',
+        "class ServerTest {\n    context(scope: CoroutineScope)\n    fun testHello() {\n        scope.launch { }\n    }\n\n"
+        "    fun testOther() {}\n}\n",
+    ],
+)
+def test_kotlin_that_tree_sitter_kotlin_cannot_read_does_not_lose_the_files_definitions(source: str) -> None:
+    chunks = chunks_of("ServerTest.kt", "package demo\n\n" + source)
+    assert {"ServerTest.testHello", "ServerTest.testOther"} <= set(chunks)  # the file had been one block
+    assert source.split("\n")[1].strip() in chunks["ServerTest.testHello"].body  # the text is the file's own
 
 
 def test_a_kotlin_modifier_word_used_as_a_name_does_not_lose_its_class() -> None:

@@ -149,8 +149,10 @@ CHUNKER_VERSION = (
     # return type macro before a calling convention (`CURL_THREAD_RETURN_T CURL_STDCALL f(…)`) stays;
     # 114: bats' `@test` and git's `test_expect_success` are tests, a shell loop that defines is open;
     # 115: QUnit's tests; a Rust macro that wraps items (`cfg_rt! { pub fn … }`) holds definitions;
-    # 116: no part ends on a block's head (`else:`, `case x:`), closing brackets or a signature alone
-    116
+    # 116: no part ends on a block's head (`else:`, `case x:`), closing brackets or a signature alone;
+    # 117: Kotlin `get` calls, `$$"…"`, `when` guards and `context(…)` read; C++ nested types and
+    # access-label macros
+    117
 )
 
 

@@ -31,6 +31,7 @@ Every range is exact: `line_start`–`line_end` and `byte_start`–`byte_end` sl
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import operator
 import re
@@ -742,6 +743,50 @@ def _item_tokens(
     return tokens
 
 
+# C++: a macro that stands for an access label (nlohmann/json's `JSON_PRIVATE_UNLESS_TESTED:`, Qt's
+# `Q_SIGNALS:`), or follows one (`public Q_SLOTS:`): the grammar reads a label the class ends at.
+# Read as `private` (or blanked after a label word), of the same length
+_ACCESS_MACRO = re.compile(
+    rb"(?m)^([ \t]*(?:(?:public|private|protected)[ \t]+)?)([A-Z][A-Z0-9]*_[A-Z0-9_]*)"
+    rb"(?=[ \t]*:(?!:)[ \t]*(?://[^\n]*)?\r?$)"
+)
+
+
+def _with_access_labels(parser: tree_sitter.Parser, masked: bytes) -> bytes:
+    """`masked` with its `_ACCESS_MACRO`s read as labels, where that leaves its classes more
+    members: in a file the grammar cannot read whole (nlohmann's 25,000-line `json.hpp`), its
+    recovery may lose a class the labels would have kept."""
+    import tree_sitter
+
+    labelled = _ACCESS_MACRO.sub(_as_access, masked)
+    if labelled == masked:
+        return masked
+    members = _class_members_query()
+    counts = []
+    for text in (masked, labelled):
+        bodies = tree_sitter.QueryCursor(members).captures(parser.parse(text).root_node).get("m", [])
+        counts.append(sum(body.named_child_count for body in bodies))
+    return labelled if counts[1] > counts[0] else masked
+
+
+@functools.cache
+def _class_members_query() -> tree_sitter.Query:
+    """The C++ bodies of classes, structs and unions (`_with_access_labels`)."""
+    import tree_sitter
+
+    language = parser_for("cpp").language
+    assert language is not None
+    return tree_sitter.Query(language, "(field_declaration_list) @m")
+
+
+def _as_access(match: re.Match[bytes]) -> bytes:
+    """An `_ACCESS_MACRO` as `private` (or spaces after `public`), padded to its length."""
+    label, name = match.group(1), match.group(2)
+    if label.strip():
+        return label + b" " * len(name)
+    return label + b"private" + b" " * (len(name) - 7) if len(name) >= 7 else match.group(0)
+
+
 def _bats_head(match: re.Match[bytes]) -> bytes:
     """A bats test's head (`@test "title"`) as a function's of the same length (`_______()`)."""
     head = match.group(1)
@@ -761,6 +806,41 @@ _MODIFIER_NAME = re.compile(
     rb"(?<=[.\s(=])(final|open|abstract|override|inline|suspend|internal|private|public|protected|sealed|lateinit)"
     rb"(?=[ \t]*(?:[=.),;:\]]|\{))"
 )
+
+
+# Kotlin that tree-sitter-kotlin 1.1 cannot read, and loses a whole file to (each read as what it
+# can, of the same length; the text ra stores is the file's own):
+# - a call named `get` it reads as a property's getter: ktor's routes after a `val` (`val model =
+#   …\n get("/") {`), Exposed's infix `insert { … } get cities.id` (read as `zet`);
+_GET_CALL = re.compile(rb"\bget(?=[ \t]*\([ \t]*[^)\s])|(?<=[\w)\]}][ \t])get(?=[ \t]+[A-Za-z_])")
+# - Kotlin 2's multi-dollar strings (`$$"$.user"`: read as `  "$.user"`), context parameters on
+#   their own line (`context(scope: CoroutineScope)`: a comment) and `when` guards (`is String if
+#   x.isEmpty() ->`: the guard blanked)
+_MULTI_DOLLAR = re.compile(rb'(?<![\w$"])\$\$+(?=")')
+_CONTEXT_LINE = re.compile(rb"(?m)^[ \t]*(context\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))[ \t]*(?=\r?$)")
+_WHEN_GUARD = re.compile(rb"(?m)^([ \t]*(?:!?is|!?in)[ \t]+[^\n]*?[ \t])(if[ \t(][^\n]*?)(?=[ \t]*->)")
+
+
+def _kotlin_masked(source: bytes) -> bytes:
+    """`source` with what tree-sitter-kotlin cannot read read as what it can (`_MODIFIER_NAME`,
+    `_GET_CALL`, `_MULTI_DOLLAR`, `_CONTEXT_LINE`, `_WHEN_GUARD`), of the same length."""
+    masked = _MODIFIER_NAME.sub(_renamed, source)
+    if b"get" in masked:
+        masked = _GET_CALL.sub(b"zet", masked)
+    if b"$$" in masked:
+        masked = _MULTI_DOLLAR.sub(lambda m: b" " * len(m[0]), masked)
+    if b"context(" in masked:
+        masked = _CONTEXT_LINE.sub(_context_comment, masked)
+    if b" if" in masked:
+        masked = _WHEN_GUARD.sub(lambda m: m[1] + _as_spaces(m[2]), masked)
+    return masked
+
+
+def _context_comment(match: re.Match[bytes]) -> bytes:
+    """A `_CONTEXT_LINE` as a `//` comment of its length: it opens the function after it, as an
+    annotation line does."""
+    start = match.start(1) - match.start()
+    return match[0][:start] + b"//" + b" " * (len(match[0]) - start - 2)
 
 
 def _renamed(match: re.Match[bytes]) -> bytes:
@@ -908,7 +988,7 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     if language == "kotlin" and b"@" in encoded:
         masked = _ANNOTATED_CONSTRUCTOR.sub(_spaces, _ANNOTATION_LINE.sub(_as_comment, encoded))
     if language == "kotlin":
-        masked = _MODIFIER_NAME.sub(_renamed, masked)
+        masked = _kotlin_masked(masked)
     if language == "csharp" and b"#if" in encoded:
         masked = _else_groups_blanked(_BODY_CHOICE.sub(_blank_directives, encoded))
     if language == "bash" and b"${" in encoded:
@@ -918,6 +998,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     if language == "bash" and b"@test" in encoded:
         masked = _BATS_TESTS.sub(_bats_head, masked)
     try:
+        if language == "cpp" and b":" in encoded:
+            masked = _with_access_labels(parser, masked)
         root = parser.parse(masked).root_node
         if language == "rust" and b"!" in encoded:
             root, masked = _rust_items_opened(parser, root, masked)
@@ -1550,6 +1632,10 @@ class _Walker:
         """The definition `node` is or wraps (decorators, `export`, `template<…>`), or None."""
         for _ in range(4):
             kind = node.type
+            if kind == "field_declaration" and self.g.module == "tree_sitter_cpp":
+                nested = node.child_by_field_name("type")  # `class Iterator {…};` inside a class
+                if nested is not None and nested.type in _CPP_TYPES and _defines_methods(nested):
+                    return nested
             if kind in self.g.definitions:
                 return node
             if kind not in self.g.wrappers:
@@ -2474,6 +2560,24 @@ _SCALA_INSTANCES = frozenset({"val_definition", "function_definition"})  # `= ne
 _LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
 _TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call", "function_call_expression"})
 _PHP_FUNCTIONS = frozenset({"anonymous_function", "arrow_function"})  # a Pest test's function
+
+
+_CPP_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier"})
+
+
+def _defines_methods(node: tree_sitter.Node) -> bool:
+    """Whether a C++ class, struct or union defines a method in its body (a type of fields alone,
+    nested in a class, is one of its members)."""
+    body = node.child_by_field_name("body")
+    for child in body.named_children if body is not None else []:
+        inner = (
+            child.named_children[-1]
+            if child.type == "template_declaration" and child.named_children
+            else child
+        )
+        if inner.type == "function_definition":
+            return True
+    return False
 
 
 def _qunit(word: str) -> str:
