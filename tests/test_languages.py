@@ -1356,6 +1356,20 @@ def test_a_rust_macro_that_wraps_a_macro_definition_is_that_macro_and_one_that_i
     )
 
 
+def test_a_rust_use_is_named_by_what_it_brings_into_scope_not_its_paths_first_word() -> None:
+    text = (
+        "mod support {\n    pub mod signal;\n}\nuse support::signal::send_signal;\n\nfn main() {}\n\n"
+        "pub(super) use imp::*;\nuse self::error::{RecvError, SendError};\n\nfn other() {}\n\n"
+        "use std::io::Result as IoResult;\n"
+    )
+    chunks = chunks_of("signal.rs", text)
+    assert [slug for slug, c in chunks.items() if c.defines == "block"] == [
+        "send_signal",
+        "RecvError",
+        "IoResult",
+    ]
+
+
 def test_a_javascript_statement_that_exports_names_defined_above_is_named_exports_or_default() -> None:
     text = "function indent(c) {\n  return c;\n}\n\nfunction dedent(c) {\n  return c;\n}\n\nexport { dedent, indent };\n"
     assert sorted(chunks_of("indent.js", text)) == ["", "dedent", "exports", "indent"]
@@ -1396,6 +1410,34 @@ def test_a_kotlin_extension_property_is_a_definition_of_the_type_it_extends_and_
     assert chunks["Scope.isActive"].parent_id == chunks["Scope"].id
     assert chunks["Scope"].members == ("Scope.context",)
     assert chunks["plain"].defines == "block"
+
+
+def test_a_kotlin_extension_of_a_nullable_type_is_a_definition_of_that_type() -> None:
+    text = (
+        "fun first() = 1\n\nprivate val String?.size: Int\n    get() = this?.length ?: 0\n\n"
+        'fun String?.orEmpty2(): String = this ?: ""\n'
+    )
+    chunks = chunks_of("Strings.kt", text)
+    assert chunks["String.size"].defines == "property"  # had been folded into the file's node
+    assert chunks["String.orEmpty2"].title == "fun String?.orEmpty2(): String"  # had been `orEmpty2`
+
+
+def test_a_title_leaves_out_annotations_too_long_to_leave_room_for_the_name_and_keeps_a_short_one() -> None:
+    text = (
+        "public class Events {\n"
+        '    @JsonPropertyOrder({"id", "name"}) // stable field order\n'
+        '    record Named(String name) {\n        public String id() { return "ID:" + name; }\n    }\n\n'
+        '    @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "source")\n'
+        "    @JsonSubTypes({\n"
+        '            @JsonSubTypes.Type(value = BackendEvent.class, name = "BACKEND"),\n'
+        '            @JsonSubTypes.Type(value = FrontendEvent.class, name = "FRONTEND")\n'
+        "    })\n    static abstract class EnvironmentEvent {\n        private String environmentName;\n    }\n\n"
+        '    @Override\n    public String toString() { return "Events"; }\n}\n'
+    )
+    chunks = chunks_of("Events.java", text)
+    assert chunks["Events.EnvironmentEvent"].title == "static abstract class EnvironmentEvent"
+    assert chunks["Events.Named"].title == '@JsonPropertyOrder({"id", "name"}) record Named(String name)'
+    assert chunks["Events.toString"].title == "@Override public String toString()"
 
 
 def test_a_banner_comment_opens_the_definition_after_it_and_a_coding_line_stays_in_the_header() -> None:
@@ -2377,5 +2419,5 @@ def test_a_cpp_pure_virtual_method_is_a_definition_and_a_prototype_is_not() -> N
 def test_a_block_of_rust_uses_or_elixir_aliases_is_named_by_what_it_brings_in() -> None:
     rust = chunks_of("lib.rs", "fn main() {}\n\npub use crate::b::Other;\n")
     elixir = chunks_of("a.ex", "defmodule A do\n  def f, do: 1\n\n  alias Plug.Conn\nend\n")
-    assert "b" in rust and not {"pub", "use", "crate"} & set(rust)
+    assert "Other" in rust and not {"pub", "use", "crate", "b"} & set(rust)
     assert "A.Plug" in elixir and "A.alias" not in elixir

@@ -151,8 +151,9 @@ CHUNKER_VERSION = (
     # 115: QUnit's tests; a Rust macro that wraps items (`cfg_rt! { pub fn … }`) holds definitions;
     # 116: no part ends on a block's head (`else:`, `case x:`), closing brackets or a signature alone;
     # 117: Kotlin `get` calls, `$$"…"`, `when` guards and `context(…)` read; C++ nested types and
-    # access-label macros
-    117
+    # access-label macros; 118: a Kotlin extension of a nullable type is the type's; a Rust `use` run
+    # is named by what it brings into scope; 119: titles leave out annotations too long for the name
+    119
 )
 
 

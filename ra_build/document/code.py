@@ -225,6 +225,7 @@ _KEYWORDS = frozenset(
         "pub",  # Rust's `pub use crate::…;`: a block of them is named by what it brings in
         "use",
         "crate",
+        "super",  # Rust's `pub(super) use imp::*;`: `imp`
         "alias",  # Elixir's `alias Plug.Conn`: a block of them is named `Plug`, not `alias`
         "function",
         "fn",
@@ -1550,6 +1551,8 @@ class _Walker:
             return "__doc__"  # a module docstring too long for the file's node: not its first word
         if node.type == "macro_invocation" and self.g.module == "tree_sitter_rust":
             return self.macro_declared(node)
+        if node.type == "use_declaration" and (argument := node.child_by_field_name("argument")) is not None:
+            return _rust_used(self.text(argument))  # what it brings into scope, not its path's first word
         if node.type == "call" and self.g.module == "tree_sitter_ruby" and (said := self.ruby_declared(node)):
             return said
         if node.type in _EXPORTING and self.g.module in _JAVASCRIPT_MODULES and (said := _export_list(node)):
@@ -1950,6 +1953,8 @@ class _Walker:
         if name is None or self.g.module != "tree_sitter_kotlin":
             return ""
         receiver = name.prev_named_sibling
+        if receiver is not None and receiver.type == "nullable_type" and receiver.named_children:
+            receiver = receiver.named_children[0]  # `fun String?.orEmpty()` extends `String`
         if receiver is None or receiver.type != "user_type":
             return ""
         owner = _bare(self.text(receiver))
@@ -2502,8 +2507,11 @@ class _Walker:
         if (kind in _TEST_CALL_NODES or kind == "assignment") and (inner := self.body_of(node)) is not None:
             end = inner.start_byte
         if kind in self.g.containers and end - start < SIGNATURE_CHARS * 4:
+            # a comment is no signature (one after an annotation, before the name, is in it)
+            named = node.child_by_field_name("name")
+            after = named.start_byte if named is not None else start
             heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
-            end = min([end, *(h for h in heads if h > start)])  # a comment is no signature
+            end = min([end, *(h for h in heads if h > after)])
         head = self.source[start:end]
         if b"\n" in head:  # over several lines: perhaps a comment between its parameters
             head = self.uncommented(node, start, end)
@@ -2518,9 +2526,34 @@ class _Walker:
             head = _DIRECTIVE_LINE.sub(b"", head)
         # its words one space apart (`str.split` and a regex `\s+` agree on what is a space)
         text = " ".join(head.decode("utf-8", "replace").split()).rstrip("{:=(").strip()
+        if len(text) > SIGNATURE_CHARS and text.startswith("@"):
+            # annotations too long to leave room for the name (`@JsonTypeInfo(use = …)
+            # @JsonSubTypes({…}) static abstract class EnvironmentEvent`): what follows them
+            text = _without_annotations(text) or text
         if len(text) > SIGNATURE_CHARS:
             text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
         return text
+
+
+_ANNOTATION_NAME = re.compile(r"@[\w.:]+")
+
+
+def _without_annotations(text: str) -> str:
+    """A signature without the annotations it begins with (their arguments' brackets balanced:
+    `@JsonSubTypes({ @JsonSubTypes.Type(…) })`), or "" when they do not end."""
+    while (found := _ANNOTATION_NAME.match(text)) is not None:
+        end = found.end()
+        if text[end : end + 1] == "(":
+            depth = 0
+            for at in range(end, len(text)):
+                depth += (text[at] == "(") - (text[at] == ")")
+                if depth == 0:
+                    end = at + 1
+                    break
+            else:
+                return ""
+        text = text[end:].lstrip()
+    return text
 
 
 # TypeScript's overload signatures: part of the definition they precede (`_Walker.overloads`)
@@ -2578,6 +2611,25 @@ def _defines_methods(node: tree_sitter.Node) -> bool:
         if inner.type == "function_definition":
             return True
     return False
+
+
+def _rust_used(path: str) -> str:
+    """The name a Rust `use` brings into scope: `support::signal::send_signal` → `send_signal`,
+    `self::error::{RecvError, SendError}` → `RecvError`, `imp::Store as S` → `S`; "" for a
+    glob (`imp::*`) or `super`."""
+    head, brace, rest = path.partition("{")
+    if brace:
+        first = rest.split(",", 1)[0].strip().rstrip("}").strip()
+        return _rust_used(first) or _rust_used(head.rstrip(": "))
+    if " as " in path:
+        return path.rsplit(" as ", 1)[1].strip()
+    if path.rstrip().endswith("*"):
+        return ""  # `imp::*`: the names of a module, not its own (the next statement's, else `imp`)
+    words = [w for w in _WORD.findall(path) if w not in _RUST_PATH_WORDS]
+    return words[-1] if words else ""
+
+
+_RUST_PATH_WORDS = frozenset({"self", "super", "crate"})
 
 
 def _qunit(word: str) -> str:
