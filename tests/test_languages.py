@@ -1370,6 +1370,15 @@ def test_a_rust_use_is_named_by_what_it_brings_into_scope_not_its_paths_first_wo
     ]
 
 
+def test_a_commonjs_export_of_a_class_or_its_static_property_is_no_second_definition_of_it() -> None:
+    text = (
+        "class Config {\n  get() {\n    return 1;\n  }\n}\n\nConfig.DEFAULT_STAGE = -2000;\n\n"
+        "function helper() {}\n\nexports.Config = Config;\n\nfunction other() {}\n\nmodule.exports = { Config };\n"
+    )
+    blocks = [slug for slug, c in chunks_of("config.js", text).items() if c.defines == "block"]
+    assert blocks == ["Config.DEFAULT_STAGE", "exports", "exports-1"]  # had been `Config-1`, `Config-2`, …
+
+
 def test_a_javascript_statement_that_exports_names_defined_above_is_named_exports_or_default() -> None:
     text = "function indent(c) {\n  return c;\n}\n\nfunction dedent(c) {\n  return c;\n}\n\nexport { dedent, indent };\n"
     assert sorted(chunks_of("indent.js", text)) == ["", "dedent", "exports", "indent"]

@@ -2740,8 +2740,10 @@ _JAVASCRIPT_MODULES = frozenset({"tree_sitter_javascript", "tree_sitter_typescri
 
 def _export_list(statement: tree_sitter.Node) -> str:
     """What a JavaScript statement that exports names defined elsewhere in the file is named by:
-    `exports` (`export { dedent, indent };`, `export * from "./x"`, `module.exports = throttle;`),
-    `default` (`export default Router;`), else "" (it declares what it exports, or nothing)."""
+    `exports` (`export { dedent, indent };`, `export * from "./x"`, `module.exports = throttle;`,
+    `exports.Config = Config;`), `default` (`export default Router;`); a class's property set
+    after it by its own (`Config.DEFAULT_STAGE = -2000;`: `Config.DEFAULT_STAGE`, not a second
+    `Config`); else "" (it declares what it exports, or nothing)."""
     if statement.type == "export_statement":
         if statement.child_by_field_name("declaration") is not None:
             return ""
@@ -2752,10 +2754,25 @@ def _export_list(statement: tree_sitter.Node) -> str:
     assigned = statement.named_children[0] if statement.named_children else None
     if assigned is None or assigned.type != "assignment_expression":
         return ""
-    target, value = assigned.child_by_field_name("left"), assigned.child_by_field_name("right")
-    if target is None or value is None or value.type != "identifier":
+    target = assigned.child_by_field_name("left")
+    if target is None or target.type not in ("identifier", "member_expression"):
         return ""
-    return "exports" if target.text in (b"module.exports", b"exports") else ""
+    said = target.text or b""
+    value = assigned.child_by_field_name("right")
+    if said in (b"module.exports", b"exports"):
+        return "exports"  # `module.exports = { Config };`
+    if (
+        said.startswith((b"module.exports.", b"exports."))
+        and value is not None
+        and value.text == said.rsplit(b".")[-1]
+    ):
+        return "exports"  # `exports.FileContext = FileContext;` (`exports.json = bodyParser.json` is `json`)
+    if target.type == "member_expression" and _JS_MEMBER.fullmatch(said):
+        return said.decode().replace(".prototype.", ".")  # `Config.DEFAULT_STAGE = -2000;`: a static property
+    return ""
+
+
+_JS_MEMBER = re.compile(rb"[A-Z][\w$]*(?:\.prototype)?\.[A-Za-z_$][\w$]*")  # a class's (capitalised) property
 
 
 def _module_docstring(statement: tree_sitter.Node) -> bool:
