@@ -1192,6 +1192,19 @@ def test_a_cpp_class_nested_in_a_class_is_a_definition_holding_its_methods() -> 
     assert {"Registry.Iterator.next", "Registry.size"} <= set(chunks)
 
 
+def test_a_cpp_conversion_operator_is_a_method_named_by_its_type_and_a_spaceship_keeps_its_operator() -> None:
+    text = (
+        "class AssertionResult\n{\n  public:\n    bool failed() const { return !success_; }\n\n"
+        "    operator bool() const { return success_; }\n\n"
+        "    explicit operator Matcher<T>() const\n    {\n        return m_;\n    }\n\n"
+        "    auto operator<=>(const AssertionResult& rhs) const = default;\n};\n"
+    )
+    chunks = chunks_of("assertion_result.hpp", text)
+    assert chunks["AssertionResult.operator-bool"].defines == "method"  # had been a block `operator-1`
+    assert chunks["AssertionResult.operator-Matcher"].title == "explicit operator Matcher<T>() const"
+    assert "AssertionResult.operator<=>" in chunks  # had been `operator`
+
+
 def test_a_macro_that_closes_a_namespace_alone_after_a_blank_line_is_in_no_chunk() -> None:
     text = (
         "namespace absl {\nABSL_NAMESPACE_BEGIN\n\nint f() { return 1; }\n\n"

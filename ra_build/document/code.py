@@ -1740,6 +1740,12 @@ class _Walker:
                 return None
             if declarator.type in _DECLARATOR_NAMES:
                 return self.text(declarator)
+            if declarator.type == "operator_cast" and (cast := declarator.child_by_field_name("type")):
+                # C++: `operator bool() const`, `operator std::string()`, `operator Matcher<T>()`
+                cast_type = self.text(cast)
+                while (bare := _TEMPLATE_ARGS.sub("", cast_type)) != cast_type:
+                    cast_type = bare
+                return f"operator {cast_type}"
             declarator = declarator.child_by_field_name("declarator") or next(
                 iter(declarator.named_children), None
             )
@@ -1827,7 +1833,8 @@ class _Walker:
             kind = "object"  # Lua: a table of functions
         # `V<T>::get` → `V.get`, `'foo'` (a TypeScript module) → `foo`; Ruby's `<=>` stays
         display = name
-        templated = _HAS_WORD.search(display) is not None
+        # `V<T>::get`'s template arguments go; an operator's `<`, `<=>` and `<<` stay
+        templated = _HAS_WORD.search(display) is not None and not display.startswith("operator")
         while templated and "<" in display and (bare := _TEMPLATE_ARGS.sub("", display)) != display:
             display = bare
         display = display.replace("::", ".").strip("'\"`")
