@@ -769,6 +769,18 @@ def test_cpp_test_macros_are_tests_named_by_their_suite_and_case_or_their_title(
     }
 
 
+def test_a_doctest_test_with_decorators_is_named_by_its_title() -> None:
+    text = (
+        '#include <doctest/doctest.h>\n\nTEST_CASE("basic usage" * doctest::test_suite("udt"))\n{\n'
+        '    CHECK(1 == 1);\n}\n\nTEST_CASE("adl serializer" * doctest::skip())\n{\n    CHECK(2 == 2);\n}\n'
+    )
+    chunks = chunks_of("unit-udt.cpp", text)
+    assert {slug: c.defines for slug, c in chunks.items() if slug} == {
+        "basic-usage": "test",
+        "adl-serializer": "test",
+    }
+
+
 def test_a_shell_function_whose_output_is_redirected_where_it_is_defined_is_a_definition() -> None:
     source = (
         "test_tick () {\n\ttest_tick=$((test_tick + 60))\n}\n\n# Runs a command that must fail.\n"

@@ -154,8 +154,9 @@ CHUNKER_VERSION = (
     # access-label macros; 118: a Kotlin extension of a nullable type is the type's; a Rust `use` run
     # is named by what it brings into scope; 119: titles leave out annotations too long for the name;
     # 120: CommonJS exports of a class and its static properties are no second definition of it;
-    # 121: C++ conversion operators are methods; `operator<=>` keeps its operator
-    121
+    # 121: C++ conversion operators are methods; `operator<=>` keeps its operator; 122: doctest's
+    # `TEST_CASE("x" * decorator)` is a test
+    122
 )
 
 

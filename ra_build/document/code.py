@@ -1914,7 +1914,11 @@ class _Walker:
         macro, given = call.child_by_field_name("function"), call.child_by_field_name("arguments")
         if macro is None or given is None or self.text(macro) not in _TITLED_TESTS:
             return None
-        title = next((c for c in given.named_children if c.type == "string_literal"), None)
+        first = given.named_children[0] if given.named_children else None
+        if first is not None and first.type == "binary_expression":  # doctest's `"title" * doctest::skip()`
+            first = first.child_by_field_name("left")
+        title = first if first is not None and first.type == "string_literal" else None
+        title = title or next((c for c in given.named_children if c.type == "string_literal"), None)
         slug = _test_slug(self.text(title)[1:-1]) if title is not None else None
         return (slug, block) if slug else None
 
