@@ -1446,6 +1446,20 @@ def test_a_kotlin_extension_property_is_a_definition_of_the_type_it_extends_and_
     assert chunks["plain"].defines == "block"
 
 
+def test_a_kotlin_property_whose_value_is_an_object_of_functions_holds_them_as_methods() -> None:
+    text = (
+        "public fun identity(): Encoder = Identity\n\n/** Deflate encoder. */\n"
+        "public val Deflate: Encoder = object : Encoder {\n"
+        "    override fun encode(source: Channel): Channel =\n        source.deflated(gzip = false)\n}\n\n"
+        'class Client {\n    private val name = "x"\n    private val listener = object : Listener {\n'
+        "        override fun onEvent(e: Event) {\n            handle(e)\n        }\n    }\n}\n"
+    )
+    chunks = chunks_of("Encoders.kt", text)
+    assert chunks["Deflate.encode"].defines == "method"  # had been a block
+    assert chunks["Deflate"].body.startswith("/** Deflate encoder. */")
+    assert "Client.listener.onEvent" in chunks and "Client.name" not in chunks  # a plain property is a member
+
+
 def test_a_kotlin_extension_of_a_nullable_type_is_a_definition_of_that_type() -> None:
     text = (
         "fun first() = 1\n\nprivate val String?.size: Int\n    get() = this?.length ?: 0\n\n"

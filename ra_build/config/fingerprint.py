@@ -155,8 +155,9 @@ CHUNKER_VERSION = (
     # is named by what it brings into scope; 119: titles leave out annotations too long for the name;
     # 120: CommonJS exports of a class and its static properties are no second definition of it;
     # 121: C++ conversion operators are methods; `operator<=>` keeps its operator; 122: doctest's
-    # `TEST_CASE("x" * decorator)` is a test
-    122
+    # `TEST_CASE("x" * decorator)` is a test; 123: a Kotlin property whose value is an object of
+    # functions holds them
+    123
 )
 
 

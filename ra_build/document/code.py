@@ -2130,7 +2130,10 @@ class _Walker:
         if node.type == "property_declaration":  # Kotlin: an extension property is one, a property a member
             declared = next((c for c in node.named_children if c.type == "variable_declaration"), None)
             named = declared.named_children[0] if declared is not None and declared.named_children else None
-            return self.text(named) if named is not None and self.extended(node) else None
+            # …and so is one whose value is an object holding functions (`val Deflate: Encoder =
+            # object : Encoder { override fun encode(…) … }`: its methods `Deflate.encode`)
+            defines = self.extended(node) or self.kotlin_instance(node) is not None
+            return self.text(named) if named is not None and defines else None
         if node.type == "field_declaration":  # C++: only a pure virtual method (`… = 0;`) is one
             declarator = node.child_by_field_name("declarator")
             if node.child_by_field_name("default_value") is None or declarator is None:
@@ -2277,6 +2280,8 @@ class _Walker:
             return block.child_by_field_name("body") if block is not None else None
         if node.type == "extension_definition":  # Scala 3: its defs are its own children
             return node
+        if node.type == "property_declaration" and self.g.module == "tree_sitter_kotlin":
+            return self.kotlin_instance(node)
         if node.type == "assignment_statement":  # Lua: a table of functions
             return self.lua_table(node)
         if node.type == "function_call_expression":  # PHP: describe('x', function () { … })
@@ -2392,6 +2397,15 @@ class _Walker:
             elif part.type == "identifier" and self.text(part) in _SCALA_TEST_WORDS:
                 words.append(self.text(part))
         return _test_slug(" ".join(words)) if said else None
+
+    def kotlin_instance(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The body of the object a Kotlin property's value is, when it defines functions
+        (`val Deflate: Encoder = object : Encoder { override fun encode(…) … }`), or None."""
+        value = next((c for c in node.named_children if c.type == "object_literal"), None)
+        body = next((c for c in value.named_children if c.type == "class_body"), None) if value else None
+        if body is None or not any(c.type == "function_declaration" for c in body.named_children):
+            return None
+        return body
 
     def ruby_declared(self, call: tree_sitter.Node) -> str:
         """The first name a Ruby call declares (`attr_reader :status, :headers`: `status`;

@@ -320,9 +320,13 @@ GRAMMARS: dict[str, Grammar] = {
             "function_declaration": "function",
             "secondary_constructor": "constructor",
             "type_alias": "type",
-            "property_declaration": "property",  # an extension property only (`val Scope.isActive`)
+            # an extension property (`val Scope.isActive`), or one whose value is an object of functions
+            "property_declaration": "property",
         },
-        containers=frozenset({"class_declaration", "object_declaration", "companion_object"}),
+        # …and a property whose value is an object of functions (code._Walker.kotlin_instance)
+        containers=frozenset(
+            {"class_declaration", "object_declaration", "companion_object", "property_declaration"}
+        ),
         bodies=frozenset({"class_body", "enum_class_body"}),
         attached=frozenset({"line_comment", "block_comment"}),
         members={"function_declaration": "method"},
