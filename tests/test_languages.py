@@ -1129,6 +1129,17 @@ def test_qunit_tests_are_tests_and_its_modules_with_a_callback_group_them() -> N
     }  # had been blocks
 
 
+def test_a_module_wrapper_that_defines_functions_by_assignment_holds_them() -> None:
+    iife = "(function() {\n  var map = function(obj) {\n    return obj;\n  };\n\n  _.each = function(obj) {\n    return obj;\n  };\n})();\n"
+    assert {"map", "_.each"} <= set(chunks_of("underscore.js", iife))  # had been the file's node alone
+    umd = (
+        "(function(factory) {\n  var root = this;\n  root.Backbone = factory(root, {});\n})(function(root, Backbone) {\n"
+        "  var Events = Backbone.Events = {};\n\n  Events.on = function(name, callback) {\n    return this;\n  };\n\n"
+        "  return Backbone;\n});\n"
+    )
+    assert chunks_of("backbone.js", umd)["Events.on"].defines == "function"
+
+
 def test_a_chained_commonjs_assignment_is_a_definition() -> None:
     chunks = chunks_of("app.js", "exports = module.exports = function createApp() {\n  return 1;\n};\n")
     assert "createApp" in chunks

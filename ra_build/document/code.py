@@ -2904,8 +2904,8 @@ def _head_of(node: tree_sitter.Node, inner: tree_sitter.Node) -> list[tree_sitte
 
 def _wrapped_body(statement: tree_sitter.Node) -> tree_sitter.Node | None:
     """The body of the function a JavaScript statement wraps a module in, when it defines
-    functions or classes: an immediately called `(function () { … })()` (or `!function …`), or
-    the last function given to such a call (UMD's factory); else None."""
+    functions or classes (`_defines_function`): an immediately called `(function () { … })()`
+    (or `!function …`), or the last function given to such a call (UMD's factory); else None."""
     call = statement.named_children[0] if statement.named_children else None
     while call is not None and call.type in ("unary_expression", "parenthesized_expression"):
         call = call.named_children[-1] if call.named_children else None
@@ -2922,10 +2922,25 @@ def _wrapped_body(statement: tree_sitter.Node) -> tree_sitter.Node | None:
         if (
             body is not None
             and body.type == "statement_block"
-            and any(c.type in _WRAPPED_DEFINITIONS for c in body.named_children)
+            and any(map(_defines_function, body.named_children))
         ):
             return body
     return None
+
+
+def _defines_function(statement: tree_sitter.Node) -> bool:
+    """Whether a JavaScript statement defines a function or a class: a declaration, `var map =
+    function (obj) {…}` or `_.each = function (obj) {…}` (Underscore's and Backbone's modules)."""
+    if statement.type in _WRAPPED_DEFINITIONS:
+        return True
+    if statement.type in ("lexical_declaration", "variable_declaration"):
+        values = [d.child_by_field_name("value") for d in statement.named_children]
+    elif statement.type == "expression_statement" and statement.named_children:
+        assigned = statement.named_children[0]
+        values = [assigned.child_by_field_name("right")] if assigned.type == "assignment_expression" else []
+    else:
+        return False
+    return any(v is not None and v.type in _FUNCTION_VALUES for v in values)
 
 
 def _type_specs(node: tree_sitter.Node) -> list[tree_sitter.Node]:
