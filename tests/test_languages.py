@@ -769,6 +769,26 @@ def test_cpp_test_macros_are_tests_named_by_their_suite_and_case_or_their_title(
     }
 
 
+def test_templated_catch2_and_doctest_tests_are_tests_and_the_tests_after_them_too() -> None:
+    text = (
+        "#include <catch2/catch_template_test_macros.hpp>\n\n"
+        'TEMPLATE_TEST_CASE("distribution never returns infs",\n          "[rng]", float, double) {\n'
+        "    REQUIRE_FALSE(std::isinf(dist<TestType>()));\n}\n\n"
+        "using MyTypes = std::tuple<int, char, float>;\n"
+        'TEMPLATE_LIST_TEST_CASE("types in a tuple", "[template][list]", MyTypes)\n{\n    REQUIRE(1);\n}\n\n'
+        'TEST_CASE_TEMPLATE("doctest types", T, char, int) {\n    CHECK(1);\n}\n\n'
+        'TEST_CASE( "fillBitsFrom - shortening", "[rng]" ) {\n    REQUIRE( fillBitsFrom(1) == 1 );\n}\n'
+    )
+    chunks = chunks_of("rng.tests.cpp", text)
+    assert {slug for slug, c in chunks.items() if c.defines == "test"} == {
+        "distribution-never-returns-infs",
+        "types-in-a-tuple",
+        "doctest-types",
+        "fillbitsfrom-shortening",  # had been swallowed by the first one's recovery
+    }
+    assert chunks["types-in-a-tuple"].body.startswith("TEMPLATE_LIST_TEST_CASE(")  # the file's own text
+
+
 def test_a_doctest_test_with_decorators_is_named_by_its_title() -> None:
     text = (
         '#include <doctest/doctest.h>\n\nTEST_CASE("basic usage" * doctest::test_suite("udt"))\n{\n'

@@ -788,6 +788,42 @@ def _as_access(match: re.Match[bytes]) -> bytes:
     return label + b"private" + b" " * (len(name) - 7) if len(name) >= 7 else match.group(0)
 
 
+# Catch2's and doctest's templated tests (`TEMPLATE_TEST_CASE("title", "[tag]", float, double) {…}`,
+# `TEMPLATE_TEST_CASE_METHOD(Fixture, "title", …)`, `TEST_CASE_TEMPLATE("title", T, int, char)`):
+# types as arguments, which the grammar cannot read, and the tests after them were lost to its
+# recovery. Read as `TEST_CASE("title")` (`_template_tests_masked`), of the same length
+_TEMPLATE_TEST = re.compile(
+    rb"(?m)^[ \t]*(TEMPLATE_(?:PRODUCT_|LIST_)?TEST_CASE(?:_METHOD)?(?:_SIG)?|TEST_CASE_TEMPLATE(?:_DEFINE)?)"
+    rb"[ \t]*\("
+)
+
+
+def _template_tests_masked(source: bytes) -> bytes:
+    """`source` with each `_TEMPLATE_TEST` head read as `TEST_CASE("title")`: its macro's name made
+    `TEST_CASE` and every argument but its first string made spaces (line breaks kept)."""
+    out = bytearray(source)
+    for match in _TEMPLATE_TEST.finditer(source):
+        title: tuple[int, int] | None = None
+        depth, at = 1, match.end()
+        while at < len(source) and depth:
+            char = source[at]
+            if char == 0x22:  # a string: skip it whole
+                end = at + 1
+                while end < len(source) and source[end] not in b'"\n':
+                    end += 2 if source[end] == 0x5C else 1
+                title = title or (at, end + 1)
+                at = end
+            depth += (char == 0x28) - (char == 0x29)
+            at += 1
+        if depth or title is None:
+            continue  # no end, or no title: left as it is
+        name_start, name_end = match.span(1)
+        out[name_start:name_end] = b"TEST_CASE".ljust(name_end - name_start)
+        for span in ((match.end(), title[0]), (title[1], at - 1)):
+            out[span[0] : span[1]] = _as_spaces(source[span[0] : span[1]])
+    return bytes(out)
+
+
 def _bats_head(match: re.Match[bytes]) -> bytes:
     """A bats test's head (`@test "title"`) as a function's of the same length (`_______()`)."""
     head = match.group(1)
@@ -985,7 +1021,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     except GrammarMissing as exc:
         return Parsed([], [], _paragraphs(encoded), [f"{exc}: chunked at blank lines"])
     grammar = GRAMMARS.get(language)
-    masked = _masked(encoded) if grammar is not None and grammar.macros else encoded
+    masked = _template_tests_masked(encoded) if language == "cpp" and b"TEMPLATE" in encoded else encoded
+    masked = _masked(masked) if grammar is not None and grammar.macros else masked
     if language == "kotlin" and b"@" in encoded:
         masked = _ANNOTATED_CONSTRUCTOR.sub(_spaces, _ANNOTATION_LINE.sub(_as_comment, encoded))
     if language == "kotlin":
@@ -1912,7 +1949,12 @@ class _Walker:
         if self.source[node.end_byte : block.start_byte].strip():
             return None  # something between the call and the block: not a test's head
         macro, given = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-        if macro is None or given is None or self.text(macro) not in _TITLED_TESTS:
+        # the macro as parsed: a templated test's is read as `TEST_CASE` (`_template_tests_masked`)
+        if (
+            macro is None
+            or given is None
+            or self.masked[macro.start_byte : macro.end_byte] not in _TITLED_MACROS
+        ):
             return None
         first = given.named_children[0] if given.named_children else None
         if first is not None and first.type == "binary_expression":  # doctest's `"title" * doctest::skip()`
@@ -2600,6 +2642,7 @@ _BATS_TESTS = re.compile(_BATS_TEST.pattern, re.M)
 _SHELL_TEST_COMMANDS = frozenset({"test_expect_success", "test_expect_failure"})
 # Catch2's: `TEST_CASE("title", "[tag]") {…}`, a call and a block to the grammar (`_Walker.titled_test`)
 _TITLED_TESTS = frozenset({"TEST_CASE", "SCENARIO", "TEST_CASE_METHOD", "TEMPLATE_TEST_CASE"})
+_TITLED_MACROS = frozenset(name.encode() for name in _TITLED_TESTS)
 _TEST_CALLS = frozenset({
     "describe", "context", "it", "test", "specify", "suite", "scenario", "feature", "shared_examples",
     "shared_context", "shared_examples_for",
