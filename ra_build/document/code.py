@@ -3630,10 +3630,13 @@ def _glued_pieces(item: Definition, source: bytes, pieces: list[Span]) -> list[S
     """`pieces` with a signature alone (a line over the budget right below it: `def test_render():`
     above a 900-character string) joined to the piece after it, and a piece of closing brackets
     alone (`    )`, `}\n};`) to the one before it: neither is a part of its own, whatever the budget."""
-    if len(pieces) > 1 and item.syntax is not None:
-        first = _first_statement_line(_body_within(item.syntax), item.attached)
-        if item.syntax.start_byte < pieces[0].end <= first:  # not a doc comment's own part
-            pieces = [Span(pieces[0].start, pieces[1].end), *pieces[2:]]
+    body = _body_within(item.syntax) if len(pieces) > 1 and item.syntax is not None else None
+    if (
+        body is not None
+        and item.syntax is not None
+        and item.syntax.start_byte < pieces[0].end <= body.start_byte
+    ):
+        pieces = [Span(pieces[0].start, pieces[1].end), *pieces[2:]]  # (not a doc comment's own part)
     out: list[Span] = []
     for piece in pieces:
         if out and _ONLY_CLOSERS.fullmatch(source, piece.start, piece.end):
