@@ -157,8 +157,9 @@ CHUNKER_VERSION = (
     # 121: C++ conversion operators are methods; `operator<=>` keeps its operator; 122: doctest's
     # `TEST_CASE("x" * decorator)` is a test; 123: a Kotlin property whose value is an object of
     # functions holds them; 124: a JavaScript module wrapper that assigns its functions holds them;
-    # 125: Catch2's and doctest's templated tests are tests
-    125
+    # 125: Catch2's and doctest's templated tests are tests; 126: a signature joins the part after it
+    # only when the first part holds nothing of its body
+    126
 )
 
 
