@@ -1519,6 +1519,16 @@ def test_a_title_leaves_out_annotations_too_long_to_leave_room_for_the_name_and_
     assert chunks["Events.toString"].title == "@Override public String toString()"
 
 
+def test_a_short_section_comment_alone_between_definitions_heads_the_one_below_it() -> None:
+    python = chunks_of("hooks.py", "def a():\n    pass\n\n\n# Hooks\n\n\ndef pytest_addoption(parser):\n    pass\n")
+    assert [slug for slug in python if slug] == ["a", "pytest_addoption"]  # `# Hooks` had been a chunk of its own
+    assert python["pytest_addoption"].body.startswith("# Hooks")
+    go = chunks_of("assertions.go", "package p\n\nfunc A() {}\n\n/*\n\tErrors\n*/\n\n// NoError asserts.\nfunc NoError() {}\n")
+    assert go["NoError"].body.startswith("/*\n\tErrors\n*/")
+    first = chunks_of("top.py", "# A module comment\n\n\ndef a():\n    pass\n")
+    assert first["a"].body.startswith("def a()")  # before the first definition: the file's
+
+
 def test_a_banner_comment_opens_the_definition_after_it_and_a_coding_line_stays_in_the_header() -> None:
     text = (
         "def read_list():\n    return None\n\n\n# =====================================\n# Alias\n\n\n"

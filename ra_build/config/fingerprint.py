@@ -158,8 +158,9 @@ CHUNKER_VERSION = (
     # `TEST_CASE("x" * decorator)` is a test; 123: a Kotlin property whose value is an object of
     # functions holds them; 124: a JavaScript module wrapper that assigns its functions holds them;
     # 125: Catch2's and doctest's templated tests are tests; 126: a signature joins the part after it
-    # only when the first part holds nothing of its body
-    126
+    # only when the first part holds nothing of its body; 127: a short comment alone between two
+    # definitions heads the one below it
+    127
 )
 
 

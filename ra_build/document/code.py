@@ -1137,7 +1137,7 @@ class _Walker:
                     gaps[-1].append(self.span_of(node))
                 continue
             if self.joins_next(node, kind):
-                if pending and self.apart(pending, node):
+                if pending and self.apart(pending, node) and not self.heads(pending, out, gaps):
                     gaps[-1].extend(map(self.span_of, pending))
                     pending = []
                 pending.append(node)
@@ -1168,7 +1168,11 @@ class _Walker:
                 continue
             target = self.unwrap(node)
             name = self.name_of(target) if target is not None else None
-            if target is None or name is None or (pending and self.apart(pending, node)):
+            if (
+                target is None
+                or name is None
+                or (pending and self.apart(pending, node) and not self.heads(pending, out, gaps))
+            ):
                 gaps[-1].extend(map(self.span_of, pending))
                 pending = []
             if target is None or name is None:
@@ -1545,6 +1549,16 @@ class _Walker:
             or c.id in self.directives
             for c in pending
         ) and not self.documents_next(pending[-1])
+
+    def heads(self, pending: list[tree_sitter.Node], out: list[Definition], gaps: list[list[Span]]) -> bool:
+        """Whether comments a blank line parts from the definition below them head it all the
+        same: a short section comment alone between two definitions (pytest's `# Hooks`,
+        testify's `/* Errors */`), which would be a chunk of a line and no code (one a search for
+        its word finds before the definitions it heads)."""
+        if not out or gaps[-1] or not all(c.type.endswith("comment") for c in pending):  # no `@doc`
+            return False
+        lines = _last_row(pending[-1]) - pending[0].start_point.row + 1
+        return lines <= _SECTION_LINES and not any(c.id in self.directives for c in pending)
 
     def documents_next(self, node: tree_sitter.Node) -> bool:
         """Whether an Elixir statement documents the function after it, blank lines or not: its
@@ -2781,6 +2795,7 @@ def _adopt(definitions: list[Definition]) -> list[Definition]:
 
 
 _STRAY_BYTES = 3  # a statement this short may be a stray `;` or `};`
+_SECTION_LINES = 3  # a comment alone between definitions this short heads the one below (`_Walker.heads`)
 # an item a Rust macro's tokens declare (`_Walker.macro_declared`)
 _RUST_ITEM = re.compile(
     r"(?:\b(?:struct|enum|union|trait|fn|type|mod|const|static(?:\s+ref)?)|\bmacro_rules!)\s+([A-Za-z_]\w*)(?=\s*[<{(:;=])"
