@@ -172,14 +172,23 @@ PARTS = Path(__file__).parent / "fixtures" / "parts"
         ("super_len.py", "super_len"),
         ("collect.go", "goCollector.Collect"),
         ("Synchronized.kt", "SynchronizedObject.tryLock"),
+        ("parse_items.py", "P._parse_items"),
+        ("visit_string.py", "L.visit_STRING"),
+        ("identity_options.py", "identity_options"),
+        ("reordering.py", "R.test_reordering_example_wo_copy"),
     ],
 )
-def test_no_part_ends_on_the_head_of_a_block_or_is_closing_brackets_alone(name: str, symbol: str) -> None:
+def test_no_part_ends_on_a_head_a_comment_or_a_decorator_or_is_closing_brackets_or_a_line_alone(
+    name: str, symbol: str
+) -> None:
     parts = [c for c in chunks_of(name, (PARTS / name).read_text()) if c.slug.startswith(symbol)]
     assert len(parts) > 1
     for part in parts:
-        assert not part.body.rstrip().endswith((":", "{")), part.body  # `else:`, `case *counter:`
+        last = part.body.rstrip().rsplit("\n", 1)[-1].strip()
+        assert not last.endswith((":", "{")), part.body  # `else:`, `case *counter:`, `if content_type:`
+        assert not last.startswith(("#", "//", "@")), part.body  # what explains or decorates the next line
         assert part.body.strip().strip("}); \n"), part.body
+        assert "\n" in part.body.strip() or len(part.body) >= CHUNK_BUDGET // 8, part.body  # `return as_dict`
 
 
 def test_a_signature_above_a_line_over_the_budget_is_no_part_alone() -> None:

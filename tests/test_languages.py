@@ -1435,6 +1435,12 @@ def test_a_commonjs_export_of_a_class_or_its_static_property_is_no_second_defini
     assert blocks == ["Config.DEFAULT_STAGE", "exports", "exports-1"]  # had been `Config-1`, `Config-2`, …
 
 
+def test_a_typescript_ambient_export_and_a_default_object_are_named_by_what_they_declare() -> None:
+    text = 'export function a() {}\n\nexport declare const VERSION: string;\n\nfunction b() {}\n\nexport default { a, version: "1.0" }\n'
+    blocks = [slug for slug, c in chunks_of("index.ts", text).items() if c.defines == "block"]
+    assert blocks == ["VERSION", "default"]  # had been `declare` and a second `a-1`
+
+
 def test_a_javascript_statement_that_exports_names_defined_above_is_named_exports_or_default() -> None:
     text = "function indent(c) {\n  return c;\n}\n\nfunction dedent(c) {\n  return c;\n}\n\nexport { dedent, indent };\n"
     assert sorted(chunks_of("indent.js", text)) == ["", "dedent", "exports", "indent"]
@@ -1520,10 +1526,18 @@ def test_a_title_leaves_out_annotations_too_long_to_leave_room_for_the_name_and_
 
 
 def test_a_short_section_comment_alone_between_definitions_heads_the_one_below_it() -> None:
-    python = chunks_of("hooks.py", "def a():\n    pass\n\n\n# Hooks\n\n\ndef pytest_addoption(parser):\n    pass\n")
-    assert [slug for slug in python if slug] == ["a", "pytest_addoption"]  # `# Hooks` had been a chunk of its own
+    python = chunks_of(
+        "hooks.py", "def a():\n    pass\n\n\n# Hooks\n\n\ndef pytest_addoption(parser):\n    pass\n"
+    )
+    assert [slug for slug in python if slug] == [
+        "a",
+        "pytest_addoption",
+    ]  # `# Hooks` had been a chunk of its own
     assert python["pytest_addoption"].body.startswith("# Hooks")
-    go = chunks_of("assertions.go", "package p\n\nfunc A() {}\n\n/*\n\tErrors\n*/\n\n// NoError asserts.\nfunc NoError() {}\n")
+    go = chunks_of(
+        "assertions.go",
+        "package p\n\nfunc A() {}\n\n/*\n\tErrors\n*/\n\n// NoError asserts.\nfunc NoError() {}\n",
+    )
     assert go["NoError"].body.startswith("/*\n\tErrors\n*/")
     first = chunks_of("top.py", "# A module comment\n\n\ndef a():\n    pass\n")
     assert first["a"].body.startswith("def a()")  # before the first definition: the file's

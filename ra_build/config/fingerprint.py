@@ -159,8 +159,10 @@ CHUNKER_VERSION = (
     # functions holds them; 124: a JavaScript module wrapper that assigns its functions holds them;
     # 125: Catch2's and doctest's templated tests are tests; 126: a signature joins the part after it
     # only when the first part holds nothing of its body; 127: a short comment alone between two
-    # definitions heads the one below it
-    127
+    # definitions heads the one below it; 128: parts cut at line breaks keep a comment or decorator
+    # with the line below, a last line moves the cut up between statements; TypeScript's `export
+    # declare const X` and `export default {…}` are named `X` and `default`
+    128
 )
 
 

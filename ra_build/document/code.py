@@ -230,6 +230,7 @@ _KEYWORDS = frozenset(
         "function",
         "fn",
         # JavaScript's and TypeScript's operators that are words (`if (typeof window …)`)
+        "declare",  # TypeScript's `export declare const VERSION: string;`: `VERSION`
         "typeof",
         "instanceof",
         "void",
@@ -2833,7 +2834,8 @@ def _export_list(statement: tree_sitter.Node) -> str:
         value = statement.child_by_field_name("value")
         if value is None:
             return "exports"
-        return "default" if value.type == "identifier" else ""
+        # `export default Router;`, `export default { a, version: "1.0" }` (not a second `a`)
+        return "default" if value.type in ("identifier", "object") else ""
     assigned = statement.named_children[0] if statement.named_children else None
     if assigned is None or assigned.type != "assignment_expression":
         return ""
@@ -3631,14 +3633,59 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
         # a last piece of a line or two (`return h;\n}`): the last two cut where they are most even
         before, last = merged[-2], merged[-1]
         even = [p for p in points if before.start < p and p - before.start <= budget >= last.end - p]
+        if not even or max(even) >= last.start:  # none before the tail: the cuts inside the statements too
+            deep = sorted(set(_cut_points(item, source, span, budget, deep=True)))
+            even = [
+                p
+                for p in deep
+                if before.start < p < last.start and p - before.start <= budget >= last.end - p
+            ]
+            outer = min((_indent(source, p) for p in even), default=0)
+            even = [p for p in even if _indent(source, p) == outer]  # between statements, not in one
         if even:
             cut = max(even, key=lambda p: min(p - before.start, last.end - p))
             if cut < last.start:
                 merged[-2:] = [_trimmed(source, Span(before.start, cut)), Span(cut, last.end)]
-    return _glued_pieces(item, source, merged) or [span]
+    return _small_joined(_glued_pieces(item, source, merged), budget) or [span]
 
 
 _ONLY_CLOSERS = re.compile(rb"(?:[\s})\];,]|\bend\b)*")
+
+
+def _indent(source: bytes, line: int) -> int:
+    """How far the line that starts at `line` is indented."""
+    return len(source[line : _line_end(source, line, len(source))]) - len(
+        source[line : _line_end(source, line, len(source))].lstrip()
+    )
+
+
+def _small_joined(pieces: list[Span], budget: int) -> list[Span]:
+    """`pieces` with each under an eighth of the budget (`return as_dict`, `i += inc` alone, where
+    no even cut was found) joined to the smaller neighbour the two stay within the budget with."""
+    small, room = budget // _SMALL_TAIL, budget
+    out = list(pieces)
+    k = 1  # never the first: the definition's own node
+    while k < len(out):
+        piece = out[k]
+        if piece.end - piece.start >= small:
+            k += 1
+            continue
+        before = out[k - 1] if k > 1 else None  # the definition's own node keeps its extent
+        after = out[k + 1] if k + 1 < len(out) else None
+        options = [
+            n
+            for n in (before, after)
+            if n is not None and max(n.end, piece.end) - min(n.start, piece.start) <= room
+        ]
+        if not options:
+            k += 1
+            continue
+        other = min(options, key=lambda n: n.end - n.start)
+        joined = Span(min(other.start, piece.start), max(other.end, piece.end))
+        at = k - 1 if other is before else k
+        out[at : at + 2] = [joined]
+        k = max(1, at)
+    return out
 
 
 def _glued_pieces(item: Definition, source: bytes, pieces: list[Span]) -> list[Span]:
@@ -3760,7 +3807,8 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: 
                 last = _last_row(previous)
                 # a child on the line another ends on is no place to cut, nor one glued to a
                 # comment or attribute right above it, nor the first thing after a `case x:` or `{`
-                commented = last + 1 >= row and previous.type in attached
+                # (a decorator is glued as a comment is: `@writer.rewrites(…)` above a nested `def`)
+                commented = last + 1 >= row and (previous.type in attached or previous.type == "decorator")
                 cut = last != row and not commented
                 glued_here = previous.type in (":", "{") or (commented and previous_glued)
                 cut = cut and not glued_here
@@ -3900,23 +3948,28 @@ def _line_break(source: bytes, start: int, limit: int) -> int:
     [start, limit), else the last break before a comment that follows code (a field's `/**`),
     else the last break not right below a comment (a comment stays with the line it is above)
     nor a line that opens a block (`case x:`, `else:`, `if x {`: a head stays with what it
-    opens), else the last break; -1 when there is none."""
+    opens); the same in the second quarter when the second half has none; else the last break;
+    -1 when there is none."""
     last = source.rfind(b"\n", start, limit)
     floor = start + (limit - start) // 2
-    before_comment = below_code = -1
+    found: dict[str, int] = {}  # the last break of each kind: `blank`, `before_comment`, `below_code`
     at = last
-    while at > floor:
+    while at > start + (limit - start) // 4:  # (a piece under a quarter of the budget is no part)
+        if at <= floor and found:
+            break  # the second half had one: the first half is looked at only when it had none
         above = source[source.rfind(b"\n", start, at) + 1 : at].strip()
-        below = source[at + 1 : _line_end(source, at + 1, limit)].strip()
+        below = source[at + 1 : _line_end(source, at + 1, len(source))].strip()  # the whole line
         if not above or not below:
-            return at  # a blank line
+            found.setdefault("blank", at)  # (not a limit that falls in the next line's indentation)
+            if at > floor:
+                break
         above_comment = above.startswith(_COMMENT_BYTES) or above.endswith(_HEAD_ENDS)
-        if before_comment < 0 and not above_comment and below.startswith(_COMMENT_OPENERS):
-            before_comment = at
-        if below_code < 0 and not above_comment:
-            below_code = at
+        if not above_comment and below.startswith(_COMMENT_OPENERS):
+            found.setdefault("before_comment", at)
+        if not above_comment:
+            found.setdefault("below_code", at)
         at = source.rfind(b"\n", start, at)
-    return next((c for c in (before_comment, below_code) if c >= 0), last)
+    return next((found[kind] for kind in ("blank", "before_comment", "below_code") if kind in found), last)
 
 
 _COMMENT_BYTES = (b"//", b"/*", b"* ", b"*/", b"#", b"--", b'"""', b"'''")
