@@ -1435,6 +1435,21 @@ def test_a_commonjs_export_of_a_class_or_its_static_property_is_no_second_defini
     assert blocks == ["Config.DEFAULT_STAGE", "exports", "exports-1"]  # had been `Config-1`, `Config-2`, …
 
 
+def test_typescript_call_signatures_without_semicolons_do_not_end_their_interface() -> None:
+    text = (
+        "export interface Get<E> {\n  <P>(handler: H<P>): Base<E>\n\n  <\n    P extends string = CurrentPath,\n"
+        "    R = any,\n  >(\n    ...handlers: [H<P>, H<R>]\n  ): HonoBase<S, CurrentPath>\n}\n\n"
+        "export type Schema = { path: string }\n\ninterface After {\n  x: number\n}\n"
+    )
+    chunks = chunks_of("types.ts", text)
+    assert {slug: (c.line_start, c.line_end) for slug, c in chunks.items() if slug} == {
+        "Get": (1, 10),
+        "Schema": (12, 12),
+        "After": (14, 16),
+    }  # the interface had ended at its second signature, the rest blocks named `P`
+    assert chunks["Get"].body.endswith("): HonoBase<S, CurrentPath>\n}")  # the file's own text
+
+
 def test_a_typescript_ambient_export_and_a_default_object_are_named_by_what_they_declare() -> None:
     text = 'export function a() {}\n\nexport declare const VERSION: string;\n\nfunction b() {}\n\nexport default { a, version: "1.0" }\n'
     blocks = [slug for slug, c in chunks_of("index.ts", text).items() if c.defines == "block"]

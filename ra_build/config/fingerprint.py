@@ -161,8 +161,9 @@ CHUNKER_VERSION = (
     # only when the first part holds nothing of its body; 127: a short comment alone between two
     # definitions heads the one below it; 128: parts cut at line breaks keep a comment or decorator
     # with the line below, a last line moves the cut up between statements; TypeScript's `export
-    # declare const X` and `export default {…}` are named `X` and `default`
-    128
+    # declare const X` and `export default {…}` are named `X` and `default`; 129: TypeScript call
+    # signatures without semicolons
+    129
 )
 
 
