@@ -191,6 +191,26 @@ def test_no_part_ends_on_a_head_a_comment_or_a_decorator_or_is_closing_brackets_
         assert "\n" in part.body.strip() or len(part.body) >= CHUNK_BUDGET // 8, part.body  # `return as_dict`
 
 
+def test_a_comment_stays_with_the_statement_below_it_when_a_run_of_statements_is_cut() -> None:
+    entries = "".join(f'\t"k{k}": {k},\n' for k in range(30))
+    source = f"package p\n\nfunc f() {{}}\n\nvar a = map[string]int{{\n{entries}}}\n\n// b is a large data set\nvar b = map[string]int{{\n{entries}}}\n"
+    blocks = {c.slug: c for c in chunks_of("tables.go", source) if c.defines == "block"}
+    assert blocks["b"].body.startswith("// b is a large data set\nvar b")  # had ended block `a`
+    single = (
+        "def f():\n    pass\n\n\n# the palette\nPALETTE = {\n"
+        + "".join(f"    {k}: 'x',\n" for k in range(60))
+        + "}\n"
+    )
+    assert "comment" not in {c.slug for c in chunks_of("palette.py", single)}  # it had been a block alone
+
+
+def test_a_closing_bracket_is_no_part_of_a_run_of_statements_alone() -> None:
+    blocks = [c for c in chunks_of("styles.go", (PARTS / "styles.go").read_text()) if c.defines == "block"]
+    assert [(c.slug, c.line_start, c.line_end) for c in blocks] == [
+        ("defaultTime", 4, 36)
+    ]  # `)` had been `.2`
+
+
 def test_a_signature_above_a_line_over_the_budget_is_no_part_alone() -> None:
     source = f'def test_render():\n    expected = "{"ab" * 450}"\n    assert render() == expected\n'
     parts = [c for c in chunks_of("test_render.py", source) if c.depth > 0]

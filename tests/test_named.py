@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from ra_query.text.names import chunk_keys, forms, is_identifier, query_keys, symbol_keys
@@ -212,6 +212,7 @@ _IDENTIFIER = st.from_regex(
 
 @given(_IDENTIFIER)
 def test_a_definitions_name_as_written_and_its_last_part_find_its_keys(symbol: str) -> None:
+    assume(symbol.rsplit(".", 1)[-1] != "OR")  # alone, `OR` is the query's operator, not a name
     keys = set(chunk_keys(kind="code", depth=1, symbol=symbol, title="", path="a.py"))
     for level in query_keys(symbol)[0].levels:
         assert set(level) <= keys

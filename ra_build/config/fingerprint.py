@@ -162,8 +162,9 @@ CHUNKER_VERSION = (
     # definitions heads the one below it; 128: parts cut at line breaks keep a comment or decorator
     # with the line below, a last line moves the cut up between statements; TypeScript's `export
     # declare const X` and `export default {…}` are named `X` and `default`; 129: TypeScript call
-    # signatures without semicolons
-    129
+    # signatures without semicolons; 130: a run of statements is cut before the comments above a
+    # statement, its `)` alone joins the part before
+    130
 )
 
 

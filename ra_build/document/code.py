@@ -3107,26 +3107,49 @@ def _grouped(
         return span.name or (declared(span.node) if declared is not None and span.node is not None else "")
 
     current: Span | None = None
+    comments: list[Span] = []  # the comments that end `current`, one below the other
+    code_end = 0  # where `current`'s last statement that is no comment ends
     for span, documented in _documented(spans):
         if documented:  # `PositiveInt = …` and its docstring: a block named `PositiveInt`
             if current is not None:
                 yield current
             yield Span(span.start, span.end, name(span))
-            current = None
+            current, comments = None, []
             continue
         if current is None:
             current = Span(span.start, span.end, name(span))
-            continue
-        # a stretch that begins on the line the block ends on (a Ruby heredoc's body) is its own
-        same_line = b"\n" not in source[current.end : span.start]
-        if not same_line and source.count(b"\n", current.start, span.end) >= BLOCK_LINES:
-            yield current
-            current = Span(span.start, span.end, name(span))
         else:
-            current.end = span.end
-            current.name = current.name or name(span)
+            # a stretch that begins on the line the block ends on (a Ruby heredoc's body) is its own
+            same_line = b"\n" not in source[current.end : span.start]
+            if not same_line and source.count(b"\n", current.start, span.end) >= BLOCK_LINES:
+                # the comments right above the statement that begins the next block go with it
+                # (`# the palette` above `PALETTE = {`), not with the block before
+                near = comments and _line_apart(source, comments[-1].end, span.start) <= 1
+                lead = comments[0].start if near else span.start
+                if lead <= current.start:  # nothing but those comments yet: one block
+                    current.end = span.end
+                    current.name = current.name or name(span)
+                else:
+                    if near:
+                        current.end = code_end
+                    yield current
+                    current = Span(lead, span.end, name(span))
+            else:
+                current.end = span.end
+                current.name = current.name or name(span)
+        if span.node is None:  # a comment (or an attribute, a label): what follows it takes it
+            if comments and _line_apart(source, comments[-1].end, span.start) > 1:
+                comments = []  # a blank line between: the comments above it are another's
+            comments.append(span)
+        else:
+            comments, code_end = [], span.end
     if current is not None:
         yield current
+
+
+def _line_apart(source: bytes, end: int, start: int) -> int:
+    """How many line breaks lie between a stretch that ends at `end` and one that starts at `start`."""
+    return source.count(b"\n", end, start)
 
 
 def _documented(spans: list[Span]) -> list[tuple[Span, bool]]:
@@ -3331,7 +3354,7 @@ def _emit(
     if isinstance(item, Span):  # statements; longer than the budget, cut into parts at line breaks
         first = head = ""
         whole = Span(_line_start(source, item.start), item.end)
-        for k, part in enumerate(_parts(source, whole, budget), 1):
+        for k, part in enumerate(_closers_joined(source, _parts(source, whole, budget)), 1):
             body = _decode(source, part)
             code = _code_line(body, SIGNATURE_CHARS)
             title = code or _comment_words(body)  # a comment alone: its words, not its markers
@@ -3740,6 +3763,11 @@ def _glued_pieces(item: Definition, source: bytes, pieces: list[Span]) -> list[S
         and item.syntax.start_byte < pieces[0].end <= body.start_byte
     ):
         pieces = [Span(pieces[0].start, pieces[1].end), *pieces[2:]]  # (not a doc comment's own part)
+    return _closers_joined(source, pieces)
+
+
+def _closers_joined(source: bytes, pieces: list[Span]) -> list[Span]:
+    """`pieces` with each of closing brackets alone (`}`, `    )`) joined to the one before it."""
     out: list[Span] = []
     for piece in pieces:
         if out and _ONLY_CLOSERS.fullmatch(source, piece.start, piece.end):
