@@ -206,9 +206,27 @@ def test_a_comment_stays_with_the_statement_below_it_when_a_run_of_statements_is
 
 def test_a_closing_bracket_is_no_part_of_a_run_of_statements_alone() -> None:
     blocks = [c for c in chunks_of("styles.go", (PARTS / "styles.go").read_text()) if c.defines == "block"]
-    assert [(c.slug, c.line_start, c.line_end) for c in blocks] == [
-        ("defaultTime", 4, 36)
-    ]  # `)` had been `.2`
+    assert (blocks[0].line_start, blocks[-1].line_end) == (4, 36)
+    assert all(c.body.strip() != ")" for c in blocks)  # the `)` of `var (` had been a part alone
+
+
+def test_a_go_table_in_a_statement_over_the_budget_is_cut_between_its_entries() -> None:
+    parts = [
+        c for c in chunks_of("formatter_test.go", (PARTS / "formatter_test.go").read_text()) if c.depth > 0
+    ]
+    assert len(parts) > 2
+    assert not any(c.body.lstrip().startswith(("want:", "value:", "doc:", "skipTiny:")) for c in parts)
+
+
+def test_a_go_types_node_holds_its_first_field_with_that_fields_comment() -> None:
+    chunks = {c.slug: c for c in chunks_of("entry.go", (PARTS / "entry.go").read_text())}
+    assert chunks["Entry"].body.rstrip().endswith("err string\n}")  # had ended at the field's comment
+    assert chunks["Entry.1"].body.startswith("// that is emitted")  # the doc comment: a part before it
+
+
+def test_a_long_doc_comment_is_cut_into_even_parts_not_one_line_alone() -> None:
+    parts = [c for c in chunks_of("backoff.go", (PARTS / "backoff.go").read_text()) if c.depth > 1]
+    assert len(parts) == 2 and all(c.line_end - c.line_start >= 2 for c in parts)
 
 
 def test_a_signature_above_a_line_over_the_budget_is_no_part_alone() -> None:

@@ -877,6 +877,11 @@ def test_a_shell_loop_that_defines_nothing_stays_one_statement() -> None:
     ]
 
 
+def test_a_python_match_statement_is_named_by_what_its_cases_define() -> None:
+    source = "def f():\n    pass\n\n\nmatch command.split():\n    case [action]:\n        handler = ACTIONS[action]\n    case _:\n        handler = None\n"
+    assert "handler" in chunks_of("commands.py", source)  # had been `match`, a keyword
+
+
 def test_a_shell_function_defined_in_an_elif_branch_takes_its_condition() -> None:
     source = 'if [ -n "$A" ]; then\n  f() {\n    a\n  }\nelif [ -n "$B" ]; then\n  f() {\n    b\n  }\nfi\n'
     chunks = chunks_of("s.sh", source)

@@ -163,8 +163,10 @@ CHUNKER_VERSION = (
     # with the line below, a last line moves the cut up between statements; TypeScript's `export
     # declare const X` and `export default {…}` are named `X` and `default`; 129: TypeScript call
     # signatures without semicolons; 130: a run of statements is cut before the comments above a
-    # statement, its `)` alone joins the part before
-    130
+    # statement, its `)` alone joins the part before; 131: a statement over the budget is cut at its
+    # outermost children, a line-break cut leaves no line alone, a Go type's node holds its first
+    # field, a Python `match` is named by its cases
+    131
 )
 
 

@@ -2851,8 +2851,10 @@ _RUST_WORDS = frozenset({
 })  # fmt: skip
 # Python's statements that guard others, and where those are: a block of them is named by what
 # they declare (`_Walker.guarded_name`)
-_GUARDING_STATEMENTS = frozenset({"if_statement", "try_statement", "with_statement"})
-_GUARDED_BODIES = frozenset({"block", "else_clause", "elif_clause", "except_clause", "finally_clause"})
+_GUARDING_STATEMENTS = frozenset({"if_statement", "try_statement", "with_statement", "match_statement"})
+_GUARDED_BODIES = frozenset(
+    {"block", "else_clause", "elif_clause", "except_clause", "finally_clause", "case_clause"}
+)
 
 
 _EXTENDING = frozenset({"function_declaration", "property_declaration"})  # Kotlin: what an extension is
@@ -3778,10 +3780,12 @@ def _closers_joined(source: bytes, pieces: list[Span]) -> list[Span]:
 
 
 def _cut_at(
-    item: Definition, source: bytes, span: Span, budget: int, deep: bool
+    item: Definition, source: bytes, span: Span, budget: int, deep: bool, inner: bool = False
 ) -> tuple[list[int], list[Span]]:
     """Where `span` may be cut (`_cut_points`, `deep` or not) and its pieces, the furthest each
-    reaches within the budget; a piece still over the budget cut at line breaks (`_parts`)."""
+    reaches within the budget; a piece still over the budget cut at its own children (the
+    entries of a Go table a statement holds: what it is over by is less than the whole
+    definition is), else (`inner`) at line breaks (`_parts`)."""
     points = [*sorted(set(_cut_points(item, source, span, budget, deep))), span.end]
     closers = _closers_from(source, span)
     pieces: list[Span] = []
@@ -3789,13 +3793,24 @@ def _cut_at(
     while start < span.end:
         fit = bisect.bisect_right(points, start + budget)
         furthest = points[fit - 1] if fit else start
+        if inner and fit:  # inside a statement: the furthest of its outermost children (a table's
+            # entries, not a field inside one)
+            window = [p for p in points[:fit] if p > start + budget // 4]
+            outer = min((_indent(source, p) for p in window if p < span.end), default=0)
+            furthest = max(
+                (p for p in window if p == span.end or _indent(source, p) == outer), default=furthest
+            )
         end = furthest if furthest > start else points[bisect.bisect_right(points, start)]
         content_end = end
         if end >= closers:
             end = span.end  # only closing brackets are left: they end this piece
         piece = _trimmed(source, Span(start, end))
         if min(content_end, piece.end) - piece.start > budget:  # a child longer than the budget
-            pieces += _parts(source, piece, budget)
+            pieces += (
+                _parts(source, piece, budget)
+                if inner
+                else _cut_at(item, source, piece, budget, True, True)[1]
+            )
         elif piece.end > piece.start:
             pieces.append(piece)  # closing brackets may run past the budget: never a chunk alone
         start = end
@@ -3921,11 +3936,16 @@ def _body_within(syntax: tree_sitter.Node, depth: int = 4) -> tree_sitter.Node |
     for _ in range(depth):
         if node is None:
             return None
+        if node.type in _MEMBER_LISTS:  # Go's `type Entry struct {…}`: its fields
+            return node
         body = node.child_by_field_name("body")
         if body is not None:
             return body
         node = max(node.named_children, key=lambda c: c.end_byte - c.start_byte, default=None)
     return None
+
+
+_MEMBER_LISTS = frozenset({"field_declaration_list", "method_spec_list"})  # Go's struct and interface
 
 
 def _first_statement(body: tree_sitter.Node | None, attached: frozenset[str]) -> tree_sitter.Node | None:
@@ -4002,6 +4022,9 @@ def _parts(source: bytes, span: Span, max_chars: int) -> list[Span]:
     while span.end - start > max_chars:
         limit = start + max_chars
         cut = _line_break(source, start, limit)
+        if 0 <= span.end - cut < max_chars // _SMALL_TAIL and span.end - start <= 2 * max_chars:
+            # what is left would be a line or two (a doc comment's last line): cut near the middle
+            cut = _line_break(source, start, start + (span.end - start) // 2 + max_chars // _SMALL_TAIL)
         if cut <= start:
             cut = source.find(b"\n", limit, span.end)
             if cut < 0:
