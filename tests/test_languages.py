@@ -1461,6 +1461,35 @@ def test_a_typescript_ambient_export_and_a_default_object_are_named_by_what_they
     assert blocks == ["VERSION", "default"]  # had been `declare` and a second `a-1`
 
 
+def test_rust_blocks_are_named_by_what_they_declare_one_item_macro_each() -> None:
+    text = (
+        "fn before() {}\n\nffi_fn! {\n    /// Copies a buffer.\n    fn buf_copy(len: usize) -> *mut Buf {\n"
+        "        Box::into_raw(Box::new(Buf::copy(len)))\n    } ?= ptr::null_mut()\n}\n\n"
+        "ffi_fn! {\n    fn buf_bytes(buf: *const Buf) -> *const u8 {\n        unsafe { (*buf).0.as_ptr() }\n"
+        "    } ?= ptr::null()\n}\n\nfn middle() {}\n\n"
+        'extern "C" {\n    /// Absolute value.\n    fn abs(x: i32) -> i32;\n}\n\nfn after() {}\n\n'
+        "pub mod config;\nmod printer;\n\npub use config::Config;\n\nfn last() {}\n\n"
+        '#[cfg_attr(\n    feature = "serde",\n    derive(Serialize)\n)]\nstatic LIMIT: usize = 10;\n'
+    )
+    chunks = chunks_of("lib.rs", text)
+    blocks = {slug: c.title for slug, c in chunks.items() if c.defines == "block"}
+    assert blocks == {
+        "buf_copy": "ffi_fn! {",
+        "buf_bytes": "ffi_fn! {",  # had been in `buf_copy`'s block
+        "abs": 'extern "C" {',  # had been `C`
+        "Config": "pub mod config;",  # had been `config`, which `config.rs` defines
+        "LIMIT": "static LIMIT: usize = 10;",  # had been titled `feature = "serde",`
+    }
+
+
+def test_a_java_block_after_a_multi_line_annotation_is_titled_by_its_code() -> None:
+    text = (
+        'class Ann {\n    void first() {}\n\n    @SuppressWarnings({\n        "unchecked",\n        "rawtypes"\n'
+        "    })\n    private static final Map CACHE = new HashMap();\n}\n"
+    )
+    assert chunks_of("Ann.java", text)["Ann.CACHE"].title == "private static final Map CACHE = new HashMap();"
+
+
 def test_a_javascript_statement_that_exports_names_defined_above_is_named_exports_or_default() -> None:
     text = "function indent(c) {\n  return c;\n}\n\nfunction dedent(c) {\n  return c;\n}\n\nexport { dedent, indent };\n"
     assert sorted(chunks_of("indent.js", text)) == ["", "dedent", "exports", "indent"]

@@ -165,8 +165,9 @@ CHUNKER_VERSION = (
     # signatures without semicolons; 130: a run of statements is cut before the comments above a
     # statement, its `)` alone joins the part before; 131: a statement over the budget is cut at its
     # outermost children, a line-break cut leaves no line alone, a Go type's node holds its first
-    # field, a Python `match` is named by its cases
-    131
+    # field, a Python `match` is named by its cases; 132: Rust `mod x;` runs, `extern "C"` and item
+    # macros named by what they declare; titles past multi-line attributes
+    132
 )
 
 

@@ -226,6 +226,7 @@ _KEYWORDS = frozenset(
         "use",
         "crate",
         "super",  # Rust's `pub(super) use imp::*;`: `imp`
+        "mod",  # Rust's `pub mod config;`: a block of them is named by what follows, else `config`
         "alias",  # Elixir's `alias Plug.Conn`: a block of them is named `Plug`, not `alias`
         "function",
         "fn",
@@ -359,6 +360,7 @@ class Span:
     end: int
     name: str = ""  # the first name its statements declare (`_Walker.declared`): a block's slug
     node: tree_sitter.Node | None = None  # the statement, until its name is asked for (`_grouped`)
+    alone: bool = False  # a block of its own (`_grouped`): a Rust macro invocation that declares an item
 
 
 @dataclass
@@ -1622,7 +1624,8 @@ class _Walker:
             line = self.source.rfind(b"\n", 0, start) + 1
             if all(b in _CLOSER_BYTES for b in self.source[line:start]):
                 start = line  # `}  // namespace`: the comment's line, with the brace it follows
-        return Span(start, _end_of(node), "", node if named else None)
+        alone = node.type == "macro_invocation" and self.declares_item(node)
+        return Span(start, _end_of(node), "", node if named else None, alone)
 
     def start_of(self, node: tree_sitter.Node) -> int:
         """Where `node` starts, moved back to its line's start over the macros parsing did not
@@ -1644,6 +1647,12 @@ class _Walker:
             return "__doc__"  # a module docstring too long for the file's node: not its first word
         if node.type == "macro_invocation" and self.g.module == "tree_sitter_rust":
             return self.macro_declared(node)
+        if node.type == "mod_item" and node.child_by_field_name("body") is None:
+            return ""  # `pub mod config;`: the file `config.rs` defines it, not this line
+        if node.type == "foreign_mod_item":  # `extern "C" { fn abs(x: i32) -> i32; }`: `abs`, not `C`
+            body = node.child_by_field_name("body")
+            named = [c.child_by_field_name("name") for c in body.named_children] if body is not None else []
+            return next((self.text(n) for n in named if n is not None), "")
         if node.type == "use_declaration" and (argument := node.child_by_field_name("argument")) is not None:
             return _rust_used(self.text(argument))  # what it brings into scope, not its path's first word
         if node.type == "call" and self.g.module == "tree_sitter_ruby" and (said := self.ruby_declared(node)):
@@ -1693,6 +1702,18 @@ class _Walker:
                 return ""
             node = inner
         return ""
+
+    def declares_item(self, node: tree_sitter.Node) -> bool:
+        """Whether a Rust macro invocation's `{…}` declares an item (`ffi_fn! { fn buf_copy(…) … }`,
+        `pin_project! { struct X … }`): it is a block of its own, named by it."""
+        tokens = node.named_children[-1] if node.named_children else None
+        if (
+            tokens is None
+            or tokens.type != "token_tree"
+            or self.source[tokens.start_byte : tokens.start_byte + 1] != b"{"
+        ):
+            return False
+        return _RUST_ITEM.search(_RUST_NOISE.sub(" ", self.text(tokens))) is not None
 
     def macro_declared(self, node: tree_sitter.Node) -> str:
         """What a Rust macro invocation declares: the first item its tokens declare (`pin_project! {
@@ -3112,7 +3133,7 @@ def _grouped(
     comments: list[Span] = []  # the comments that end `current`, one below the other
     code_end = 0  # where `current`'s last statement that is no comment ends
     for span, documented in _documented(spans):
-        if documented:  # `PositiveInt = …` and its docstring: a block named `PositiveInt`
+        if documented or span.alone:  # `PositiveInt = …` and its docstring: a block named `PositiveInt`
             if current is not None:
                 yield current
             yield Span(span.start, span.end, name(span))
@@ -3979,6 +4000,7 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
     OldTests {…} */`, Lua's `--[[ … ]]`: commented-out code names nothing)."""
     if "/*" in text or "--[" in text:
         text = _BLOCK_COMMENT.sub(lambda m: "\n" * m[0].count("\n"), text)
+    text = _past_attributes(text)
     for line in text.split("\n"):
         stripped = line.strip()
         if stripped.startswith("@"):  # `@get:JvmName("name") val name: String`: the code after them
@@ -3990,6 +4012,24 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
         if _DIRECTIVE.match(stripped) or not stripped.lstrip("}); \t").startswith(_COMMENT_STARTS):
             return stripped[:chars]  # `} // ns` is a comment, `#define X 1` code
     return ""
+
+
+_ATTRIBUTE_HEAD = re.compile(r"\s*(?:#!?\[|@[\w.:]+\()")  # Rust's `#[derive(`, Java's `@SuppressWarnings(`
+
+
+def _past_attributes(text: str) -> str:
+    """`text` after the attributes it begins with, however many lines their brackets take
+    (`#[derive(\n    Debug,\n)]`, `@SuppressWarnings({\n "unchecked" })`): none is its title."""
+    while (head := _ATTRIBUTE_HEAD.match(text)) is not None:
+        depth = 0
+        for at in range(head.end() - 1, len(text)):
+            depth += (text[at] in "([{") - (text[at] in ")]}")
+            if depth == 0:
+                text = text[at + 1 :]
+                break
+        else:
+            return text  # brackets that do not close: left as they are
+    return text
 
 
 _LUA_BRACKETS = re.compile(r"^\[=*\[|\]=*\]$")
