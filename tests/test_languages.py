@@ -877,6 +877,29 @@ def test_a_shell_loop_that_defines_nothing_stays_one_statement() -> None:
     ]
 
 
+def test_a_modules_return_is_named_exports_and_a_rails_setting_by_the_name_it_declares() -> None:
+    lua = chunks_of(
+        "show.lua", "local show = {}\n\nfunction show.command(args)\n  return args.name\nend\n\nreturn show\n"
+    )
+    assert "exports" in lua and "show" not in lua  # `return show` had been a one-line `show`
+    php = chunks_of(
+        "ko.php",
+        "<?php\n\nfunction ordinal($n) {\n    return $n;\n}\n\nreturn [\n    'year' => ':count year',\n];\n",
+    )
+    assert "exports" in php and "block" not in php
+    ruby = "module Devise\n  def self.setup\n    yield self\n  end\n\n  mattr_accessor :email_regexp\n  @@email_regexp = /x/\nend\n"
+    assert "Devise.email_regexp" in chunks_of("devise.rb", ruby)  # had been `Devise.mattr_accessor`
+
+
+def test_an_rspec_group_whose_title_has_no_word_or_none_holds_its_tests() -> None:
+    source = (
+        "describe MediaType do\n  describe '.==' do\n    it 'compares type and subtype' do\n      expect(a).to eq b\n"
+        "    end\n  end\n\n  context do\n    it 'rescues errors' do\n      expect(1).to eq 1\n    end\n  end\nend\n"
+    )
+    chunks = chunks_of("media_type_spec.rb", source)
+    assert {"mediatype.describe.compares-type-and-subtype", "mediatype.context.rescues-errors"} <= set(chunks)
+
+
 def test_a_python_match_statement_is_named_by_what_its_cases_define() -> None:
     source = "def f():\n    pass\n\n\nmatch command.split():\n    case [action]:\n        handler = ACTIONS[action]\n    case _:\n        handler = None\n"
     assert "handler" in chunks_of("commands.py", source)  # had been `match`, a keyword
@@ -1963,12 +1986,24 @@ enum Color:
 def test_scala_classes_objects_traits_and_enums_hold_their_definitions_and_members() -> None:
     chunks = chunks_of("Store.scala", SCALA)
     assert defined(chunks) == {
-        "Store": "class", "Store.open": "method", "Store-1": "object", "Store.apply": "method",
+        "Store": "class", "Store.open": "method", "object-Store": "object", "Store.apply": "method",
         "Shape": "trait", "Shape.area": "method", "Color": "enum",
     }  # fmt: skip
     assert chunks["Store"].members == ("Store.root", "Store.size")
     assert chunks["Color"].members == ("Color.Red", "Color.Green", "Color.Custom")
     assert chunks["Store.open"].body.startswith("  /** Opens. */\n  def open(")
+
+
+def test_a_scala_companion_object_and_an_instance_on_the_line_after_its_val_hold_their_methods() -> None:
+    text = (
+        "final class Parser(val name: String) {\n  def parse(args: Seq[String]): Option[String] = args.headOption\n}\n\n"
+        'object Parser {\n  def builder: Parser = new Parser("default")\n\n'
+        "  implicit val codec: HttpCodec[Parser] =\n    new HttpCodec[Parser] {\n"
+        "      def render(p: Parser): String =\n        p.name\n    }\n}\n"
+    )
+    chunks = chunks_of("Parser.scala", text)
+    assert chunks["object-Parser"].defines == "object"  # had been `Parser-1`, as if a redefinition
+    assert {"Parser.builder", "Parser.codec.render"} <= set(chunks)  # scalafmt's `=` then `new T {`
 
 
 def test_a_kotlin_class_title_stops_before_the_kdoc_of_its_constructor_parameters() -> None:
@@ -2200,9 +2235,13 @@ def test_lua_functions_defined_in_a_do_block_or_an_if_are_definitions() -> None:
         "  M.rawlen = rawlen\nend\n\nif debug then\n  print(1)\nend\n\nreturn M\n"
     )
     chunks = chunks_of("compat.lua", source)
-    assert defined(chunks) == {"M.get": "function", "M.rawlen": "function", "M": "block"}  # had been none
+    assert defined(chunks) == {
+        "M.get": "function",
+        "M.rawlen": "function",
+        "exports": "block",
+    }  # had been none
     assert (chunks["M.get"].line_start, chunks["M.rawlen"].line_start) == (6, 11)  # the `if … then` opens it
-    assert chunks["M"].body.startswith("else\n  M.rawlen = rawlen\nend")  # a branch that defines none
+    assert chunks["exports"].body.startswith("else\n  M.rawlen = rawlen\nend")  # a branch that defines none
 
 
 def test_a_zig_const_struct_holds_its_functions_and_declares_its_fields() -> None:

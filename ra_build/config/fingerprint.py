@@ -166,8 +166,9 @@ CHUNKER_VERSION = (
     # statement, its `)` alone joins the part before; 131: a statement over the budget is cut at its
     # outermost children, a line-break cut leaves no line alone, a Go type's node holds its first
     # field, a Python `match` is named by its cases; 132: Rust `mod x;` runs, `extern "C"` and item
-    # macros named by what they declare; titles past multi-line attributes
-    132
+    # macros named by what they declare; titles past multi-line attributes; 133: Scala companion objects
+    # and instances after `=`, Lua/PHP `return` as `exports`, Rails settings, untitled RSpec groups
+    133
 )
 
 

@@ -282,6 +282,9 @@ _ELIXIR_DECLARING = frozenset({"attr", "slot"})
 _RUBY_DECLARING = frozenset({
     "attr_reader", "attr_writer", "attr_accessor", "alias_method", "define_method", "attr",
     "delegate", "module_function", "private_constant",
+    # Rails' (`mattr_accessor :email_regexp`: devise's settings), and `private_class_method`
+    "mattr_accessor", "mattr_reader", "mattr_writer", "cattr_accessor", "cattr_reader", "cattr_writer",
+    "class_attribute", "private_class_method",
 })  # fmt: skip
 # Ruby's iterators whose block may generate tests (`%w[get post].each do |verb| it "…" do`)
 _RUBY_ITERATORS = frozenset(
@@ -1647,6 +1650,10 @@ class _Walker:
             return "__doc__"  # a module docstring too long for the file's node: not its first word
         if node.type == "macro_invocation" and self.g.module == "tree_sitter_rust":
             return self.macro_declared(node)
+        if node.type == "return_statement" and self.g.module in _RETURNING_MODULES:
+            return (
+                "exports"  # Lua's `return show` ending a module, PHP's `return [ … ]` config: what it exports
+            )
         if node.type == "mod_item" and node.child_by_field_name("body") is None:
             return ""  # `pub mod config;`: the file `config.rs` defines it, not this line
         if node.type == "foreign_mod_item":  # `extern "C" { fn abs(x: i32) -> i32; }`: `abs`, not `C`
@@ -1963,13 +1970,22 @@ class _Walker:
         if owner:
             qualified_prefix = f"{prefix}{owner}."
             own_crumbs = (*crumbs, owner)
-        extends = syntax == "impl_item" or kind == "extension"  # its members are the type's
+        # a Scala companion object (`object Parser` beside `class Parser`): `object-Parser`, its
+        # members the type's (`Parser.builder`), not a second `Parser-1`
+        companion = (
+            syntax == "object_definition"
+            and self.g.module == "tree_sitter_scala"
+            and self.companion(node, name)
+        )
+        extends = syntax == "impl_item" or kind == "extension" or companion  # its members are the type's
         if syntax == "impl_item":  # Rust: impl-Cache, impl-Display-for-Cache
             trait = node.child_by_field_name("trait")
             of = f"{_bare(self.text(trait))}-for-" if trait is not None else ""
             qualified = f"{qualified_prefix}impl-{of}{_bare(display)}"
         elif kind == "extension":  # Swift: extension-Session
             qualified = f"{qualified_prefix}extension-{_bare(display)}"
+        elif companion:
+            qualified = f"{qualified_prefix}object-{_bare(display)}"
         elif kind == "impl" and self.g.module == "tree_sitter_elixir":
             # the module Elixir makes: `Jason.Encoder.Map` wherever it is written; without `for:`,
             # the protocol's for the module it is in (`defimpl Inspect` in `A.Thing`: `Inspect.A.Thing`)
@@ -2464,8 +2480,9 @@ class _Walker:
             return None
         arguments = call.child_by_field_name("arguments")
         first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        group = word.split(".", 1)[0] in _TEST_GROUPS
         if first is None:
-            return None
+            return word.split(".", 1)[0] if group else None  # RSpec's untitled `context do`: a group
         if first.type in ("string", "template_string"):
             title = self.text(first)[1:-1]
         elif first.type == "binary_expression" and all(  # '.toBeGreaterThan(), ' + '.toBeLessThan()'
@@ -2476,7 +2493,8 @@ class _Walker:
             title = self.text(first)  # describe(Router, …), describe Sinatra::Base do
         else:
             return None
-        return _test_slug(title)
+        # a title of no word (`describe '.=='`, `describe '/'`): named by its call, not lost
+        return _test_slug(title) or word.split(".", 1)[0]
 
     def scala_test_name(self, node: tree_sitter.Node) -> str | None:
         """A Scala test's or group's name: its title made a slug — munit's and ScalaTest's
@@ -2555,10 +2573,21 @@ class _Walker:
         methods = body.named_children if body is not None else []
         return body if any(c.type in ("method", "singleton_method") for c in methods) else None
 
+    def companion(self, node: tree_sitter.Node, name: str) -> bool:
+        """Whether a Scala object has a class, trait or enum of its name beside it (its companion)."""
+        parent = node.parent
+        for sibling in parent.named_children if parent is not None else []:
+            named = sibling.child_by_field_name("name") if sibling.type in _SCALA_TYPES else None
+            if named is not None and self.text(named) == name:
+                return True
+        return False
+
     def scala_instance(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The body of the instance a Scala `val` or `def` is (`= new Monad[Option] { def pure …
         }`) when it defines functions: where its methods are; else None."""
         value = node.child_by_field_name("value" if node.type == "val_definition" else "body")
+        if value is not None and value.type == "indented_block" and value.named_children:
+            value = value.named_children[0]  # `=` then `new HttpCodec[Scheme] {` on the next line
         if value is None or value.type != "instance_expression":
             return None
         body = next((c for c in value.named_children if c.type == "template_body"), None)
@@ -2734,7 +2763,10 @@ _JS_VALUES = frozenset({"assignment_expression", "lexical_declaration", "variabl
 # `Scenario("x")`), the words between the titles of the infix styles (`"x" should "y" in {…}`) and
 # what ends a test rather than a group there (`in`, `ignore`; `"x" when {…}` groups)
 _SCALA_TESTS = frozenset({"call_expression", "infix_expression"})
-_SCALA_INSTANCES = frozenset({"val_definition", "function_definition"})  # `= new T { def … }`
+_SCALA_INSTANCES = frozenset({"val_definition", "function_definition"})
+_SCALA_TYPES = frozenset(
+    {"class_definition", "trait_definition", "enum_definition"}
+)  # an object's companions  # `= new T { def … }`
 _LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
 _TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call", "function_call_expression"})
 _PHP_FUNCTIONS = frozenset({"anonymous_function", "arrow_function"})  # a Pest test's function
@@ -2775,6 +2807,7 @@ def _rust_used(path: str) -> str:
 
 
 _RUST_PATH_WORDS = frozenset({"self", "super", "crate"})
+_RETURNING_MODULES = frozenset({"tree_sitter_lua", "tree_sitter_php"})  # a file's `return` is what it exports
 
 
 def _qunit(word: str) -> str:
