@@ -1693,6 +1693,21 @@ def test_kotlin_that_tree_sitter_kotlin_cannot_read_does_not_lose_the_files_defi
     assert source.split("\n")[1].strip() in chunks["ServerTest.testHello"].body  # the text is the file's own
 
 
+def test_kotlin_multi_line_annotations_actual_constructors_and_context_function_types_keep_definitions() -> (
+    None
+):
+    text = (
+        "package a\n\nfun f() = 1\n\n@Target(\n    AnnotationTarget.CLASS,\n)\nannotation class KoinInternalApi\n\n"
+        'class T {\n    @Deprecated("Use koinModules() to declare your Koin modules instead of this old entry point")\n'
+        "    fun b() = 2\n}\n\nfun run(block: context(Logger) () -> Unit) = block(Logger())\n\n"
+        "actual abstract class Message\nprotected actual constructor(val adapter: String) {\n  actual fun encode() = 1\n}\n"
+    )
+    chunks = chunks_of("Api.kt", text)
+    assert chunks["KoinInternalApi"].defines == "class"  # had been a block named `annotation`
+    assert chunks["T.b"].title == "fun b()"  # had been the annotation
+    assert {"run", "Message.encode"} <= set(chunks)  # the file had been one block / members lost
+
+
 def test_a_kotlin_modifier_word_used_as_a_name_does_not_lose_its_class() -> None:
     text = (
         "class Cipher {\n  private var final = false\n\n  fun read(): Int {\n    return 1\n  }\n\n"

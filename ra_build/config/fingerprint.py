@@ -167,8 +167,9 @@ CHUNKER_VERSION = (
     # outermost children, a line-break cut leaves no line alone, a Go type's node holds its first
     # field, a Python `match` is named by its cases; 132: Rust `mod x;` runs, `extern "C"` and item
     # macros named by what they declare; titles past multi-line attributes; 133: Scala companion objects
-    # and instances after `=`, Lua/PHP `return` as `exports`, Rails settings, untitled RSpec groups
-    133
+    # and instances after `=`, Lua/PHP `return` as `exports`, Rails settings, untitled RSpec groups;
+    # 134: Kotlin multi-line annotations, `actual constructor`, context function types
+    134
 )
 
 

@@ -630,7 +630,9 @@ def _masked(source: bytes) -> bytes:
 # Kotlin: a line of annotations alone (`@Flaky`, `@Tag("Slow")`), parsed as a comment: at a file's
 # top, tree-sitter-kotlin reads `@Flaky\n@Tag("Slow")\nopen class X {…}` as an annotated
 # expression, `open class X` an infix call, and loses the class (okhttp's tests, without an error)
-_ANNOTATION = rb"@[\w.:]+(?:\([^()\n]*\))?"  # `@Tag("Slow")`, `@file:JvmName("X")`
+# `@Tag("Slow")`, `@file:JvmName("X")`, `@Deprecated("Use koinModules() to …")`, and over lines
+# (`@Target(\n    AnnotationTarget.CLASS,\n)`)
+_ANNOTATION = rb'@[\w.:]+(?:\((?:[^()"]|"(?:[^"\\\n]|\\.)*"|\([^()]*\))*\))?'
 _ANNOTATION_LINE = re.compile(rb"(?m)^([ \t]*)(%s(?:[ \t]+%s)*)(?=[ \t]*(?://|\r?$))" % ((_ANNOTATION,) * 2))
 
 
@@ -900,6 +902,12 @@ _GET_CALL = re.compile(rb"\bget(?=[ \t]*\([ \t]*[^)\s])|(?<=[\w)\]}][ \t])get(?=
 #   x.isEmpty() ->`: the guard blanked)
 _MULTI_DOLLAR = re.compile(rb'(?<![\w$"])\$\$+(?=")')
 _CONTEXT_LINE = re.compile(rb"(?m)^[ \t]*(context\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))[ \t]*(?=\r?$)")
+# - KMP's `actual` on a primary constructor on the next line (`protected actual constructor(…)`:
+#   blanked), and a context function type (`block: context(Logger) () -> Unit`: its `context(…)`)
+_ACTUAL_CONSTRUCTOR = re.compile(
+    rb"(?m)^([ \t]*(?:(?:internal|private|public|protected)[ \t]+)*)actual(?=[ \t]+constructor\b)"
+)
+_CONTEXT_TYPE = re.compile(rb"\bcontext\([^()\n]*\)(?=[ \t]*\()")
 _WHEN_GUARD = re.compile(rb"(?m)^([ \t]*(?:!?is|!?in)[ \t]+[^\n]*?[ \t])(if[ \t(][^\n]*?)(?=[ \t]*->)")
 
 
@@ -913,6 +921,9 @@ def _kotlin_masked(source: bytes) -> bytes:
         masked = _MULTI_DOLLAR.sub(lambda m: b" " * len(m[0]), masked)
     if b"context(" in masked:
         masked = _CONTEXT_LINE.sub(_context_comment, masked)
+        masked = _CONTEXT_TYPE.sub(lambda m: b" " * len(m[0]), masked)
+    if b"actual" in masked:
+        masked = _ACTUAL_CONSTRUCTOR.sub(lambda m: m[1] + b"      ", masked)
     if b" if" in masked:
         masked = _WHEN_GUARD.sub(lambda m: m[1] + _as_spaces(m[2]), masked)
     return masked
@@ -945,7 +956,15 @@ def _as_comment(match: re.Match[bytes]) -> bytes:
     after = _NEXT_CODE_LINE.match(match.string, match.end())
     if after is not None and after.group(1) == b"constructor":
         return match.group(0)
-    return indent + b"//" + b" " * (len(text) - 2)
+    lines = text.split(b"\n")  # an annotation over lines: a `//` comment on each
+    said = [b"//" + b" " * (len(lines[0]) - 2)]
+    for line in lines[1:]:
+        words = line.lstrip()
+        said.append(
+            line[: len(line) - len(words)]
+            + (b"//" + b" " * (len(words) - 2) if len(words) >= 2 else b" " * len(words))
+        )
+    return indent + b"\n".join(said)
 
 
 # the first word of the next line that is no annotation line (`_as_comment`)
