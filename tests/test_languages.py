@@ -1708,6 +1708,21 @@ def test_kotlin_multi_line_annotations_actual_constructors_and_context_function_
     assert {"run", "Message.encode"} <= set(chunks)  # the file had been one block / members lost
 
 
+def test_csharp_extension_blocks_hold_their_members_as_the_classs() -> None:
+    text = (
+        "public static class StringExtensions {\n    extension(string s) {\n        public int Twice() {\n"
+        '            return $"{s}{s}".Length;\n        }\n    }\n\n    extension<T>(List<T> list) {\n'
+        "        public bool IsBlank => list.Count == 0;\n    }\n}\n"
+    )
+    chunks = chunks_of("StringExtensions.cs", text)
+    assert {"StringExtensions.Twice", "StringExtensions.IsBlank"} <= set(
+        chunks
+    )  # had been parts of `extension`
+    assert (
+        chunks["StringExtensions.IsBlank"].body.lstrip().startswith("extension<T>(List<T> list) {")
+    )  # the head opens it
+
+
 def test_a_kotlin_modifier_word_used_as_a_name_does_not_lose_its_class() -> None:
     text = (
         "class Cipher {\n  private var final = false\n\n  fun read(): Int {\n    return 1\n  }\n\n"

@@ -168,8 +168,9 @@ CHUNKER_VERSION = (
     # field, a Python `match` is named by its cases; 132: Rust `mod x;` runs, `extern "C"` and item
     # macros named by what they declare; titles past multi-line attributes; 133: Scala companion objects
     # and instances after `=`, Lua/PHP `return` as `exports`, Rails settings, untitled RSpec groups;
-    # 134: Kotlin multi-line annotations, `actual constructor`, context function types
-    134
+    # 134: Kotlin multi-line annotations, `actual constructor`, context function types; 135: C# 14
+    # extension blocks
+    135
 )
 
 

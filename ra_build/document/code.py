@@ -871,6 +871,53 @@ def _error_query(language: str) -> tree_sitter.Query:
     return tree_sitter.Query(grammar, "(ERROR) @e")
 
 
+# C# 14's extension blocks (`extension(string s) { public int Twice() … }` in a static class), which
+# tree-sitter-c-sharp 0.23 cannot read (RestSharp's 29 files of them lost 185 methods): read
+# without their closing brace and with their head as a comment that opens their first member,
+# their members the class's (`StringExtensions.Twice`)
+_EXTENSION_BLOCK = re.compile(rb"(?m)^[ \t]*extension[ \t]*(?:<[^>\n]*>)?[ \t]*\([^()\n]*\)[^{;\n]*\{")
+
+
+def _extension_blocks_opened(source: bytes) -> bytes:
+    """`source` with each `_EXTENSION_BLOCK`'s head and closing brace made spaces, where its
+    braces close (strings, characters and comments skipped)."""
+    out = bytearray(source)
+    for match in _EXTENSION_BLOCK.finditer(source):
+        close = _closing_brace(source, match.end())
+        if close is None:
+            continue
+        head = source[match.start() : match.end()]
+        words = head.lstrip()
+        out[match.start() : match.end()] = head[: len(head) - len(words)] + _as_block_comment(words)
+        out[close] = ord(" ")
+    return bytes(out)
+
+
+def _as_block_comment(text: bytes) -> bytes:
+    """`text` (4 bytes or more) as a `/* … */` comment of its length, its line breaks kept: it opens
+    what follows it, as a comment does."""
+    return b"/*" + _as_spaces(text[2:-2]) + b"*/" if len(text) >= 4 else _as_spaces(text)
+
+
+_C_LEXEMES = re.compile(
+    rb'//[^\n]*|/\*.*?\*/|@"(?:[^"]|"")*"|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)+\'|[{}]', re.S
+)
+
+
+def _closing_brace(source: bytes, at: int) -> int | None:
+    """Where the `}` that closes the `{` just before `at` is, or None."""
+    depth = 1
+    for lexeme in _C_LEXEMES.finditer(source, at):
+        token = lexeme.group(0)
+        if token == b"{":
+            depth += 1
+        elif token == b"}":
+            depth -= 1
+            if depth == 0:
+                return lexeme.start()
+    return None
+
+
 def _bats_head(match: re.Match[bytes]) -> bytes:
     """A bats test's head (`@test "title"`) as a function's of the same length (`_______()`)."""
     head = match.group(1)
@@ -1093,6 +1140,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
         masked = _kotlin_masked(masked)
     if language == "csharp" and b"#if" in encoded:
         masked = _else_groups_blanked(_BODY_CHOICE.sub(_blank_directives, encoded))
+    if language == "csharp" and b"extension" in encoded:
+        masked = _extension_blocks_opened(masked)
     if language == "bash" and b"${" in encoded:
         masked = _zsh_expansions_blanked(encoded)
     if language == "bash" and b"()" in encoded:
