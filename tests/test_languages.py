@@ -1708,6 +1708,13 @@ def test_kotlin_multi_line_annotations_actual_constructors_and_context_function_
     assert {"run", "Message.encode"} <= set(chunks)  # the file had been one block / members lost
 
 
+def test_a_swift_preview_block_is_titled_by_its_macro() -> None:
+    text = 'struct CounterView: View {\n  var body: some View { Text("hi") }\n}\n\n#Preview {\n  NavigationStack {\n    CounterView()\n  }\n}\n'
+    assert (
+        chunks_of("CounterView.swift", text)["Preview"].title == "#Preview {"
+    )  # had been `NavigationStack {`
+
+
 def test_csharp_extension_blocks_hold_their_members_as_the_classs() -> None:
     text = (
         "public static class StringExtensions {\n    extension(string s) {\n        public int Twice() {\n"

@@ -4093,6 +4093,7 @@ def _first_statement_line(body: tree_sitter.Node | None, attached: frozenset[str
 _COMMENT_STARTS = ("//", "#", "/*", "*", "--", '"""', "'''", "@", '~S"""', '~s"""')  # `@doc ~S"""`
 _DIRECTIVE = re.compile(r"#\s*(?:define|include|if|ifdef|ifndef|else|elif|endif|pragma|undef|error)\b")
 _DIRECTIVE_BYTES = re.compile(_DIRECTIVE.pattern.encode())  # `_DIRECTIVE`, of bytes
+_SWIFT_MACRO = re.compile(r"#[A-Z]\w*[ \t]*[({]")  # Swift's `#Preview {`, `#Preview("Dark") {`: code
 
 
 def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
@@ -4110,8 +4111,9 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
                 continue
         if not stripped.strip("{}()[];,"):
             continue  # a Go table's `{` or `},`: the entry's first field says where the part begins
-        if _DIRECTIVE.match(stripped) or not stripped.lstrip("}); \t").startswith(_COMMENT_STARTS):
-            return stripped[:chars]  # `} // ns` is a comment, `#define X 1` code
+        code = _DIRECTIVE.match(stripped) or _SWIFT_MACRO.match(stripped)  # `#define X 1`, `#Preview {`
+        if code or not stripped.lstrip("}); \t").startswith(_COMMENT_STARTS):
+            return stripped[:chars]  # `} // ns` is a comment
     return ""
 
 
