@@ -2046,21 +2046,7 @@ class _Walker:
             and self.companion(node, name)
         )
         extends = syntax == "impl_item" or kind == "extension" or companion  # its members are the type's
-        if syntax == "impl_item":  # Rust: impl-Cache, impl-Display-for-Cache
-            trait = node.child_by_field_name("trait")
-            of = f"{_bare(self.text(trait))}-for-" if trait is not None else ""
-            qualified = f"{qualified_prefix}impl-{of}{_bare(display)}"
-        elif kind == "extension":  # Swift: extension-Session
-            qualified = f"{qualified_prefix}extension-{_bare(display)}"
-        elif companion:
-            qualified = f"{qualified_prefix}object-{_bare(display)}"
-        elif kind == "impl" and self.g.module == "tree_sitter_elixir":
-            # the module Elixir makes: `Jason.Encoder.Map` wherever it is written; without `for:`,
-            # the protocol's for the module it is in (`defimpl Inspect` in `A.Thing`: `Inspect.A.Thing`)
-            inside = qualified_prefix[:-1]
-            qualified = display if self.elixir_for(node) or not inside else f"{display}.{inside}"
-        else:
-            qualified = f"{qualified_prefix}{display}"
+        qualified = self.qualified(node, kind, display, qualified_prefix, companion=companion)
         end = _end_of(outer)  # a C struct's `;`
         span = Span(start, end)
         found = Definition(kind, name, qualified, self.signature(node), span, end,
@@ -2093,6 +2079,27 @@ class _Walker:
                     if not _NO_CONTENT.match(self.source[body.end_byte : end]):
                         _close(found, Span(body.end_byte - 1, end))  # `} as const`, `} satisfies T`
         return found
+
+    def qualified(
+        self, node: tree_sitter.Node, kind: str, display: str, prefix: str, *, companion: bool
+    ) -> str:
+        """A definition's qualified name under `prefix` (`Cache.` or ""): its display name, or what
+        names a container of another's members (Rust's `impl-Display-for-Cache`, Swift's
+        `extension-Session`, a Scala companion's `object-Parser`, an Elixir `defimpl`'s module)."""
+        if node.type == "impl_item":  # Rust: impl-Cache, impl-Display-for-Cache
+            trait = node.child_by_field_name("trait")
+            of = f"{_bare(self.text(trait))}-for-" if trait is not None else ""
+            return f"{prefix}impl-{of}{_bare(display)}"
+        if kind == "extension":  # Swift: extension-Session
+            return f"{prefix}extension-{_bare(display)}"
+        if companion:
+            return f"{prefix}object-{_bare(display)}"
+        if kind == "impl" and self.g.module == "tree_sitter_elixir":
+            # the module Elixir makes: `Jason.Encoder.Map` wherever it is written; without `for:`,
+            # the protocol's for the module it is in (`defimpl Inspect` in `A.Thing`: `Inspect.A.Thing`)
+            inside = prefix[:-1]
+            return display if self.elixir_for(node) or not inside else f"{display}.{inside}"
+        return f"{prefix}{display}"
 
     def titled_test(self, node: tree_sitter.Node) -> tuple[str, tree_sitter.Node] | None:
         """A Catch2 test (`TEST_CASE("register drop", "[registry]")` and the `{…}` after it), or
