@@ -169,8 +169,9 @@ CHUNKER_VERSION = (
     # macros named by what they declare; titles past multi-line attributes; 133: Scala companion objects
     # and instances after `=`, Lua/PHP `return` as `exports`, Rails settings, untitled RSpec groups;
     # 134: Kotlin multi-line annotations, `actual constructor`, context function types; 135: C# 14
-    # extension blocks; 136: Swift's `#Preview {` is code in titles
-    136
+    # extension blocks; 136: Swift's `#Preview {` is code in titles; 137: inside a statement, its
+    # children under an eighth of the budget are not looked into
+    137
 )
 
 

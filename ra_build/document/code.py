@@ -3829,7 +3829,7 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
         before, last = merged[-2], merged[-1]
         even = [p for p in points if before.start < p and p - before.start <= budget >= last.end - p]
         if not even or max(even) >= last.start:  # none before the tail: the cuts inside the statements too
-            deep = sorted(set(_cut_points(item, source, span, budget, deep=True)))
+            deep = sorted(set(_cut_points(item, source, Span(before.start, last.end), budget, deep=True)))
             even = [
                 p
                 for p in deep
@@ -3915,7 +3915,9 @@ def _cut_at(
     reaches within the budget; a piece still over the budget cut at its own children (the
     entries of a Go table a statement holds: what it is over by is less than the whole
     definition is), else (`inner`) at line breaks (`_parts`)."""
-    points = [*sorted(set(_cut_points(item, source, span, budget, deep))), span.end]
+    # inside a statement (`inner`), its children under an eighth of the budget are not looked into
+    least = budget // 8 if inner else 1
+    points = [*sorted(set(_cut_points(item, source, span, budget, deep, least))), span.end]
     closers = _closers_from(source, span)
     pieces: list[Span] = []
     start = span.start
@@ -3970,7 +3972,9 @@ def _closers_from(source: bytes, span: Span) -> int:
     return at
 
 
-def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: bool = True) -> Iterator[int]:
+def _cut_points(
+    item: Definition, source: bytes, span: Span, budget: int, deep: bool = True, least: int = 1
+) -> Iterator[int]:
     """Where `span` may be cut: the starts of the lines on which a child of the definition's
     syntax (or of a child longer than `budget`, and so on down) begins, unless the child is
     glued to a comment or attribute right above it."""
@@ -3994,7 +3998,7 @@ def _cut_points(item: Definition, source: bytes, span: Span, budget: int, deep: 
         yield begins  # a doc comment that leaves no room for its signature and first statement
     # a child longer than what the span is over the budget by holds a cut too (`switch v {` whose
     # cases fit the budget in a function that does not, with its signature and doc comment)
-    over = max(1, span.end - span.start - budget) if deep else budget
+    over = max(least, span.end - span.start - budget) if deep else budget  # (`least`: a statement's children)
     # a node is glued to the head above it when it is the first thing after a `:` or `{` (or
     # a comment that is): its first child is then no cut either (Python's `else:` and the block
     # under it, Go's `case x:` and its statements), else a part would end on the head
