@@ -879,8 +879,8 @@ _EXTENSION_BLOCK = re.compile(rb"(?m)^[ \t]*extension[ \t]*(?:<[^>\n]*>)?[ \t]*\
 
 
 def _extension_blocks_opened(source: bytes) -> bytes:
-    """`source` with each `_EXTENSION_BLOCK`'s head and closing brace made spaces, where its
-    braces close (strings, characters and comments skipped)."""
+    """`source` with each `_EXTENSION_BLOCK`'s head made a comment and its closing brace a space,
+    where its braces close (strings, characters and comments skipped)."""
     out = bytearray(source)
     for match in _EXTENSION_BLOCK.finditer(source):
         close = _closing_brace(source, match.end())
@@ -1719,9 +1719,8 @@ class _Walker:
         if node.type == "macro_invocation" and self.g.module == "tree_sitter_rust":
             return self.macro_declared(node)
         if node.type == "return_statement" and self.g.module in _RETURNING_MODULES:
-            return (
-                "exports"  # Lua's `return show` ending a module, PHP's `return [ … ]` config: what it exports
-            )
+            # Lua's `return show` ending a module, PHP's `return [ … ]` config: what the file exports
+            return "exports"
         if node.type == "mod_item" and node.child_by_field_name("body") is None:
             return ""  # `pub mod config;`: the file `config.rs` defines it, not this line
         if node.type == "foreign_mod_item":  # `extern "C" { fn abs(x: i32) -> i32; }`: `abs`, not `C`
@@ -2838,10 +2837,10 @@ _JS_VALUES = frozenset({"assignment_expression", "lexical_declaration", "variabl
 # `Scenario("x")`), the words between the titles of the infix styles (`"x" should "y" in {…}`) and
 # what ends a test rather than a group there (`in`, `ignore`; `"x" when {…}` groups)
 _SCALA_TESTS = frozenset({"call_expression", "infix_expression"})
-_SCALA_INSTANCES = frozenset({"val_definition", "function_definition"})
+_SCALA_INSTANCES = frozenset({"val_definition", "function_definition"})  # `= new T { def … }`
 _SCALA_TYPES = frozenset(
     {"class_definition", "trait_definition", "enum_definition"}
-)  # an object's companions  # `= new T { def … }`
+)  # an object's companions
 _LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
 _TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call", "function_call_expression"})
 _PHP_FUNCTIONS = frozenset({"anonymous_function", "arrow_function"})  # a Pest test's function
