@@ -1730,6 +1730,18 @@ def test_csharp_extension_blocks_hold_their_members_as_the_classs() -> None:
     )  # the head opens it
 
 
+def test_kotlin_type_parameters_over_lines_with_a_function_type_and_a_trailing_comma_keep_the_file() -> None:
+    scope = "    fun <\n        T : (A)\n        -> R,\n        R,\n    > invoke(a: A) = 1\n\n"
+    text = (
+        "class Scope {\n"
+        + scope
+        + scope.replace("invoke", "coInvoke")
+        + "}\n\nclass Sentinel {\n    fun x() = 1\n}\n"
+    )
+    chunks = chunks_of("API.kt", text)
+    assert {"Scope.invoke", "Scope.coInvoke", "Sentinel.x"} <= set(chunks)  # had been one block `Scope`
+
+
 def test_a_kotlin_modifier_word_used_as_a_name_does_not_lose_its_class() -> None:
     text = (
         "class Cipher {\n  private var final = false\n\n  fun read(): Int {\n    return 1\n  }\n\n"

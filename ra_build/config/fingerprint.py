@@ -170,8 +170,9 @@ CHUNKER_VERSION = (
     # and instances after `=`, Lua/PHP `return` as `exports`, Rails settings, untitled RSpec groups;
     # 134: Kotlin multi-line annotations, `actual constructor`, context function types; 135: C# 14
     # extension blocks; 136: Swift's `#Preview {` is code in titles; 137: inside a statement, its
-    # children under an eighth of the budget are not looked into
-    137
+    # children under an eighth of the budget are not looked into; 138: Kotlin type parameters over
+    # lines with a trailing comma
+    138
 )
 
 

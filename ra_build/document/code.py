@@ -854,6 +854,25 @@ def _separated_signatures(
     return (again, separated) if _errors(language, again) < _errors(language, root) else (root, masked)
 
 
+# Kotlin: a type parameter list over lines with a function type bound and a trailing comma (mockk's
+# `fun <\n reified T : (A1, A2)\n -> R,\n R,\n > coInvoke(…)`) breaks tree-sitter-kotlin's parse of
+# the rest of the file (mockk's API.kt lost 177 definitions). Where the file has errors, a
+# trailing comma before the `>` on the next line is read as a space, when that leaves fewer errors
+_TRAILING_TYPE_COMMA = re.compile(rb",(?=[ \t]*\r?\n[ \t]*>)")
+
+
+def _untrailed_type_parameters(
+    parser: tree_sitter.Parser, root: tree_sitter.Node, masked: bytes
+) -> tuple[tree_sitter.Node, bytes]:
+    """The parse and text of a Kotlin file with its `_TRAILING_TYPE_COMMA`s blanked, where that
+    leaves fewer syntax errors; else as they were."""
+    blanked = _TRAILING_TYPE_COMMA.sub(b" ", masked)
+    if blanked == masked:
+        return root, masked
+    again = parser.parse(blanked).root_node
+    return (again, blanked) if _errors("kotlin", again) < _errors("kotlin", root) else (root, masked)
+
+
 def _errors(language: str, root: tree_sitter.Node) -> int:
     """How many syntax errors (ERROR nodes) a parse holds."""
     import tree_sitter
@@ -1156,6 +1175,8 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
             root, masked = _rust_items_opened(parser, root, masked)
         if language in ("typescript", "tsx") and root.has_error:
             root, masked = _separated_signatures(parser, language, root, masked)
+        if language == "kotlin" and root.has_error and b"->" in masked:
+            root, masked = _untrailed_type_parameters(parser, root, masked)
     except ValueError:  # its timeout passed (grammars.parser_for)
         parser.reset()  # else the next file's parse would resume this one
         return Parsed([], [], _paragraphs(encoded), [_GAVE_UP])
