@@ -2375,6 +2375,18 @@ def test_an_elixir_module_holds_its_functions_with_their_doc_and_spec() -> None:
     assert chunks["MyApp.Cache.Entry.new"].parent_id == "src:cache.ex#MyApp.Cache.Entry"
 
 
+def test_an_elixir_else_between_two_defmodule_branches_opens_the_second() -> None:
+    source = (
+        "if Code.ensure_loaded?(Decimal) do\n  defmodule MyApp.Decimal do\n    alias MyApp.Input\n\n"
+        "    def parse(%Input.String{value: value}), do: Decimal.parse(value)\n  end\nelse\n"
+        "  defmodule MyApp.Decimal do\n    def parse(_), do: :error\n  end\nend\n"
+    )
+    chunks = chunks_of("decimal.ex", source)
+    assert chunks["MyApp.Decimal-1"].body.startswith(
+        "else\n  defmodule MyApp.Decimal do"
+    )  # `else` had been in no chunk
+
+
 def test_an_elixir_doc_stays_with_its_function_across_phoenix_attrs_and_blank_lines() -> None:
     source = (
         'defmodule MyAppWeb.CoreComponents do\n  use Phoenix.Component\n\n  def flash(assigns), do: ~H""\n\n'

@@ -1526,12 +1526,13 @@ class _Walker:
         """The statements of an Elixir block, with what an `if`, `unless`, `case`, `cond`, `with`
         or `for` that defines modules or functions holds in its place (`if
         Code.ensure_loaded?(Postgrex) do defmodule … end`, `for adapter <- […] do describe … end`):
-        its head and `do` open what follows, as a preprocessor's `#if` does; `else` and `end`
-        close what precedes (`wrapped`: `parent` is such a call's block or branch)."""
+        its head, `do` and `else` open what follows, as a preprocessor's `#if` does; `end` closes
+        what precedes (`wrapped`: `parent` is such a call's block or branch)."""
         for node in parent.children:
             if not node.is_named:
                 if wrapped and node.type in ("do", "else", "after", "rescue", "catch", "end"):
-                    yield node, _OPENS if node.type == "do" else _CLOSES
+                    # `else` (a branch's head) opens what follows, as Ruby's does; `end` closes
+                    yield node, _CLOSES if node.type == "end" else _OPENS
             elif wrapped and node.type.endswith("_block"):  # `else`, `rescue`: another branch
                 yield from self.elixir_statements(node, depth, wrapped=True)
             elif node.type == "ERROR" and depth < MAX_NESTING:  # what a syntax error swallowed
