@@ -229,6 +229,13 @@ def test_a_long_doc_comment_is_cut_into_even_parts_not_one_line_alone() -> None:
     assert len(parts) == 2 and all(c.line_end - c.line_start >= 2 for c in parts)
 
 
+def test_a_part_never_begins_at_a_line_that_only_closes() -> None:
+    text = (PARTS / "app_with_scopes_test.exs").read_text()
+    parts = [c for c in chunks_of("app_with_scopes_test.exs", text) if c.defines == "part"]
+    assert len(parts) > 3
+    assert not any(c.body.lstrip().startswith("end)") for c in parts)  # part 6 had begun at `end)`
+
+
 def test_a_signature_above_a_line_over_the_budget_is_no_part_alone() -> None:
     source = f'def test_render():\n    expected = "{"ab" * 450}"\n    assert render() == expected\n'
     parts = [c for c in chunks_of("test_render.py", source) if c.depth > 0]

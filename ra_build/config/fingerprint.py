@@ -171,8 +171,9 @@ CHUNKER_VERSION = (
     # 134: Kotlin multi-line annotations, `actual constructor`, context function types; 135: C# 14
     # extension blocks; 136: Swift's `#Preview {` is code in titles; 137: inside a statement, its
     # children under an eighth of the budget are not looked into; 138: Kotlin type parameters over
-    # lines with a trailing comma; 139: Elixir's `else` opens the next branch's definition
-    139
+    # lines with a trailing comma; 139: Elixir's `else` opens the next branch's definition; 140: a
+    # tail's cut never moves to a line that only closes
+    140
 )
 
 

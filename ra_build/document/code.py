@@ -3856,6 +3856,10 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
                 for p in deep
                 if before.start < p < last.start and p - before.start <= budget >= last.end - p
             ]
+            # never at a line that only closes (`end)`, `})`): it ends what it closes
+            even = [
+                p for p in even if not _ONLY_CLOSERS.fullmatch(source, p, _line_end(source, p, len(source)))
+            ]
             outer = min((_indent(source, p) for p in even), default=0)
             even = [p for p in even if _indent(source, p) == outer]  # between statements, not in one
         if even:
