@@ -569,7 +569,7 @@ _ATTRIBUTE_MACRO = (
 _MACROS = re.compile(
     # alone on its line (`static` before it too: git's `static GIT_PATH_FUNC(git_path_x, "X")`,
     # which defines a function the grammar cannot see), but a test's head (`TEST_F(Suite, Case)`,
-    # `TEST_CASE("x")` above its `{`: `_TEST_MACROS`, `_TITLED_TESTS`)
+    # `TEST_CASE("x")` above its `{`: `_TEST_MACROS`, `_TITLED_MACROS`)
     rb"(?P<lone>^[ \t]*(?:static[ \t]+)?"
     rb"(?!(?:TEST_[FP]|TYPED_TEST(?:_P)?|BOOST_AUTO_TEST_CASE|TEST_CASE(?:_METHOD)?|SCENARIO|TEMPLATE_TEST_CASE)\()"
     rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*\r?$)"
@@ -842,16 +842,16 @@ _UNSEPARATED_SIGNATURE = re.compile(
 )
 
 
-def _separated_signatures(
-    parser: tree_sitter.Parser, language: str, root: tree_sitter.Node, masked: bytes
+def _with_fewer_errors(
+    parser: tree_sitter.Parser, language: str, root: tree_sitter.Node, masked: bytes, changed: bytes
 ) -> tuple[tree_sitter.Node, bytes]:
-    """The parse and text of a TypeScript file with `_UNSEPARATED_SIGNATURE`s separated, where
-    that leaves fewer syntax errors; else as they were."""
-    separated = _UNSEPARATED_SIGNATURE.sub(rb"\1;", masked)
-    if separated == masked:
+    """The parse and text of `changed` (`masked` with what the grammar misreads read otherwise:
+    `_UNSEPARATED_SIGNATURE`, `_TRAILING_TYPE_COMMA`), where that leaves fewer syntax errors;
+    else `root` and `masked` as they were."""
+    if changed == masked:
         return root, masked
-    again = parser.parse(separated).root_node
-    return (again, separated) if _errors(language, again) < _errors(language, root) else (root, masked)
+    again = parser.parse(changed).root_node
+    return (again, changed) if _errors(language, again) < _errors(language, root) else (root, masked)
 
 
 # Kotlin: a type parameter list over lines with a function type bound and a trailing comma (mockk's
@@ -859,18 +859,6 @@ def _separated_signatures(
 # the rest of the file (mockk's API.kt lost 177 definitions). Where the file has errors, a
 # trailing comma before the `>` on the next line is read as a space, when that leaves fewer errors
 _TRAILING_TYPE_COMMA = re.compile(rb",(?=[ \t]*\r?\n[ \t]*>)")
-
-
-def _untrailed_type_parameters(
-    parser: tree_sitter.Parser, root: tree_sitter.Node, masked: bytes
-) -> tuple[tree_sitter.Node, bytes]:
-    """The parse and text of a Kotlin file with its `_TRAILING_TYPE_COMMA`s blanked, where that
-    leaves fewer syntax errors; else as they were."""
-    blanked = _TRAILING_TYPE_COMMA.sub(b" ", masked)
-    if blanked == masked:
-        return root, masked
-    again = parser.parse(blanked).root_node
-    return (again, blanked) if _errors("kotlin", again) < _errors("kotlin", root) else (root, masked)
 
 
 def _errors(language: str, root: tree_sitter.Node) -> int:
@@ -1166,7 +1154,7 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
     if language == "bash" and b"()" in encoded:
         masked = _ZSH_ONE_LINER.sub(rb"\1;\2", masked)  # `f() { cmd }`: `f() { cmd;}`, the same length
     if language == "bash" and b"@test" in encoded:
-        masked = _BATS_TESTS.sub(_bats_head, masked)
+        masked = _BATS_TEST.sub(_bats_head, masked)
     try:
         if language == "cpp" and b":" in encoded:
             masked = _with_access_labels(parser, masked)
@@ -1174,9 +1162,11 @@ def parse_code(encoded: bytes, language: str) -> Parsed:
         if language == "rust" and b"!" in encoded:
             root, masked = _rust_items_opened(parser, root, masked)
         if language in ("typescript", "tsx") and root.has_error:
-            root, masked = _separated_signatures(parser, language, root, masked)
+            separated = _UNSEPARATED_SIGNATURE.sub(rb"\1;", masked)
+            root, masked = _with_fewer_errors(parser, language, root, masked, separated)
         if language == "kotlin" and root.has_error and b"->" in masked:
-            root, masked = _untrailed_type_parameters(parser, root, masked)
+            untrailed = _TRAILING_TYPE_COMMA.sub(b" ", masked)
+            root, masked = _with_fewer_errors(parser, language, root, masked, untrailed)
     except ValueError:  # its timeout passed (grammars.parser_for)
         parser.reset()  # else the next file's parse would resume this one
         return Parsed([], [], _paragraphs(encoded), [_GAVE_UP])
@@ -2840,11 +2830,9 @@ _TEST_MACROS = frozenset({"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_
 _BATS_TEST = re.compile(
     rb"""[ \t]*(@test[ \t]+("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'{][^\n{]*?))(?=[ \t]*\{)"""
 )
-_BATS_TESTS = re.compile(_BATS_TEST.pattern, re.M)
 _SHELL_TEST_COMMANDS = frozenset({"test_expect_success", "test_expect_failure"})
 # Catch2's: `TEST_CASE("title", "[tag]") {…}`, a call and a block to the grammar (`_Walker.titled_test`)
-_TITLED_TESTS = frozenset({"TEST_CASE", "SCENARIO", "TEST_CASE_METHOD", "TEMPLATE_TEST_CASE"})
-_TITLED_MACROS = frozenset(name.encode() for name in _TITLED_TESTS)
+_TITLED_MACROS = frozenset({b"TEST_CASE", b"SCENARIO", b"TEST_CASE_METHOD", b"TEMPLATE_TEST_CASE"})
 _TEST_CALLS = frozenset({
     "describe", "context", "it", "test", "specify", "suite", "scenario", "feature", "shared_examples",
     "shared_context", "shared_examples_for",
@@ -3874,9 +3862,8 @@ _ONLY_CLOSERS = re.compile(rb"(?:[\s})\];,]|\bend\b)*")
 
 def _indent(source: bytes, line: int) -> int:
     """How far the line that starts at `line` is indented."""
-    return len(source[line : _line_end(source, line, len(source))]) - len(
-        source[line : _line_end(source, line, len(source))].lstrip()
-    )
+    text = source[line : _line_end(source, line, len(source))]
+    return len(text) - len(text.lstrip())
 
 
 def _small_joined(pieces: list[Span], budget: int) -> list[Span]:
