@@ -383,6 +383,9 @@ class Definition:
     attached: frozenset[str] = frozenset()  # the node types that join the next one (comments)
     receiver: str = ""  # a Go method's receiver type: the type that adopts it (`_adopt`)
     adopted: list[Definition] = field(default_factory=list)  # Go: its methods, defined outside it
+    # the children of its syntax's nodes, by node id, as `_cut_points` has asked for them (each
+    # cut of a long definition walks its tree again, and a Node's `children` are new objects)
+    kids: dict[int, list[tree_sitter.Node]] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -2772,8 +2775,8 @@ class _Walker:
             heads = [c.start_byte for c in node.named_children if c.type in self.g.attached]
             end = min([end, *(h for h in heads if h > after)])
         head = self.source[start:end]
-        if b"\n" in head:  # over several lines: perhaps a comment between its parameters
-            head = self.uncommented(node, start, end)
+        if b"\n" in head and any(mark in head for mark in _COMMENT_MARKS):
+            head = self.uncommented(node, start, end)  # a comment between its parameters
         if (body is None and kind not in _TEST_CALL_NODES) or kind in (
             "type_declaration",
             "struct_item",
@@ -3221,6 +3224,26 @@ def _bare(name: str) -> str:
 
 # what a Rust type is written behind: `&`, a lifetime, `mut`, `dyn`
 _REFERENCE = re.compile(r"^(?:&\s*|'\w+\s+|mut\s+|dyn\s+)+")
+
+
+# what begins a comment in any language ra parses (`#`, `//`, `/*`, Lua's `--`): a signature over
+# several lines without any of them has no comment to take out (`_Walker.uncommented`)
+_COMMENT_MARKS = (b"#", b"//", b"/*", b"--")
+
+
+def _last_at(node: tree_sitter.Node, source: bytes) -> int:
+    """A byte on the last line a node is on, as `_last_row` reads it (from the bytes: a Node's
+    `end_point` is a new Python object each time it is asked for)."""
+    end = node.end_byte
+    newline = source.rfind(b"\n", node.start_byte, end)
+    if newline < 0:
+        return node.start_byte  # one line
+    if newline == end - 1:
+        return newline  # ending at a line's start: on the line before
+    last = node.child(node.child_count - 1) if node.child_count else None
+    if last is not None and last.end_byte <= newline:
+        return last.end_byte  # its last line only the indentation before its neighbour
+    return end
 
 
 def _last_row(node: tree_sitter.Node) -> int:
@@ -4020,31 +4043,35 @@ def _cut_points(
         previous: tree_sitter.Node | None = None
         previous_glued = glued
         # each position a Node is asked for is a new Python object: each is asked for once
-        for child in node.children:
+        children = item.kids.get(node.id)
+        if children is None:
+            children = item.kids[node.id] = node.children
+        for child in children:
             start, end = child.start_byte, child.end_byte
             if start >= high:
                 break  # children come in order: the rest are past the span too
             if end <= span.start:
                 previous = child
                 continue
-            row, column = child.start_point
-            line = start - column
+            line = source.rfind(b"\n", 0, start) + 1  # (a Node's start_point is a new Python object)
+            here = low < line < high and not source[line:start].strip()  # a line it begins
             if previous is None:
                 cut = not glued
                 glued_here = glued
+            elif previous.type in (":", "{"):
+                cut, glued_here = False, True
             else:
-                last = _last_row(previous)
                 # a child on the line another ends on is no place to cut, nor one glued to a
                 # comment or attribute right above it, nor the first thing after a `case x:` or `{`
                 # (a decorator is glued as a comment is: `@writer.rewrites(…)` above a nested `def`)
-                commented = last + 1 >= row and (previous.type in attached or previous.type == "decorator")
-                cut = last != row and not commented
-                glued_here = previous.type in (":", "{") or (commented and previous_glued)
-                cut = cut and not glued_here
+                sticks = previous.type in attached or previous.type == "decorator"
+                last = _last_at(previous, source) if here or (sticks and previous_glued) else line
+                commented = sticks and last >= (source.rfind(b"\n", 0, line - 1) + 1 if line else 0)
+                glued_here = commented and previous_glued
+                cut = last < line and not commented and not glued_here
             if (
                 cut
-                and low < line < high
-                and not source[line:start].strip()
+                and here
                 and (
                     source[line : _line_end(source, line, high)].strip() not in _OPENERS
                     or (previous is not None and previous.type == ",")  # a Go table's `{` entry
