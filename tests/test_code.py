@@ -838,6 +838,30 @@ def test_each_type_of_a_go_type_group_is_a_chunk() -> None:
     assert chunks["A"].body.endswith("// A is a.\n\tA struct{ x int }")
 
 
+def test_a_go_var_of_one_name_that_holds_a_function_literal_is_a_function() -> None:
+    source = (
+        "package lo\n\nfunc Try() {}\n\n// Assert panics.\nvar Assert = func(ok bool) {\n\tif !ok {\n"
+        "\t\tpanic(1)\n\t}\n}\n\n// Assertf panics, formatted.\nvar Assertf = func(ok bool, f string) {\n"
+        "\tpanic(f)\n}\n\nvar n, m = 1, 2\nvar (\n\tg = func() {}\n\th = 2\n)\n"
+    )
+    chunks = chunks_of("errors.go", source)
+    assert [(s, c.defines) for s, c in chunks.items() if s] == [
+        ("Try", "function"),
+        ("Assert", "function"),
+        ("Assertf", "function"),  # lo's had been the last lines of block `Assert`
+        ("n", "block"),  # two names, or a group: statements
+    ]
+    assert chunks["Assertf"].title == "var Assertf = func(ok bool, f string)"
+    assert chunks["Assertf"].body.startswith("// Assertf panics, formatted.\n")
+
+
+def test_the_closing_parenthesis_of_a_go_type_group_ends_its_last_type() -> None:
+    source = "package a\n\ntype (\n\tA string\n\t// B is b.\n\tB int64\n)\n\nfunc f() {}\n"
+    chunks = chunks_of("g.go", source)
+    assert chunks["B"].body == "\t// B is b.\n\tB int64\n)"  # gorm's and zap's had been in no chunk
+    assert (chunks["B"].line_start, chunks["B"].line_end) == (5, 7)
+
+
 @pytest.mark.parametrize(
     ("path", "source", "slugs"),
     [

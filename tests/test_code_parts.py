@@ -204,6 +204,16 @@ def test_a_comment_stays_with_the_statement_below_it_when_a_run_of_statements_is
     assert "comment" not in {c.slug for c in chunks_of("palette.py", single)}  # it had been a block alone
 
 
+def test_comments_a_blank_line_above_those_that_begin_the_next_run_stay_in_the_run_before() -> None:
+    settings = "".join(f"opt_{k} = {k}\n" for k in range(52))
+    notes = "# shown after links.\n# show_urls = False\n\n# appendices.\n# appendices = []\n\n"
+    source = f"def setup(app):\n    pass\n\n\n{settings}\n{notes}# no index.\n# indices = True\n"
+    blocks = [c for c in chunks_of("conf.py", source) if c.defines == "block"]
+    covered = {n for c in blocks for n in range(c.line_start, c.line_end + 1)}
+    assert set(range(58, 66)) - covered == {63}  # the blank line between: a conf.py's had been in no chunk
+    assert blocks[-1].body == "# no index.\n# indices = True"
+
+
 def test_a_closing_bracket_is_no_part_of_a_run_of_statements_alone() -> None:
     blocks = [c for c in chunks_of("styles.go", (PARTS / "styles.go").read_text()) if c.defines == "block"]
     assert (blocks[0].line_start, blocks[-1].line_end) == (4, 36)

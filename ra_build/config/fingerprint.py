@@ -172,8 +172,10 @@ CHUNKER_VERSION = (
     # extension blocks; 136: Swift's `#Preview {` is code in titles; 137: inside a statement, its
     # children under an eighth of the budget are not looked into; 138: Kotlin type parameters over
     # lines with a trailing comma; 139: Elixir's `else` opens the next branch's definition; 140: a
-    # tail's cut never moves to a line that only closes
-    140
+    # tail's cut never moves to a line that only closes; 141: a Go type group's `)` ends its last
+    # type, Go `var f = func(…)` is a function, comments a blank line above those that begin the
+    # next run of statements stay in the run before
+    141
 )
 
 

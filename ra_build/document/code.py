@@ -1369,6 +1369,7 @@ class _Walker:
             own = _comments_before(spec) if k else start
             out.append(self.grouped_type(spec, own, prefix, crumbs))
             gaps.append([])
+        _extend(out[-1], node.end_byte)  # the group's `)` ends the last of them, as `(` begins the first
 
     def close(
         self,
@@ -1895,6 +1896,8 @@ class _Walker:
             return None  # PHP's `namespace App;`: a statement of the header, not a container
         if kind in _JS_VALUES:  # `app.use = function use(fn) {…}`, `const f = () => …`, `{ f() {…} }`
             return self.js_value_name(node, kind)
+        if kind == "var_declaration":  # Go: `var Assertf = func(…) {…}`, a function by its name
+            return _go_function_value(node)
         if kind == "type_declaration":  # Go: type X struct {…}
             spec = next((c for c in node.named_children if c.type in ("type_spec", "type_alias")), None)
             named = spec.child_by_field_name("name") if spec is not None else None
@@ -3187,6 +3190,20 @@ def _defines_function(statement: tree_sitter.Node) -> bool:
     return any(v is not None and v.type in _FUNCTION_VALUES for v in values)
 
 
+def _go_function_value(node: tree_sitter.Node) -> str | None:
+    """The name a Go `var` declaration of one name gives a function literal (`var Assert =
+    func(condition bool) {…}`: lo's API), else None: any other `var` is a statement."""
+    specs = node.named_children
+    if len(specs) != 1 or specs[0].type != "var_spec":
+        return None
+    names = [c for c in specs[0].named_children if c.type == "identifier"]
+    values = specs[0].child_by_field_name("value")
+    if len(names) != 1 or values is None or values.named_child_count != 1:
+        return None
+    name, value = names[0].text, values.named_children[0]
+    return name.decode("utf-8", "replace") if value.type == "func_literal" and name else None
+
+
 def _type_specs(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [c for c in node.named_children if c.type in ("type_spec", "type_alias")]
 
@@ -3271,7 +3288,7 @@ def _grouped(
 
     current: Span | None = None
     comments: list[Span] = []  # the comments that end `current`, one below the other
-    code_end = 0  # where `current`'s last statement that is no comment ends
+    code_end = 0  # where `current` ends without `comments`: its last statement, or comments above
     for span, documented in _documented(spans):
         if documented or span.alone:  # `PositiveInt = …` and its docstring: a block named `PositiveInt`
             if current is not None:
@@ -3302,7 +3319,9 @@ def _grouped(
                 current.name = current.name or name(span)
         if span.node is None:  # a comment (or an attribute, a label): what follows it takes it
             if comments and _line_apart(source, comments[-1].end, span.start) > 1:
-                comments = []  # a blank line between: the comments above it are another's
+                # a blank line between: the comments above it are the block's own (a conf.py's
+                # commented-out settings after its last statement had been in no chunk)
+                comments, code_end = [], comments[-1].end
             comments.append(span)
         else:
             comments, code_end = [], span.end

@@ -128,6 +128,7 @@ GRAMMARS: dict[str, Grammar] = {
             "function_declaration": "function",
             "method_declaration": "method",
             "type_declaration": "type",
+            "var_declaration": "function",  # only `var f = func(…) {…}` (code._go_function_value)
         },
     ),
     "rust": Grammar(
