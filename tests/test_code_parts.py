@@ -204,6 +204,20 @@ def test_a_comment_stays_with_the_statement_below_it_when_a_run_of_statements_is
     assert "comment" not in {c.slug for c in chunks_of("palette.py", single)}  # it had been a block alone
 
 
+def test_no_part_begins_with_the_bracket_that_ends_a_head_over_lines() -> None:
+    steps = "".join(
+        f'        self.record("step {k}", request_id=self.request_id, user=self.user)\n' for k in range(9)
+    )
+    source = (
+        "def authenticated(method):\n    def wrapper(\n        self, *args, **kwargs\n    ):\n"
+        f"{steps}        return method(self, *args, **kwargs)\n\n    return wrapper\n"
+    )
+    parts = [c for c in chunks_of("web.py", source) if c.slug.startswith("authenticated")]
+    assert len(parts) == 2
+    assert not any(c.body.lstrip().startswith((")", "]")) for c in parts)  # tornado's had begun `):`
+    assert parts[0].body.startswith("def authenticated(method):\n    def wrapper(\n")
+
+
 def test_comments_a_blank_line_above_those_that_begin_the_next_run_stay_in_the_run_before() -> None:
     settings = "".join(f"opt_{k} = {k}\n" for k in range(52))
     notes = "# shown after links.\n# show_urls = False\n\n# appendices.\n# appendices = []\n\n"
@@ -226,6 +240,24 @@ def test_a_go_table_in_a_statement_over_the_budget_is_cut_between_its_entries() 
     ]
     assert len(parts) > 2
     assert not any(c.body.lstrip().startswith(("want:", "value:", "doc:", "skipTiny:")) for c in parts)
+
+
+def test_a_go_table_at_a_files_top_is_cut_between_its_entries_as_one_in_a_function_is() -> None:
+    entries = "".join(
+        f'\t{{\n\t\tdescription:  "Decode base64: case {k}",\n\t\tscenarioType: "decode",\n'
+        f'\t\tinput:        "coolData: YSBzcGVjaWFsIHN0cmluZw== {k}",\n\t\texpected:     "a special string",\n\t}},\n'
+        for k in range(12)
+    )
+    source = (
+        "package yqlib\n\nfunc TestBase64(t *testing.T) { testScenarios(t, base64Scenarios) }\n\n"
+        f"// the scenarios\nvar base64Scenarios = []expressionScenario{{\n{entries}}}\n\nvar n = 1\n"
+    )
+    blocks = [c for c in chunks_of("base64_test.go", source) if c.defines == "block"]
+    assert len(blocks) > 2
+    for block in blocks:  # yq's had begun at a `subdescription:` inside an entry
+        assert block.body.lstrip().startswith(("// the scenarios", "{", "var n")), block.body
+    assert blocks[0].body.startswith("// the scenarios\nvar base64Scenarios")
+    assert blocks[-2].body.endswith("\t},\n}")  # its closing brace with its last entry
 
 
 def test_a_go_types_node_holds_its_first_field_with_that_fields_comment() -> None:

@@ -174,8 +174,9 @@ CHUNKER_VERSION = (
     # lines with a trailing comma; 139: Elixir's `else` opens the next branch's definition; 140: a
     # tail's cut never moves to a line that only closes; 141: a Go type group's `)` ends its last
     # type, Go `var f = func(…)` is a function, comments a blank line above those that begin the
-    # next run of statements stay in the run before
-    141
+    # next run of statements stay in the run before; 142: no cut at a line a `)` or `]` begins; a
+    # statement over the budget in a run of statements is cut at its syntax (a table at its entries)
+    142
 )
 
 

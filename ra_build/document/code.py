@@ -364,6 +364,7 @@ class Span:
     name: str = ""  # the first name its statements declare (`_Walker.declared`): a block's slug
     node: tree_sitter.Node | None = None  # the statement, until its name is asked for (`_grouped`)
     alone: bool = False  # a block of its own (`_grouped`): a Rust macro invocation that declares an item
+    nodes: tuple[tree_sitter.Node, ...] = ()  # a block's statements (`_grouped`): where a long one is cut
 
 
 @dataclass
@@ -3293,11 +3294,11 @@ def _grouped(
         if documented or span.alone:  # `PositiveInt = …` and its docstring: a block named `PositiveInt`
             if current is not None:
                 yield current
-            yield Span(span.start, span.end, name(span))
+            yield Span(span.start, span.end, name(span), nodes=_held(span))
             current, comments = None, []
             continue
         if current is None:
-            current = Span(span.start, span.end, name(span))
+            current = Span(span.start, span.end, name(span), nodes=_held(span))
         else:
             # a stretch that begins on the line the block ends on (a Ruby heredoc's body) is its own
             same_line = b"\n" not in source[current.end : span.start]
@@ -3309,14 +3310,16 @@ def _grouped(
                 if lead <= current.start:  # nothing but those comments yet: one block
                     current.end = span.end
                     current.name = current.name or name(span)
+                    current.nodes += _held(span)
                 else:
                     if near:
                         current.end = code_end
                     yield current
-                    current = Span(lead, span.end, name(span))
+                    current = Span(lead, span.end, name(span), nodes=_held(span))
             else:
                 current.end = span.end
                 current.name = current.name or name(span)
+                current.nodes += _held(span)
         if span.node is None:  # a comment (or an attribute, a label): what follows it takes it
             if comments and _line_apart(source, comments[-1].end, span.start) > 1:
                 # a blank line between: the comments above it are the block's own (a conf.py's
@@ -3327,6 +3330,11 @@ def _grouped(
             comments, code_end = [], span.end
     if current is not None:
         yield current
+
+
+def _held(span: Span) -> tuple[tree_sitter.Node, ...]:
+    """The statement `span` is, as a block holds it (none for a comment)."""
+    return (span.node,) if span.node is not None else span.nodes
 
 
 def _line_apart(source: bytes, end: int, start: int) -> int:
@@ -3536,7 +3544,7 @@ def _emit(
     if isinstance(item, Span):  # statements; longer than the budget, cut into parts at line breaks
         first = head = ""
         whole = Span(_line_start(source, item.start), item.end)
-        for k, part in enumerate(_closers_joined(source, _parts(source, whole, budget)), 1):
+        for k, part in enumerate(_closers_joined(source, _block_pieces(item, source, whole, budget)), 1):
             body = _decode(source, part)
             code = _code_line(body, SIGNATURE_CHARS)
             title = code or _comment_words(body)  # a comment alone: its words, not its markers
@@ -4091,6 +4099,9 @@ def _cut_points(
             if (
                 cut
                 and here
+                # nor a line that a `)` or `]` begins: the end of a head over lines (`):` of a
+                # nested `def wrapper(`, `]:` of `for x in [`), which stays with what it ends
+                and source[start : start + 1] not in (b")", b"]")
                 and (
                     source[line : _line_end(source, line, high)].strip() not in _OPENERS
                     or (previous is not None and previous.type == ",")  # a Go table's `{` entry
@@ -4224,6 +4235,43 @@ def _comment_words(text: str) -> str:
         if words:
             return words[:SIGNATURE_CHARS]
     return _first_line_of(text)
+
+
+_COMMENT_NODES = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
+
+
+def _block_pieces(block: Span, source: bytes, whole: Span, budget: int) -> list[Span]:
+    """A run of statements over the budget in pieces: a statement over the budget cut as a
+    definition is, at its syntax's children (a Go table between its `{ … },` entries, a dict
+    between its keys: yq's test tables at a file's top had been cut inside an entry), with the
+    comments right above it; the statements around it at line breaks (`_parts`)."""
+    big = [n for n in block.nodes if n.end_byte - _line_start(source, n.start_byte) > budget]
+    if whole.end - whole.start <= budget or not big:
+        return _parts(source, whole, budget)
+    pieces: list[Span] = []
+    at = whole.start
+    for node in big:
+        start, end = _line_start(source, node.start_byte), min(node.end_byte, whole.end)
+        while start > at and _comment_above(source, start):  # its comments go with it
+            start = source.rfind(b"\n", 0, start - 1) + 1
+        if start <= at:
+            start = at
+        elif source[at:start].strip():
+            pieces += _parts(source, _trimmed(source, Span(at, start)), budget)
+        statement = Definition("block", "", "", "", Span(start, end), end, syntax=node)
+        statement.attached = _COMMENT_NODES
+        pieces += _cut_at(statement, source, Span(start, end), budget, True, inner=True)[1]
+        below = source.find(b"\n", end, whole.end)  # what follows begins on the next line
+        at = below + 1 if below >= 0 and not source[end:below].strip() else end
+    if source[at : whole.end].strip():
+        pieces += _parts(source, Span(at, whole.end), budget)
+    merged: list[Span] = []
+    for piece in pieces:  # small neighbours joined up to the budget
+        if merged and piece.end - merged[-1].start <= budget:
+            merged[-1] = Span(merged[-1].start, piece.end)
+        else:
+            merged.append(piece)
+    return merged
 
 
 def _parts(source: bytes, span: Span, max_chars: int) -> list[Span]:
