@@ -1667,6 +1667,31 @@ def test_a_python_module_docstring_too_long_for_the_files_node_is_named_doc() ->
     text = f'"""Allow bash-completion for argparse.\n\nNeeds argcomplete.\n{notes}"""\n\nimport os\n\n\ndef f():\n    return 1\n'
     chunks = chunks_of("_argcomplete.py", text)
     assert "__doc__" in chunks and "Needs" not in chunks
+    assert (
+        chunks["__doc__"].title == "Allow bash-completion for argparse."
+    )  # tornado's had been its second line
+
+
+def test_a_part_that_begins_with_a_docstring_is_titled_by_its_first_line() -> None:
+    fields = "".join(f'    state_{k} = "{"x" * 48}"\n' for k in range(12))
+    notes = "".join(f"    Note {k} on how the states are read and lower-cased first.\n" for k in range(12))
+    text = (
+        f'class BoolParamType(ParamType):\n    name = "boolean"\n{fields}'
+        f'    """A mapping of string values to boolean states.\n\n{notes}    """\n\n'
+        "    def convert(self, value):\n        return value\n"
+    )
+    chunks = chunks_of("types.py", text)
+    part = next(c for c in chunks.values() if c.body.lstrip().startswith('"""A mapping'))
+    assert part.title.endswith(": A mapping of string values to boolean states.)")  # click's: "(part 2)"
+
+
+def test_a_string_statement_above_python_code_does_not_title_its_block() -> None:
+    text = (
+        "def setup():\n    pass\n\n\n''' The files used by the following test were taken from werkzeug\n"
+        "    and are therefore partly copyrighted by the Werkzeug Team. '''\n\nb64d = base64.b64decode\n"
+    )
+    block = chunks_of("test_multipart.py", text)["b64d"]
+    assert block.title == "b64d = base64.b64decode"  # bottle's had been the string's second line
 
 
 @pytest.mark.parametrize(

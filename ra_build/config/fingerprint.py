@@ -175,8 +175,10 @@ CHUNKER_VERSION = (
     # tail's cut never moves to a line that only closes; 141: a Go type group's `)` ends its last
     # type, Go `var f = func(…)` is a function, comments a blank line above those that begin the
     # next run of statements stay in the run before; 142: no cut at a line a `)` or `]` begins; a
-    # statement over the budget in a run of statements is cut at its syntax (a table at its entries)
-    142
+    # statement over the budget in a run of statements is cut at its syntax (a table at its entries);
+    # 143: a Python string that begins a line with its words titles nothing; a part that begins with
+    # a docstring is titled by its first line
+    143
 )
 
 

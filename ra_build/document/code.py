@@ -3600,7 +3600,7 @@ def _emit(
     for k, part in enumerate(parts, start=1):
         if k == head + 1:
             continue
-        lead = _code_line(_decode(source, part))
+        lead = _part_lead(_decode(source, part))
         title = f"{item.signature} (part {k}{': ' + lead if lead else ''})"
         crumb = (*breadcrumb, f"part {k}")
         part_slug = slugs.next(f"{slug}.{k}")
@@ -4180,7 +4180,7 @@ def _code_line(text: str, chars: int = PART_TITLE_CHARS) -> str:
     """The first line of `text` that is code (not a comment or an attribute), shortened: what a
     part's title shows of where it begins. What a block comment holds is no code (`/* struct
     OldTests {…} */`, Lua's `--[[ … ]]`: commented-out code names nothing)."""
-    if "/*" in text or "--[" in text:
+    if "/*" in text or "--[" in text or '"""' in text or "'''" in text:
         text = _BLOCK_COMMENT.sub(lambda m: "\n" * m[0].count("\n"), text)
     text = _past_attributes(text)
     for line in text.split("\n"):
@@ -4217,7 +4217,12 @@ def _past_attributes(text: str) -> str:
 
 _LUA_BRACKETS = re.compile(r"^\[=*\[|\]=*\]$")
 # a block comment that begins a line (not a `/*` inside a string: `"**/*.md"`)
-_BLOCK_COMMENT = re.compile(r"^[ \t]*(?:/\*.*?(?:\*/|\Z)|--\[(=*)\[.*?(?:\]\1\]|\Z))", re.S | re.M)
+# and a Python string that begins a line with its words (`"""Summary.`, a string statement: no code;
+# a Swift or Kotlin multi-line string's `"""` ends its line)
+_BLOCK_COMMENT = re.compile(
+    r"^[ \t]*(?:/\*.*?(?:\*/|\Z)|--\[(=*)\[.*?(?:\]\1\]|\Z)|[rRbBuU]?(\"\"\"|''')(?=[ \t]*\w).*?(?:\2|\Z))",
+    re.S | re.M,
+)
 _LEADING_ANNOTATIONS = re.compile(r"^(?:@[\w.:]+(?:\([^()]*\))?\s+)+")
 
 
@@ -4227,10 +4232,22 @@ def _line_end(source: bytes, at: int, end: int) -> int:
     return end if found < 0 else found
 
 
+def _part_lead(text: str) -> str:
+    """What a part's title shows of where it begins: its first line of code, else the first line
+    of the docstring it begins with (click's `BoolParamType (part 2: A mapping of string values
+    to boolean states.)`), else nothing (a comment's words are no code)."""
+    code = _code_line(text)
+    if code or not text.lstrip().startswith(('"""', "'''")):
+        return code
+    return _comment_words(text)[:PART_TITLE_CHARS]
+
+
 def _comment_words(text: str) -> str:
     """The first line of a comment's words, without its markers (`/**`, `*`, `//`, `#`)."""
     for line in text.split("\n"):
         words = line.strip().lstrip("})/*#!-; \t").strip().removesuffix("*/").strip()
+        for quotes in ('"""', "'''"):  # a docstring's first line: `"""A command line parsing module.`
+            words = words.removeprefix(quotes).removesuffix(quotes).strip()
         words = _LUA_BRACKETS.sub("", words).strip()  # Lua's `--[[ Notes ]]`
         if words:
             return words[:SIGNATURE_CHARS]
