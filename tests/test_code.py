@@ -852,6 +852,10 @@ def test_a_go_var_of_one_name_that_holds_a_function_literal_is_a_function() -> N
         ("n", "block"),  # two names, or a group: statements
     ]
     assert chunks["Assertf"].title == "var Assertf = func(ok bool, f string)"
+    sized = chunks_of(
+        "utils.go", "package utils\n\nvar Size = func(w interface{}) (int, error) {\n\treturn 80, nil\n}\n"
+    )
+    assert sized["Size"].title == "var Size = func(w interface{}) (int, error)"  # not `func(w interface`
     assert chunks["Assertf"].body.startswith("// Assertf panics, formatted.\n")
 
 
@@ -860,6 +864,8 @@ def test_the_closing_parenthesis_of_a_go_type_group_ends_its_last_type() -> None
     chunks = chunks_of("g.go", source)
     assert chunks["B"].body == "\t// B is b.\n\tB int64\n)"  # gorm's and zap's had been in no chunk
     assert (chunks["B"].line_start, chunks["B"].line_end) == (5, 7)
+    spaced = chunks_of("g.go", "package a\n\ntype (\n\tA int\n\n\t// B is a request.\n\n\tB int\n)\n")
+    assert spaced["B"].body.startswith("\t// B is a request.\n\n\tB int")  # nats.go's had been in no chunk
 
 
 @pytest.mark.parametrize(

@@ -218,6 +218,22 @@ def test_no_part_begins_with_the_bracket_that_ends_a_head_over_lines() -> None:
     assert parts[0].body.startswith("def authenticated(method):\n    def wrapper(\n")
 
 
+def test_no_part_begins_with_the_brace_that_ends_a_go_structs_fields_before_its_values() -> None:
+    fields = "".join(
+        f'\t\tField{k}  string            `validate:"required_with=Field{k + 1}" json:"field_{k}"`\n'
+        for k in range(8)
+    )
+    source = (
+        f"package validator\n\nfunc TestRequiredWith(t *testing.T) {{\n\ttest := struct {{\n{fields}"
+        "\t}{\n\t\tField7: &Inner{Field: &fieldVal},\n\t}\n\terrs := validate.Struct(test)\n"
+        '\tAssertError(t, errs, "Field9", "Field9", "Field9", "Field9", "required_with")\n}\n'
+    )
+    parts = [c for c in chunks_of("validator_test.go", source) if c.slug.startswith("TestRequiredWith")]
+    assert len(parts) == 2
+    assert not parts[1].body.lstrip().startswith("}")  # validator's and cli's had begun `}{`
+    assert "}{\n\t\tField7" in parts[0].body
+
+
 def test_comments_a_blank_line_above_those_that_begin_the_next_run_stay_in_the_run_before() -> None:
     settings = "".join(f"opt_{k} = {k}\n" for k in range(52))
     notes = "# shown after links.\n# show_urls = False\n\n# appendices.\n# appendices = []\n\n"

@@ -177,8 +177,9 @@ CHUNKER_VERSION = (
     # next run of statements stay in the run before; 142: no cut at a line a `)` or `]` begins; a
     # statement over the budget in a run of statements is cut at its syntax (a table at its entries);
     # 143: a Python string that begins a line with its words titles nothing; a part that begins with
-    # a docstring is titled by its first line
-    143
+    # a docstring is titled by its first line; 144: no cut at a line a `}` begins; a Go type group's
+    # comments a blank line above a type are its; `var f = func(…)`'s title to its body's `{`
+    144
 )
 
 

@@ -1367,7 +1367,13 @@ class _Walker:
             gaps[-1].extend(map(self.span_of, pending))
             start = node.start_byte
         for k, spec in enumerate(specs):
-            own = _comments_before(spec) if k else start
+            # the comments between two types are the second's, a blank line between or not
+            between = [
+                c.start_byte
+                for c in node.named_children
+                if k and specs[k - 1].end_byte <= c.start_byte < spec.start_byte
+            ]
+            own = min([_comments_before(spec), *between]) if k else start
             out.append(self.grouped_type(spec, own, prefix, crumbs))
             gaps.append([])
         _extend(out[-1], node.end_byte)  # the group's `)` ends the last of them, as `(` begins the first
@@ -2734,6 +2740,8 @@ class _Walker:
             (c for c in node.named_children if c.type in _UNNAMED_BODIES), None
         )  # Kotlin's bodies have no field name
         kind, start = node.type, node.start_byte
+        if kind == "var_declaration" and body is None:  # Go's `var f = func(w interface{}) (int, error) {`
+            body = _body_within(node)
         if self.g.module == "tree_sitter_elixir":  # `def start_link(opts \\ [])`, before ` do` or `, do:`
             arguments = next((c for c in node.named_children if c.type == "arguments"), None)
             ends = [c.start_byte for c in node.named_children if c.type == "do_block"]
@@ -4099,9 +4107,10 @@ def _cut_points(
             if (
                 cut
                 and here
-                # nor a line that a `)` or `]` begins: the end of a head over lines (`):` of a
-                # nested `def wrapper(`, `]:` of `for x in [`), which stays with what it ends
-                and source[start : start + 1] not in (b")", b"]")
+                # nor a line that a `)`, `]` or `}` begins: the end of a head over lines (`):` of a
+                # nested `def wrapper(`, `]:` of `for x in [`, a Go struct's `}{` before its values,
+                # a `t.Run`'s `})`, a table entry's `},`), which stays with what it ends
+                and source[start : start + 1] not in (b")", b"]", b"}")
                 and (
                     source[line : _line_end(source, line, high)].strip() not in _OPENERS
                     or (previous is not None and previous.type == ",")  # a Go table's `{` entry
