@@ -137,6 +137,22 @@ def test_the_file_node_holds_the_docstring_imports_and_an_outline_with_lines() -
     assert "    def search(self, query)  L18-19" in doc.body
 
 
+def test_a_statement_too_long_for_the_file_node_takes_its_comment_from_it() -> None:
+    entries = "".join(f'\t"v{k}": {{"fr"}},\n' for k in range(60))
+    source = (
+        "package validator\n\n// Variants and their primary language prefixes.\n"
+        f"var ianaVariants = map[string][]string{{\n{entries}}}\n"
+    )
+    chunks = chunks_of("codes.go", source)
+    assert "Variants" not in chunks[""].body  # validator's file node had ended with it
+    assert chunks["ianaVariants"].body.startswith("// Variants and their primary language prefixes.\nvar")
+    license = "".join(f"// License line {k}.\n" for k in range(12))
+    kept = chunks_of(
+        "codes.go", f"package validator\n\n{license}var ianaVariants = map[string][]string{{\n{entries}}}\n"
+    )
+    assert "License line 11" in kept[""].body  # a long note stays: the statement takes a doc comment
+
+
 def test_statements_between_definitions_become_a_block_chunk() -> None:
     block = chunks_of("store.py", PY)["__name__"]
     assert block.title == 'if __name__ == "__main__":'

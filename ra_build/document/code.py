@@ -4401,11 +4401,30 @@ def _header_span(spans: list[Span], source: bytes) -> Span | None:
     if not spans or source.count(b"\n", spans[0].start, spans[0].end) >= HEADER_LINES:
         return None  # a first statement this long is a block of its own
     header = Span(_line_start(source, spans[0].start), spans[0].end)
-    for span in spans[1:]:
+    for k, span in enumerate(spans[1:], 1):
         if source.count(b"\n", header.start, span.end) >= HEADER_LINES:
+            # the comments right above a statement that does not fit go with it (validator's
+            # `// Variants and their primary language prefixes` had ended the file's node)
+            above = k
+            while above > 0 and _doc_line(source, spans[above - 1], spans[above]):
+                above -= 1
+            if 0 < above < k and source.count(b"\n", spans[above].start, spans[k].start) <= _DOC_LINES:
+                header.end = spans[above - 1].end  # (a license or a long note above it stays)
             break
         header.end = span.end
     return header
+
+
+_DOC_LINES = 10  # the most lines of comments above a statement that it takes from the file's node
+
+
+def _doc_line(source: bytes, span: Span, below: Span) -> bool:
+    """Whether `span` is a comment (no directive: `#  endif`) right above `below`."""
+    return (
+        span.node is None
+        and _line_apart(source, span.end, below.start) <= 1
+        and not _DIRECTIVE_BYTES.match(source, span.start)
+    )
 
 
 def _outline(definitions: list[Definition], lines: Lines) -> str:
