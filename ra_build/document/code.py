@@ -4408,7 +4408,12 @@ def _header_span(spans: list[Span], source: bytes) -> Span | None:
             above = k
             while above > 0 and _doc_line(source, spans[above - 1], spans[above]):
                 above -= 1
-            if 0 < above < k and source.count(b"\n", spans[above].start, spans[k].start) <= _DOC_LINES:
+            line = _line_start(source, spans[above].start)
+            if (
+                0 < above < k
+                and source[line - 1 : line] == b"\n"  # (a comment that begins a line)
+                and source.count(b"\n", spans[above].start, spans[k].start) <= _DOC_LINES
+            ):
                 header.end = spans[above - 1].end  # (a license or a long note above it stays)
             break
         header.end = span.end
