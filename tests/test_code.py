@@ -875,6 +875,25 @@ def test_a_go_var_of_one_name_that_holds_a_function_literal_is_a_function() -> N
     assert chunks["Assertf"].body.startswith("// Assertf panics, formatted.\n")
 
 
+def test_ginkgo_specs_are_go_tests_in_their_groups() -> None:
+    source = (
+        "package gbytes_test\n\ntype SlowReader struct{ R io.Reader }\n\n"
+        'var _ = Describe("Buffer", func() {\n\tvar b *Buffer\n\n\tWhen("empty", func() {\n'
+        '\t\tIt("reads nothing", func() {\n\t\t\tExpect(b.Contents()).To(BeEmpty())\n\t\t})\n\t})\n})\n\n'
+        'var _ = Describe("Reader", func() {\n\tFIt("times out", func() {})\n})\n'
+    )
+    chunks = chunks_of("gbytes/buffer_test.go", source)
+    assert [(slug, c.defines) for slug, c in chunks.items() if slug] == [
+        ("SlowReader", "type"),
+        ("buffer", "test"),  # gomega's had been blocks named `_`
+        ("buffer.empty", "test"),
+        ("buffer.empty.reads-nothing", "test"),
+        ("reader", "test"),
+        ("reader.times-out", "test"),
+    ]
+    assert chunks["buffer.empty.reads-nothing"].title == 'It("reads nothing", func()'
+
+
 def test_the_closing_parenthesis_of_a_go_type_group_ends_its_last_type() -> None:
     source = "package a\n\ntype (\n\tA string\n\t// B is b.\n\tB int64\n)\n\nfunc f() {}\n"
     chunks = chunks_of("g.go", source)

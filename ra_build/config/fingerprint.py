@@ -179,8 +179,9 @@ CHUNKER_VERSION = (
     # 143: a Python string that begins a line with its words titles nothing; a part that begins with
     # a docstring is titled by its first line; 144: no cut at a line a `}` begins; a Go type group's
     # comments a blank line above a type are its; `var f = func(…)`'s title to its body's `{`;
-    # 145: a statement too long for the file's node takes its comment of up to 10 lines from it
-    145
+    # 145: a statement too long for the file's node takes its comment of up to 10 lines from it;
+    # 146: Go's Ginkgo specs are tests (`var _ = Describe(…)` › `It(…)`)
+    146
 )
 
 

@@ -77,6 +77,7 @@ _OBJECT_HOLDERS = frozenset({"lexical_declaration", "variable_declaration", "ass
 _OBJECT_DEPTH = 4  # how deep objects of objects are looked into for functions (`_Walker.object_of`)
 _FUNCTION_VALUES = frozenset({
     "arrow_function", "function_expression", "function", "generator_function", "class",
+    "func_literal",  # Go's, the last argument of a Ginkgo spec
 })  # fmt: skip
 _WRAPPED_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 _UNNAMED_BODIES = frozenset({"function_body", "class_body", "enum_class_body"})
@@ -1850,6 +1851,8 @@ class _Walker:
                 nested = node.child_by_field_name("type")  # `class Iterator {…};` inside a class
                 if nested is not None and nested.type in _CPP_TYPES and _defines_methods(nested):
                     return nested
+            if kind == "var_declaration" and (suite := _go_blank_call(node)) is not None:
+                return suite  # Ginkgo's `var _ = Describe("Buffer", func() {…})`
             if kind in self.g.definitions:
                 return node
             if kind not in self.g.wrappers:
@@ -2564,7 +2567,16 @@ class _Walker:
             return False
         function = node.child_by_field_name("function") or node.child_by_field_name("method")
         # Playwright's `test.describe(…)` (and `test.describe.serial`) groups as `describe` does
-        return function is not None and _TEST_GROUPS.isdisjoint(_qunit(self.text(function)).split("."))
+        return function is not None and _TEST_GROUPS.isdisjoint(self.test_word(function).split("."))
+
+    def test_word(self, function: tree_sitter.Node) -> str:
+        """The word a test call is called by, as `_TEST_CALLS` spells it: QUnit's `QUnit.test` is
+        `test`, Ginkgo's `Describe`, `Context`, `When`, `It` (and their `F`ocused, `P`ending and
+        `X` forms) are `describe`, `context`, `context`, `it`."""
+        word = _qunit(self.text(function))
+        if self.g.module != "tree_sitter_go":
+            return word
+        return _GINKGO.get(word.removeprefix("F").removeprefix("P").removeprefix("X"), "")
 
     def test_name(self, call: tree_sitter.Node) -> str | None:
         """A test block's name: its title string made a slug (`it("dispatches a GET")` →
@@ -2574,7 +2586,7 @@ class _Walker:
         receiver = call.child_by_field_name("receiver")
         if function is None or (receiver is not None and self.text(receiver) != "RSpec"):
             return None
-        word = _qunit(self.text(function))
+        word = self.test_word(function)
         if word.split(".", 1)[0] not in _TEST_CALLS or self.body_of(call) is None:
             return None
         arguments = call.child_by_field_name("arguments")
@@ -2582,7 +2594,7 @@ class _Walker:
         group = word.split(".", 1)[0] in _TEST_GROUPS
         if first is None:
             return word.split(".", 1)[0] if group else None  # RSpec's untitled `context do`: a group
-        if first.type in ("string", "template_string"):
+        if first.type in ("string", "template_string", *_GO_STRINGS):
             title = self.text(first)[1:-1]
         elif first.type == "binary_expression" and all(  # '.toBeGreaterThan(), ' + '.toBeLessThan()'
             c.type in ("string", "+") for c in first.children
@@ -2868,6 +2880,9 @@ _SCALA_TYPES = frozenset(
 )  # an object's companions
 _LUA_TEST_GROUPS = frozenset({"insulate", "expose"})  # busted's groups, besides `describe`
 _TEST_CALL_NODES = frozenset({"call_expression", "call", "function_call", "function_call_expression"})
+# Ginkgo's specs (Go), by what `_TEST_CALLS` calls them (`_Walker.test_word`)
+_GINKGO = {"Describe": "describe", "Context": "context", "When": "context", "It": "it", "Specify": "specify"}
+_GO_STRINGS = ("interpreted_string_literal", "raw_string_literal")
 _PHP_FUNCTIONS = frozenset({"anonymous_function", "arrow_function"})  # a Pest test's function
 
 
@@ -3197,6 +3212,19 @@ def _defines_function(statement: tree_sitter.Node) -> bool:
     else:
         return False
     return any(v is not None and v.type in _FUNCTION_VALUES for v in values)
+
+
+def _go_blank_call(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The call a Go `var _ = …` declaration holds (`var _ = Describe("x", func() {…})`), else None."""
+    specs = node.named_children
+    if len(specs) != 1 or specs[0].type != "var_spec":
+        return None
+    names = [c for c in specs[0].named_children if c.type == "identifier"]
+    values = specs[0].child_by_field_name("value")
+    if len(names) != 1 or names[0].text != b"_" or values is None or values.named_child_count != 1:
+        return None
+    value = values.named_children[0]
+    return value if value.type == "call_expression" else None
 
 
 def _go_function_value(node: tree_sitter.Node) -> str | None:

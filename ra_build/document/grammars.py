@@ -129,7 +129,12 @@ GRAMMARS: dict[str, Grammar] = {
             "method_declaration": "method",
             "type_declaration": "type",
             "var_declaration": "function",  # only `var f = func(…) {…}` (code._go_function_value)
+            # Ginkgo's `var _ = Describe("x", func() {…})` and the `It("y", …)` inside (code._GINKGO)
+            "call_expression": "test",
         },
+        containers=frozenset({"call_expression"}),
+        wrappers=frozenset({"expression_statement"}),
+        flattened=frozenset({"statement_list"}),
     ),
     "rust": Grammar(
         "tree_sitter_rust",
