@@ -234,6 +234,48 @@ def test_no_part_begins_with_the_brace_that_ends_a_go_structs_fields_before_its_
     assert "}{\n\t\tField7" in parts[0].body
 
 
+def test_a_call_that_fits_the_budget_is_not_cut_between_its_arguments() -> None:
+    source = (
+        "def parse_filter(self, node):\n"
+        '    while self.stream.current.type == "pipe":\n'
+        "        next(self.stream)\n"
+        "        # the filter name follows the pipe, maybe dotted (foo.bar) or plain name\n"
+        '        token = self.stream.expect("name")\n'
+        "        name = token.value\n"
+        '        while self.stream.current.type == "dot":\n'
+        "            next(self.stream)\n"
+        '            name += "." + self.stream.expect("name").value\n'
+        '        if self.stream.current.type == "lparen":\n'
+        "            args, kwargs, dyn_args, dyn_kwargs = self.parse_call_args()\n"
+        "        else:\n"
+        "            args = []\n            kwargs = []\n            dyn_args = dyn_kwargs = None\n"
+        "        # build the filter node around what came before it in the stream\n"
+        "        node = nodes.Filter(\n"
+        "            node, name, args, kwargs, dyn_args, dyn_kwargs, lineno=token.lineno\n"
+        "        )\n"
+        "    return node\n"
+    )
+    parts = [c for c in chunks_of("parser.py", source) if c.slug.startswith("parse_filter")]
+    assert len(parts) == 2
+    assert not parts[0].body.rstrip().endswith("nodes.Filter(")  # jinja's had, its arguments the next part
+    assert "node = nodes.Filter(\n            node, name" in parts[1].body
+
+
+def test_no_part_begins_with_the_closing_quotes_of_a_python_string() -> None:
+    keys = "".join(
+        f'key_{k} = "value {k} of the generated configuration file, kept as written."\n' for k in range(10)
+    )
+    source = f'def test_new(tester, path):\n    tester.execute("new")\n    expected = """\\\n{keys}"""\n    assert expected in path.read_text()\n'
+    parts = [c for c in chunks_of("test_new.py", source) if c.slug.startswith("test_new")]
+    assert not any(c.body.lstrip().startswith('"""') for c in parts)  # poetry's had been `"""` alone
+
+
+def test_a_python_comment_in_words_that_begins_with_if_is_no_directive() -> None:
+    source = 'def first():\n    return 1\n\n\n# if the platform has no fork, fall back to spawn\nSTART_METHOD = "spawn"\n'
+    blocks = {c.slug: c for c in chunks_of("spawn.py", source)}
+    assert blocks["START_METHOD"].title == 'START_METHOD = "spawn"'  # had been the comment
+
+
 def test_comments_a_blank_line_above_those_that_begin_the_next_run_stay_in_the_run_before() -> None:
     settings = "".join(f"opt_{k} = {k}\n" for k in range(52))
     notes = "# shown after links.\n# show_urls = False\n\n# appendices.\n# appendices = []\n\n"

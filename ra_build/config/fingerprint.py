@@ -180,8 +180,10 @@ CHUNKER_VERSION = (
     # a docstring is titled by its first line; 144: no cut at a line a `}` begins; a Go type group's
     # comments a blank line above a type are its; `var f = func(…)`'s title to its body's `{`;
     # 145: a statement too long for the file's node takes its comment of up to 10 lines from it;
-    # 146: Go's Ginkgo specs are tests (`var _ = Describe(…)` › `It(…)`)
-    146
+    # 146: Go's Ginkgo specs are tests (`var _ = Describe(…)` › `It(…)`); 147: no cut inside an
+    # expression, parameter list or string within the budget, nor before a string's closing quotes;
+    # `# if …` in words is a comment
+    147
 )
 
 

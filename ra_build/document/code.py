@@ -4139,6 +4139,7 @@ def _cut_points(
                 # nested `def wrapper(`, `]:` of `for x in [`, a Go struct's `}{` before its values,
                 # a `t.Run`'s `})`, a table entry's `},`), which stays with what it ends
                 and source[start : start + 1] not in (b")", b"]", b"}")
+                and child.type != "string_end"  # a Python string's closing quotes end it
                 and (
                     source[line : _line_end(source, line, high)].strip() not in _OPENERS
                     or (previous is not None and previous.type == ",")  # a Go table's `{` entry
@@ -4149,13 +4150,26 @@ def _cut_points(
             # a child over the budget, counted from its line's start (its indentation, or the
             # `function f(x) {` it opens on), is cut inside; and the body's statements, however
             # short (Go's body holds them in a `statement_list`)
+            # (the inside of an expression, a parameter list or a string only when it is over the
+            # budget itself: `node = nodes.Filter(` had ended a part, its arguments the next)
             if (
-                end - line > min(budget, over)
+                end - line > (budget if child.type in _BRACKETED else min(budget, over))
                 or child == body
                 or (node == body and child.type == "statement_list")
             ):
                 stack.append((child, glued_here and child != body))
             previous, previous_glued = child, glued_here
+
+
+# expressions, parameter lists and strings: no cut inside one under the budget (`_cut_points`)
+_BRACKETED = frozenset({
+    "argument_list", "arguments", "parameters", "parameter_list", "formal_parameters",
+    "parenthesized_expression", "binary_operator", "boolean_operator", "comparison_operator",
+    "binary_expression", "conditional_expression", "call", "string", "concatenated_string",
+    "interpreted_string_literal", "raw_string_literal", "template_string", "string_literal",
+    "list", "tuple", "dictionary", "set", "list_comprehension", "dictionary_comprehension",
+    "generator_expression", "expression_list",
+})  # fmt: skip
 
 
 def _comment_above(source: bytes, line: int) -> bool:
@@ -4208,7 +4222,12 @@ def _first_statement_line(body: tree_sitter.Node | None, attached: frozenset[str
 
 
 _COMMENT_STARTS = ("//", "#", "/*", "*", "--", '"""', "'''", "@", '~S"""', '~s"""')  # `@doc ~S"""`
-_DIRECTIVE = re.compile(r"#\s*(?:define|include|if|ifdef|ifndef|else|elif|endif|pragma|undef|error)\b")
+# (not a Python or shell comment in words: `# if the delimiter has no html representation`,
+# `# include multiple`; `# if GTEST_OS_WINDOWS`, `#  include <cxxabi.h>`, `# if defined(X)` are)
+_DIRECTIVE = re.compile(
+    r"#\s*(?:define|include|if|ifdef|ifndef|else|elif|endif|pragma|undef|error)\b"
+    r"(?![ \t]+[a-z]+[ \t]+[A-Za-z])"
+)
 _DIRECTIVE_BYTES = re.compile(_DIRECTIVE.pattern.encode())  # `_DIRECTIVE`, of bytes
 _SWIFT_MACRO = re.compile(r"#[A-Z]\w*[ \t]*[({]")  # Swift's `#Preview {`, `#Preview("Dark") {`: code
 
