@@ -276,6 +276,24 @@ def test_a_python_comment_in_words_that_begins_with_if_is_no_directive() -> None
     assert blocks["START_METHOD"].title == 'START_METHOD = "spawn"'  # had been the comment
 
 
+def test_a_long_doc_comment_is_cut_between_its_paragraphs() -> None:
+    first = "".join(
+        f"\t// Sentence {k} of the explanation of how heartbeats and timeouts work here.\n" for k in range(5)
+    )
+    second = "".join(
+        f"\t// Sentence {k} about the messages channel, which is closed at the end.\n" for k in range(5, 11)
+    )
+    source = (
+        "package jetstream\n\ntype Consumer interface {\n\t// Info returns the consumer info.\n"
+        "\tInfo() (*ConsumerInfo, error)\n\n\t// FetchBytes retrieves up to maxBytes bytes in one request.\n"
+        f"{first}\t//\n{second}\tFetchBytes(maxBytes int) (MessageBatch, error)\n}}\n"
+    )
+    parts = [c for c in chunks_of("consumer.go", source) if c.slug.startswith("Consumer")]
+    assert len(parts) == 2
+    assert parts[0].body.endswith("work here.\n\t//")  # nats.go's had been cut mid-sentence
+    assert parts[1].body.startswith("\t// Sentence 5") and parts[1].title.endswith("(MessageBatch, error))")
+
+
 def test_comments_a_blank_line_above_those_that_begin_the_next_run_stay_in_the_run_before() -> None:
     settings = "".join(f"opt_{k} = {k}\n" for k in range(52))
     notes = "# shown after links.\n# show_urls = False\n\n# appendices.\n# appendices = []\n\n"

@@ -4375,7 +4375,9 @@ def _parts(source: bytes, span: Span, max_chars: int) -> list[Span]:
 
 def _line_break(source: bytes, start: int, limit: int) -> int:
     """Where to cut text at a line break before `limit`: the last blank line in the second half of
-    [start, limit), else the last break before a comment that follows code (a field's `/**`),
+    [start, limit), else the last one of a comment (`//` alone, between its paragraphs: nats.go's
+    long method docs had been cut mid-sentence), else the last break before a comment that
+    follows code (a field's `/**`),
     else the last break not right below a comment (a comment stays with the line it is above)
     nor a line that opens a block (`case x:`, `else:`, `if x {`: a head stays with what it
     opens); the same in the second quarter when the second half has none; else the last break;
@@ -4393,16 +4395,20 @@ def _line_break(source: bytes, start: int, limit: int) -> int:
             found.setdefault("blank", at)  # (not a limit that falls in the next line's indentation)
             if at > floor:
                 break
+        if above in _EMPTY_COMMENTS and below.startswith(_COMMENT_OPENERS):
+            found.setdefault("paragraph", at)  # between a comment's paragraphs (Go's `//` alone)
         above_comment = above.startswith(_COMMENT_BYTES) or above.endswith(_HEAD_ENDS)
         if not above_comment and below.startswith(_COMMENT_OPENERS):
             found.setdefault("before_comment", at)
         if not above_comment:
             found.setdefault("below_code", at)
         at = source.rfind(b"\n", start, at)
-    return next((found[kind] for kind in ("blank", "before_comment", "below_code") if kind in found), last)
+    kinds = ("blank", "paragraph", "before_comment", "below_code")
+    return next((found[kind] for kind in kinds if kind in found), last)
 
 
 _COMMENT_BYTES = (b"//", b"/*", b"* ", b"*/", b"#", b"--", b'"""', b"'''")
+_EMPTY_COMMENTS = frozenset({b"//", b"///", b"//!", b"#", b"*", b"--"})  # a comment's blank line
 _HEAD_ENDS = (b":", b"{")  # a line that opens a block: `case x:`, `else:`, `if x {`
 _COMMENT_OPENERS = (b"//", b"/*", b"#", b"--", b'"""', b"@")
 
