@@ -4318,13 +4318,15 @@ def _block_pieces(block: Span, source: bytes, whole: Span, budget: int) -> list[
     definition is, at its syntax's children (a Go table between its `{ … },` entries, a dict
     between its keys: yq's test tables at a file's top had been cut inside an entry), with the
     comments right above it; the statements around it at line breaks (`_parts`)."""
+    if whole.end - whole.start <= budget:
+        return _parts(source, whole, budget)  # (one piece, trimmed)
     big = [  # each on a line of its own (a Ruby heredoc's body begins at its statement's line end)
         n
         for n in block.nodes
         if n.end_byte - (line := _line_start(source, n.start_byte)) > budget
         and source[line - 1 : line] in (b"", b"\n")
     ]
-    if whole.end - whole.start <= budget or not big:
+    if not big:
         return _parts(source, whole, budget)
     pieces: list[Span] = []
     at = whole.start
