@@ -894,6 +894,21 @@ def test_ginkgo_specs_are_go_tests_in_their_groups() -> None:
     assert chunks["buffer.empty.reads-nothing"].title == 'It("reads nothing", func()'
 
 
+def test_a_go_var_whose_comment_begins_with_its_name_begins_a_block() -> None:
+    source = (
+        'package middleware\n\nfunc f() {}\n\nconst www = "www."\n\n'
+        "// RedirectHTTPSConfig is the HTTPS Redirect middleware config.\n"
+        "var RedirectHTTPSConfig = RedirectConfig{redirect: redirectHTTPS}\n\n"
+        "// RedirectWWWConfig is the WWW Redirect middleware config.\n"
+        "var RedirectWWWConfig = RedirectConfig{redirect: redirectWWW}\n"
+        "var plain = 1\n"
+    )
+    blocks = {s: c for s, c in chunks_of("redirect.go", source).items() if c.defines == "block"}
+    assert list(blocks) == ["www", "RedirectHTTPSConfig", "RedirectWWWConfig"]  # echo's had been in `www`
+    assert blocks["RedirectWWWConfig"].body.startswith("// RedirectWWWConfig is")
+    assert blocks["RedirectWWWConfig"].body.endswith("var plain = 1")  # what follows undocumented joins it
+
+
 def test_the_closing_parenthesis_of_a_go_type_group_ends_its_last_type() -> None:
     source = "package a\n\ntype (\n\tA string\n\t// B is b.\n\tB int64\n)\n\nfunc f() {}\n"
     chunks = chunks_of("g.go", source)

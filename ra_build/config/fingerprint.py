@@ -182,8 +182,9 @@ CHUNKER_VERSION = (
     # 145: a statement too long for the file's node takes its comment of up to 10 lines from it;
     # 146: Go's Ginkgo specs are tests (`var _ = Describe(…)` › `It(…)`); 147: no cut inside an
     # expression, parameter list or string within the budget, nor before a string's closing quotes;
-    # `# if …` in words is a comment; 148: a line break between a comment's paragraphs before others
-    148
+    # `# if …` in words is a comment; 148: a line break between a comment's paragraphs before others;
+    # 149: a statement whose comment begins with the name it declares begins a run of statements
+    149
 )
 
 

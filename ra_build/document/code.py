@@ -3335,6 +3335,19 @@ def _grouped(
             continue
         if current is None:
             current = Span(span.start, span.end, name(span), nodes=_held(span))
+        elif (
+            span.node is not None
+            and comments
+            and comments[0].start > current.start
+            and _line_apart(source, comments[-1].end, span.start) <= 1
+            and _names_first(source, comments[0], name(span))
+        ):
+            # a statement whose comment above begins with the name it declares (Go's `//
+            # ErrRateLimitExceeded denotes …` above its `var`) begins a block: echo's five
+            # documented `Redirect…Config` vars had been lines of block `www`
+            current.end = code_end
+            yield current
+            current = Span(comments[0].start, span.end, name(span), nodes=_held(span))
         else:
             # a stretch that begins on the line the block ends on (a Ruby heredoc's body) is its own
             same_line = b"\n" not in source[current.end : span.start]
@@ -3366,6 +3379,15 @@ def _grouped(
             comments, code_end = [], span.end
     if current is not None:
         yield current
+
+
+def _names_first(source: bytes, comment: Span, name: str) -> bool:
+    """Whether the comment at `comment` begins with `name` (`// DefaultConfig is …`)."""
+    if not name:
+        return False
+    words = source[comment.start : comment.end].split(None, 2)
+    first = words[1] if words and words[0] in (b"//", b"#", b"/*", b"/**") and len(words) > 1 else b""
+    return first.decode("utf-8", "replace").rstrip(":,.") == name
 
 
 def _held(span: Span) -> tuple[tree_sitter.Node, ...]:
