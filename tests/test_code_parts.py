@@ -234,6 +234,47 @@ def test_no_part_begins_with_the_brace_that_ends_a_go_structs_fields_before_its_
     assert "}{\n\t\tField7" in parts[0].body
 
 
+def test_no_part_begins_with_the_brace_that_closes_an_if_before_its_else() -> None:
+    source = (
+        "package viper\n\n"
+        "func (v *Viper) registerAlias(alias, key string) {\n"
+        "\talias = strings.ToLower(alias)\n"
+        "\tif alias != key && alias != v.realKey(key) {\n"
+        "\t\t_, exists := v.aliases[alias]\n"
+        "\n"
+        "\t\tif !exists {\n"
+        "\t\t\t// if we alias something that exists in one of the maps to another\n"
+        "\t\t\t// name, we'll never be able to get that value using the original\n"
+        "\t\t\t// name, so move the config value to the new realkey.\n"
+        "\t\t\tif val, ok := v.config[alias]; ok {\n"
+        "\t\t\t\tdelete(v.config, alias)\n"
+        "\t\t\t\tv.config[key] = val\n"
+        "\t\t\t}\n"
+        "\t\t\tif val, ok := v.kvstore[alias]; ok {\n"
+        "\t\t\t\tdelete(v.kvstore, alias)\n"
+        "\t\t\t\tv.kvstore[key] = val\n"
+        "\t\t\t}\n"
+        "\t\t\tif val, ok := v.defaults[alias]; ok {\n"
+        "\t\t\t\tdelete(v.defaults, alias)\n"
+        "\t\t\t\tv.defaults[key] = val\n"
+        "\t\t\t}\n"
+        "\t\t\tif val, ok := v.override[alias]; ok {\n"
+        "\t\t\t\tdelete(v.override, alias)\n"
+        "\t\t\t\tv.override[key] = val\n"
+        "\t\t\t}\n"
+        "\t\t\tv.aliases[alias] = key\n"
+        "\t\t}\n"
+        "\t} else {\n"
+        '\t\tv.logger.Warn("creating circular reference alias", "alias", alias, "key", key, "real_key", v.realKey(key))\n'
+        "\t}\n"
+        "}\n"
+    )  # viper's Viper.registerAlias: its part 2 had begun `} else {`
+    parts = [c for c in chunks_of("viper.go", source) if c.slug.startswith("Viper.registerAlias")]
+    assert len(parts) == 2
+    assert not any(c.body.lstrip().startswith("}") for c in parts)
+    assert "\t} else {\n" in parts[1].body
+
+
 def test_a_call_that_fits_the_budget_is_not_cut_between_its_arguments() -> None:
     source = (
         "def parse_filter(self, node):\n"
@@ -263,10 +304,14 @@ def test_a_call_that_fits_the_budget_is_not_cut_between_its_arguments() -> None:
 
 def test_no_part_begins_with_the_closing_quotes_of_a_python_string() -> None:
     keys = "".join(
-        f'key_{k} = "value {k} of the generated configuration file, kept as written."\n' for k in range(10)
+        f'key_{k} = "value {k} of the generated configuration file, kept as written."\n' for k in range(20)
+    )  # a string over the budget, looked into: its closing quotes are a line a child begins
+    source = (
+        f'def test_new(tester, path):\n    tester.execute("new")\n    expected = """\\\n{keys}"""\n'
+        "    assert expected in path.read_text()\n    assert tester.status_code == 0\n"
     )
-    source = f'def test_new(tester, path):\n    tester.execute("new")\n    expected = """\\\n{keys}"""\n    assert expected in path.read_text()\n'
     parts = [c for c in chunks_of("test_new.py", source) if c.slug.startswith("test_new")]
+    assert len(parts) > 2
     assert not any(c.body.lstrip().startswith('"""') for c in parts)  # poetry's had been `"""` alone
 
 
