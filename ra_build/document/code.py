@@ -3214,31 +3214,29 @@ def _defines_function(statement: tree_sitter.Node) -> bool:
     return any(v is not None and v.type in _FUNCTION_VALUES for v in values)
 
 
-def _go_blank_call(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The call a Go `var _ = …` declaration holds (`var _ = Describe("x", func() {…})`), else None."""
+def _go_single_value(node: tree_sitter.Node) -> tuple[bytes, tree_sitter.Node] | None:
+    """The name and value of a Go `var` declaration of one name and one value, else None."""
     specs = node.named_children
     if len(specs) != 1 or specs[0].type != "var_spec":
         return None
     names = [c for c in specs[0].named_children if c.type == "identifier"]
     values = specs[0].child_by_field_name("value")
-    if len(names) != 1 or names[0].text != b"_" or values is None or values.named_child_count != 1:
+    if len(names) != 1 or not names[0].text or values is None or values.named_child_count != 1:
         return None
-    value = values.named_children[0]
-    return value if value.type == "call_expression" else None
+    return names[0].text, values.named_children[0]
+
+
+def _go_blank_call(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The call a Go `var _ = …` declaration holds (`var _ = Describe("x", func() {…})`), else None."""
+    single = _go_single_value(node)
+    return single[1] if single and single[0] == b"_" and single[1].type == "call_expression" else None
 
 
 def _go_function_value(node: tree_sitter.Node) -> str | None:
     """The name a Go `var` declaration of one name gives a function literal (`var Assert =
     func(condition bool) {…}`: lo's API), else None: any other `var` is a statement."""
-    specs = node.named_children
-    if len(specs) != 1 or specs[0].type != "var_spec":
-        return None
-    names = [c for c in specs[0].named_children if c.type == "identifier"]
-    values = specs[0].child_by_field_name("value")
-    if len(names) != 1 or values is None or values.named_child_count != 1:
-        return None
-    name, value = names[0].text, values.named_children[0]
-    return name.decode("utf-8", "replace") if value.type == "func_literal" and name else None
+    single = _go_single_value(node)
+    return single[0].decode("utf-8", "replace") if single and single[1].type == "func_literal" else None
 
 
 def _type_specs(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -3935,12 +3933,7 @@ def _pieces(item: Definition, source: bytes, span: Span, budget: int) -> list[Sp
     if len(pieces) > 1 and any(p.end - p.start > 0 and not _at(points, p.start) for p in pieces[1:]):
         # a piece had to be cut at line breaks: the children within the budget are cut too
         points, pieces = _cut_at(item, source, span, budget, deep=True)
-    merged: list[Span] = []
-    for piece in pieces:  # the tail of a stretch cut at line breaks and what follows it, when they fit
-        if merged and piece.end - merged[-1].start <= budget:
-            merged[-1] = Span(merged[-1].start, piece.end)
-        else:
-            merged.append(piece)
+    merged = _joined_within(pieces, budget)  # the tail of a stretch cut at line breaks and what follows it
     if len(merged) > 1 and merged[-1].end - merged[-1].start < budget // _SMALL_TAIL:
         # a last piece of a line or two (`return h;\n}`): the last two cut where they are most even
         before, last = merged[-2], merged[-1]
@@ -4367,8 +4360,13 @@ def _block_pieces(block: Span, source: bytes, whole: Span, budget: int) -> list[
         at = below + 1 if below >= 0 and not source[end:below].strip() else end
     if source[at : whole.end].strip():
         pieces += _parts(source, Span(at, whole.end), budget)
+    return _joined_within(pieces, budget)  # small neighbours joined up to the budget
+
+
+def _joined_within(pieces: list[Span], budget: int) -> list[Span]:
+    """`pieces` with each joined to the one before it while the two fit the budget."""
     merged: list[Span] = []
-    for piece in pieces:  # small neighbours joined up to the budget
+    for piece in pieces:
         if merged and piece.end - merged[-1].start <= budget:
             merged[-1] = Span(merged[-1].start, piece.end)
         else:
