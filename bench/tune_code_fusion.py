@@ -40,6 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import quality
 import tune_code
+import tune_hybrid
 from code_search import CORPORA, QUESTIONS, questions
 from common import REPO, git_head
 
@@ -62,40 +63,36 @@ def scaled_fuse(
 ) -> Fuse:  # fmt: skip
     """`hybrid.fuse` with each side's scores scaled by `*_norm` (`minmax`, `max`, `z`) or by rank
     (`rrf`: k), raised to `powers` (BM25's, the dense side's), and `both` added to a chunk both
-    sides found."""
+    sides found; summed as bench/tune_hybrid.py's variants are (`tune_hybrid._combine`)."""
 
-    def scale(scores: list[float], norm: str) -> Callable[[float], float]:
+    def values(found: Found, side: str) -> list[float]:
+        scores = [score for _, score in found]
+        power = powers[side == "dense"]
+        if rrf:
+            return [((rrf + 1) / (rrf + rank)) ** power for rank in range(1, len(scores) + 1)]
         low, high = min(scores), max(scores)
+        norm = dense_norm if side == "dense" else bm25_norm
         if norm == "max":
-            return lambda s: s / high if high > 0 else 1.0
-        if norm == "z":
+            scaled = [s / high if high > 0 else 1.0 for s in scores]
+        elif norm == "z":
             mean, sd = statistics.fmean(scores), statistics.pstdev(scores) or 1.0
-            return lambda s: min(1.0, max(0.0, (s - mean + 3 * sd) / (6 * sd)))
-        return lambda s: (s - low) / (high - low) if high > low else 1.0
+            scaled = [min(1.0, max(0.0, (s - mean + 3 * sd) / (6 * sd))) for s in scores]
+        else:
+            scaled = [(s - low) / (high - low) if high > low else 1.0 for s in scores]
+        return [value**power for value in scaled]
 
     def fuse(
         bm25: Found, dense: Found, weight: float, code_weight: float | None = None
     ) -> list[hybrid.Fused]:
-        parts: dict[str, list[float]] = {}
-        records: dict[str, Any] = {}
-        ranks: dict[str, list[int]] = {}
-        for side, found in ((0, bm25), (1, dense)):
-            if not found:
-                continue
-            scaled = scale([s for _, s in found], dense_norm if side else bm25_norm)
-            for rank, (record, score) in enumerate(found, start=1):
-                w = code_weight if code_weight is not None and record.kind == "code" else weight
-                value = (rrf + 1) / (rrf + rank) if rrf else scaled(score)
-                entry = parts.setdefault(record.id, [0.0, 0.0])
-                entry[side] = max(entry[side], (w if side else 1.0 - w) * value ** powers[side])
-                records.setdefault(record.id, record)
-                ranked = ranks.setdefault(record.id, [0, 0])
-                ranked[side] = ranked[side] or rank
-        fused = [
-            hybrid.Fused(records[i], sum(p) + (both if all(ranks[i]) else 0.0), ranks[i][0], ranks[i][1])
-            for i, p in parts.items()
-        ]
-        fused.sort(key=lambda f: (-f.score, f.record.id))
+        def dense_share(record: Any) -> float:
+            return code_weight if code_weight is not None and record.kind == "code" else weight
+
+        fused = tune_hybrid._combine(
+            ((bm25, lambda r: 1.0 - dense_share(r), "bm25"), (dense, dense_share, "dense")), values
+        )
+        if both:
+            fused = [f._replace(score=f.score + both) if f.bm25_rank and f.dense_rank else f for f in fused]
+            fused.sort(key=lambda f: (-f.score, f.record.id))
         return fused
 
     return fuse

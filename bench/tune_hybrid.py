@@ -68,9 +68,11 @@ def rrf(k: int = 60) -> Fuse:
 
 
 def _combine(
-    sides: tuple[tuple[Found, float, str], ...], values: Callable[[Found, str], list[float]]
+    sides: tuple[tuple[Found, float | Callable[[Any], float], str], ...],
+    values: Callable[[Found, str], list[float]],
 ) -> list[hybrid.Fused]:
-    """Each side's `values` times its share, summed per chunk (as `hybrid.fuse` does)."""
+    """Each side's `values` times its share (a number, or one per record: a code chunk's dense
+    share is not a docs chunk's), summed per chunk (as `hybrid.fuse` does)."""
     parts: dict[str, list[float]] = {}
     records: dict[str, Any] = {}
     ranks: dict[str, list[int]] = {}
@@ -79,7 +81,7 @@ def _combine(
             continue
         for rank, ((record, _), value) in enumerate(zip(found, values(found, how), strict=True), start=1):
             entry = parts.setdefault(record.id, [0.0, 0.0])
-            entry[side] = max(entry[side], share * value)
+            entry[side] = max(entry[side], (share(record) if callable(share) else share) * value)
             records.setdefault(record.id, record)
             ranked = ranks.setdefault(record.id, [0, 0])
             ranked[side] = ranked[side] or rank
